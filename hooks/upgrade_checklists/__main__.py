@@ -1,0 +1,3 @@
+from upgrade_checklists.cli import main
+
+raise SystemExit(main())

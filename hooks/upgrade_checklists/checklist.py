@@ -1,0 +1,472 @@
+"""Read a checklist into a model with positions (markdown-it-py + PyYAML).
+
+Every problem with the input is a :class:`Finding` in ``Checklist.problems``
+(``FRONTMATTER``, ``FORMAT``, ``NUMBERING``), never an exception: a broken
+checklist is something to report, not a reason to stop.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from upgrade_checklists.findings import Finding
+
+TIERS = ("primary", "secondary", "tertiary")
+REMOVAL_MARK = "<!-- TODO: verify removal -->"
+REQUIRED_KEYS = ("package", "github", "branch_template", "upstream_paths")
+
+_PACKAGE_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+_GITHUB_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*)/[A-Za-z0-9_.](?:[A-Za-z0-9_.-]*)$")
+_TEMPLATE_RE = re.compile(r"^[A-Za-z0-9._/${}+-]+$")
+_DOTTED_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_BREAK_RE = re.compile(r"^\s*(?:-{3,}|_{3,}|\*{3,})\s*$")
+_ENTRY_RE = re.compile(r"^(\d+)\.\s*(.*)$")
+_CALLED_RE = re.compile(r"\b(?:called|used|instantiated|invoked|referenced|defined)\s+in\b", re.I)
+_REF_RE = re.compile(r"`([^`]+)`(?:\s*\(([^)]*)\))?")
+_LINES_RE = re.compile(r"\blines?\s+(\d+)(?:\s*[-\u2013\u2014]\s*(\d+))?", re.I)
+_GUARD_REF_RE = re.compile(r"^(.+?):(\d+)(?:\s*[-\u2013]\s*(\d+))?$")
+_STATUS_RE = re.compile(r"(\d+)\s+API\s+entr(?:y|ies)\b", re.I)
+
+
+@dataclass
+class Row:
+    """A row of an Affected Files tier table."""
+
+    file: str
+    tokens: list[str]
+    tier: str
+    line: int
+    cell: str
+    marked_removal: bool = False
+
+
+@dataclass
+class CallSite:
+    """``Called in `file` (lines N-M)`` plus the fenced snippet after it."""
+
+    file: str
+    line: int | None
+    end_line: int | None
+    ref_line: int
+    snippet: str | None = None
+    snippet_line: int | None = None
+
+
+@dataclass
+class Entry:
+    """A numbered API Usage Catalog entry (``### N. heading``)."""
+
+    number: int
+    title: str
+    api: str | None
+    line: int
+    source: str | None = None
+    call_sites: list[CallSite] = field(default_factory=list)
+    check: str | None = None
+
+
+@dataclass
+class Guard:
+    """A Version-Guarded Code item: ``path:line`` and its prose."""
+
+    file: str
+    line: int | None
+    end_line: int | None
+    ref_line: int
+    text: str
+
+
+@dataclass
+class Checklist:
+    path: Path
+    rel: str
+    text: str
+    frontmatter: dict = field(default_factory=dict)
+    frontmatter_lines: dict[str, int] = field(default_factory=dict)
+    rows: list[Row] = field(default_factory=list)
+    tier_lines: dict[str, int] = field(default_factory=dict)
+    section_lines: dict[str, int] = field(default_factory=dict)
+    entries: list[Entry] = field(default_factory=list)
+    guards: list[Guard] = field(default_factory=list)
+    problems: list[Finding] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+    @property
+    def package(self) -> str:
+        value = self.frontmatter.get("package")
+        return value if isinstance(value, str) else self.name
+
+    def problem(self, code: str, line: int | None, message: str) -> None:
+        self.problems.append(Finding(self.rel, line or 1, code, message, package=self.package))
+
+
+@lru_cache(maxsize=None)
+def _md() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table")
+
+
+def read_checklist(path: Path, rel: str) -> Checklist:
+    """Parse the checklist at ``path``; ``rel`` is its repository-relative name."""
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        cl = Checklist(path, rel, "")
+        line = raw.count(b"\n", 0, exc.start) + 1
+        cl.problem("FORMAT", line, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")
+        return cl
+    cl = Checklist(path, rel, text)
+    body = _read_frontmatter(cl, text.lstrip("\ufeff"))
+    _read_body(cl, _md().parse(body))
+    return cl
+
+
+# --- frontmatter -------------------------------------------------------------
+
+
+def _read_frontmatter(cl: Checklist, text: str) -> str:
+    """Fill ``cl.frontmatter``; return the text with the frontmatter blanked out
+    (so that Markdown line numbers stay file line numbers)."""
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip() != "---":
+        _diagnose_missing_frontmatter(cl, lines)
+        return text
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+    if end is None:
+        cl.problem("FRONTMATTER", 1, "frontmatter opened at line 1 is never closed with '---'")
+        return text
+    source = "\n".join(lines[1:end])
+    try:
+        data = yaml.safe_load(source)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 2 if mark is not None else 1
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        cl.problem("FRONTMATTER", line, f"frontmatter is not valid YAML: {problem}")
+        data = None
+    else:
+        if not isinstance(data, dict):
+            cl.problem("FRONTMATTER", 2, "frontmatter is not a mapping of keys to values")
+            data = None
+    for i in range(1, end):
+        m = re.match(r"^([A-Za-z_][\w-]*)\s*:", lines[i])
+        if m:
+            cl.frontmatter_lines.setdefault(m.group(1), i + 1)
+    if data is not None:
+        cl.frontmatter = data
+        _validate_frontmatter(cl)
+    return "\n" * end + "\n".join(lines[end:])
+
+
+def _diagnose_missing_frontmatter(cl: Checklist, lines: list[str]) -> None:
+    head = lines[:40]
+    for i, line in enumerate(head):
+        if not _BREAK_RE.match(line):
+            continue
+        after = "\n".join(head[i + 1 : i + 12])
+        if re.search(r"\bpackage\s*:", after) and re.search(r"\b(github|branch_template)\s*:", after):
+            before = "\n".join(head[:i])
+            if line.strip() == "---" and re.search(r"^\s*[A-Za-z_][\w-]*\s*:", after, re.M) and "<!--" in before:
+                cause = "an HTML comment (or other text) before it; frontmatter must start at line 1"
+            elif line.strip() == "---":
+                cause = "text before it; frontmatter must start at line 1"
+            else:
+                cause = (
+                    "a Markdown formatter turned the '---' fences into thematic breaks "
+                    f"({line.strip()[:6]}...) and re-wrapped the YAML into a paragraph; restore the "
+                    "'---' fences at line 1 and run the formatter with a frontmatter plugin"
+                )
+            cl.problem("FRONTMATTER", i + 1, f"frontmatter is not at the start of the file: {cause}")
+            return
+    cl.problem(
+        "FRONTMATTER",
+        1,
+        "missing frontmatter: expected a '---' block at line 1 with " + ", ".join(REQUIRED_KEYS),
+    )
+
+
+def _validate_frontmatter(cl: Checklist) -> None:
+    fm, at = cl.frontmatter, cl.frontmatter_lines
+    for key in REQUIRED_KEYS:
+        if key not in fm or fm[key] in (None, "", []):
+            cl.problem("FRONTMATTER", 1, f"frontmatter key {key!r} is missing or empty")
+
+    def bad(key: str, why: str) -> None:
+        cl.problem("FRONTMATTER", at.get(key, 1), f"frontmatter {key!r}: {why}")
+
+    pkg = fm.get("package")
+    if pkg not in (None, ""):
+        if not isinstance(pkg, str) or not _PACKAGE_RE.match(pkg):
+            bad("package", f"{pkg!r} is not a valid package name")
+        elif _canonical(pkg) != _canonical(cl.name):
+            bad("package", f"{pkg!r} does not match the file name {cl.path.name!r}")
+    gh = fm.get("github")
+    if gh not in (None, "") and (not isinstance(gh, str) or not _GITHUB_RE.match(gh) or ".." in gh):
+        bad("github", f"{gh!r} is not of the form 'org/repo'")
+    tpl = fm.get("branch_template")
+    if tpl not in (None, ""):
+        if not isinstance(tpl, str) or "${VERSION}" not in tpl:
+            bad("branch_template", f"{tpl!r} does not contain ${{VERSION}}")
+        elif not _TEMPLATE_RE.match(tpl) or tpl.startswith("-") or ".." in tpl:
+            bad("branch_template", f"{tpl!r} has characters not allowed in a git ref")
+    paths = fm.get("upstream_paths")
+    if paths not in (None, "", []):
+        if not isinstance(paths, list):
+            bad("upstream_paths", "must be a list of paths")
+        else:
+            for p in paths:
+                if not isinstance(p, str) or not _safe_relative(p):
+                    bad("upstream_paths", f"{p!r} must be a relative path without '..' or a leading '-'")
+    names = fm.get("import_names")
+    if names is not None:
+        if not isinstance(names, list) or not all(isinstance(n, str) and _DOTTED_RE.match(n) for n in names):
+            bad("import_names", "must be a list of dotted module names")
+
+
+def _safe_relative(p: str) -> bool:
+    return bool(p) and not p.startswith(("/", "-", "\\")) and ".." not in Path(p).parts and "\x00" not in p
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+# --- body ----------------------------------------------------------------------
+
+
+def _line(tok: Token) -> int:
+    return tok.map[0] + 1 if tok.map else 1
+
+
+def _codes(inline: Token) -> list[str]:
+    return [c.content for c in inline.children or [] if c.type == "code_inline"]
+
+
+def _cell_file(inline: Token) -> str:
+    codes = _codes(inline)
+    if codes:
+        return codes[0].strip()
+    text = "".join(c.content for c in inline.children or [] if c.type == "text")
+    return text.strip()
+
+
+def _section(title: str) -> str:
+    t = title.lower()
+    if "affected files" in t:
+        return "affected"
+    if "api usage catalog" in t or t.strip() == "catalog":
+        return "catalog"
+    if "version-guarded" in t or "version guarded" in t:
+        return "guards"
+    return "other"
+
+
+def _read_body(cl: Checklist, tokens: list[Token]) -> None:
+    section = None
+    tier = None
+    entry: Entry | None = None
+    i = 0
+    n = len(tokens)
+    while i < n:
+        tok = tokens[i]
+        if tok.type == "heading_open":
+            title_tok = tokens[i + 1]
+            title = title_tok.content.strip()
+            if tok.tag in ("h1", "h2"):
+                if tok.tag == "h2":
+                    section = _section(title)
+                    cl.section_lines.setdefault(section, _line(tok))
+                tier, entry = None, None
+            elif tok.tag == "h3" and section == "affected":
+                word = title.split()[0].lower().strip("*_`:") if title else ""
+                if word in TIERS:
+                    tier = word
+                    if tier in cl.tier_lines:
+                        cl.problem("FORMAT", _line(tok), f"tier '{title}' appears twice")
+                    cl.tier_lines[tier] = _line(tok)
+                else:
+                    tier = None
+                    cl.problem("FORMAT", _line(tok), f"unknown tier heading '{title}' (expected Primary, Secondary or Tertiary)")
+            elif tok.tag == "h3" and section == "catalog":
+                m = _ENTRY_RE.match(title)
+                if m:
+                    codes = _codes(title_tok)
+                    entry = Entry(int(m.group(1)), m.group(2), codes[0] if codes else None, _line(tok))
+                    cl.entries.append(entry)
+                else:
+                    entry = None
+                    cl.problem("NUMBERING", _line(tok), f"catalog heading '{title}' is not numbered '### N.'")
+            i += 3
+            continue
+        if tok.type == "table_open":
+            close = next(j for j in range(i, n) if tokens[j].type == "table_close")
+            if section == "affected":
+                _read_table(cl, tokens[i:close], tier)
+            i = close + 1
+            continue
+        if tok.type == "inline" and section == "affected" and tok.content.lstrip().startswith("|"):
+            cl.problem("FORMAT", _line(tok), "broken table: lines start with '|' but there is no '| --- |' delimiter row")
+        elif tok.type == "inline" and section == "catalog" and entry is not None:
+            _read_entry_paragraph(entry, tok)
+        elif tok.type == "fence" and section == "catalog" and entry is not None:
+            pending = next((c for c in entry.call_sites if c.snippet is None), None)
+            if pending is not None:
+                pending.snippet, pending.snippet_line = tok.content, _line(tok)
+        elif tok.type == "list_item_open" and section == "guards":
+            close = next(j for j in range(i, n) if tokens[j].type == "list_item_close" and tokens[j].level == tok.level)
+            inlines = [t for t in tokens[i:close] if t.type == "inline"]
+            if inlines:
+                _read_guard(cl, inlines[0], _line(tok))
+            i = close + 1
+            continue
+        i += 1
+    for key, title in (("affected", "Affected Files"), ("catalog", "API Usage Catalog"), ("guards", "Version-Guarded Code")):
+        if key not in cl.section_lines:
+            cl.problem("FORMAT", None, f"missing section '## {title}'")
+    if "affected" in cl.section_lines:
+        for t in TIERS:
+            if t not in cl.tier_lines:
+                cl.problem("FORMAT", cl.section_lines["affected"], f"missing tier '### {t.capitalize()}' under Affected Files")
+    expected = 1
+    for e in cl.entries:
+        if e.number != expected:
+            cl.problem("NUMBERING", e.line, f"catalog entry numbered {e.number}, expected {expected}")
+        expected += 1
+
+
+def _read_table(cl: Checklist, tokens: list[Token], tier: str | None) -> None:
+    rows: list[list[Token]] = []
+    header: list[str] = []
+    row_line = 0
+    current: list[Token] | None = None
+    in_head = False
+    for tok in tokens:
+        if tok.type == "thead_open":
+            in_head = True
+        elif tok.type == "thead_close":
+            in_head = False
+        elif tok.type == "tr_open":
+            current, row_line = [], _line(tok)
+        elif tok.type == "inline" and current is not None:
+            current.append(tok)
+        elif tok.type == "tr_close" and current is not None:
+            if in_head:
+                header = [c.content.strip() for c in current]
+            else:
+                rows.append(current)
+                current[0].meta["row_line"] = row_line
+            current = None
+    table_line = _line(tokens[0])
+    if tier is None:
+        cl.problem("FORMAT", table_line, "table under Affected Files is not under a Primary/Secondary/Tertiary heading")
+        return
+    if len(header) < 2 or header[0].lower() != "file":
+        cl.problem("FORMAT", table_line, f"tier table has columns {header!r}; expected | File | Imports / Usage |")
+        return
+    for cells in rows:
+        line = cells[0].meta["row_line"]
+        file = _cell_file(cells[0])
+        if not file:
+            cl.problem("FORMAT", line, "tier table row has an empty File cell")
+            continue
+        usage = cells[1:]
+        tokens_ = [c for cell in usage for c in _codes(cell)]
+        marked = any(REMOVAL_MARK in cell.content for cell in cells)
+        cl.rows.append(Row(file, tokens_, tier, line, " | ".join(c.content for c in usage), marked))
+
+
+def _read_entry_paragraph(entry: Entry, inline: Token) -> None:
+    content = inline.content
+    stripped = content.lstrip()
+    if stripped.startswith("**Source:**"):
+        codes = _codes(inline)
+        entry.source = codes[0] if codes else stripped[len("**Source:**"):].strip()
+        return
+    if stripped.startswith("**Check:**"):
+        entry.check = stripped[len("**Check:**"):].strip()
+        return
+    m = _CALLED_RE.search(content)
+    if not m:
+        return
+    for ref in _REF_RE.finditer(content, m.end()):
+        path = ref.group(1).strip()
+        if "/" not in path and not path.endswith(".py"):
+            continue
+        line = end = None
+        lines = _LINES_RE.search(ref.group(2) or "")
+        if lines:
+            line = int(lines.group(1))
+            end = int(lines.group(2)) if lines.group(2) else None
+        entry.call_sites.append(CallSite(path, line, end, _line(inline)))
+
+
+def _read_guard(cl: Checklist, inline: Token, line: int) -> None:
+    for code in _codes(inline):
+        m = _GUARD_REF_RE.match(code.strip())
+        if m and ("/" in m.group(1) or m.group(1).endswith(".py")):
+            end = int(m.group(3)) if m.group(3) else None
+            cl.guards.append(Guard(m.group(1), int(m.group(2)), end, line, inline.content))
+            return
+    codes = [c for c in _codes(inline) if "/" in c or c.endswith(".py")]
+    lines = _LINES_RE.search(inline.content)
+    if codes:
+        cl.guards.append(Guard(codes[0], int(lines.group(1)) if lines else None, None, line, inline.content))
+        return
+    if inline.content.strip().strip("_*").lower().rstrip(".") != "none":
+        cl.problem("GUARD", line, "version-guard item names no `path:line`")
+
+
+# --- status file -----------------------------------------------------------------
+
+
+def table_rows(text: str) -> Iterator[tuple[int, list[Token]]]:
+    """(line, cell inline tokens) of every body row of every table in ``text``."""
+    current: list[Token] | None = None
+    line = 0
+    in_head = False
+    for tok in _md().parse(text):
+        if tok.type in ("thead_open", "thead_close"):
+            in_head = tok.type == "thead_open"
+        elif tok.type == "tr_open" and not in_head:
+            current, line = [], _line(tok)
+        elif tok.type == "inline" and current is not None:
+            current.append(tok)
+        elif tok.type == "tr_close" and current is not None:
+            yield line, current
+            current = None
+
+
+def cell_codes(inline: Token) -> list[str]:
+    """The backticked tokens of a table cell or paragraph."""
+    return _codes(inline)
+
+
+@dataclass
+class StatusRow:
+    name: str
+    count: int | None
+    line: int
+
+
+def read_status(path: Path) -> list[StatusRow]:
+    """Rows of the status file's table(s) that carry an "N API entries" count."""
+    rows: list[StatusRow] = []
+    for line, cells in table_rows(path.read_text(encoding="utf-8")):
+        counts = [m for c in cells if (m := _STATUS_RE.search(c.content))]
+        name = _cell_file(cells[0]) if cells else ""
+        if counts and name:
+            name = Path(name.split("(")[0].strip().strip("[]")).name
+            name = name[:-3] if name.endswith(".md") else name
+            rows.append(StatusRow(name, int(counts[0].group(1)), line))
+    return rows

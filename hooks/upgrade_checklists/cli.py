@@ -1,0 +1,62 @@
+"""The command line: argument parsing and exit codes only.
+
+Exit codes (as ruff): 0 clean, 1 findings (or files rewritten), 2 usage or
+configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from upgrade_checklists import __version__, config, report
+from upgrade_checklists.compare import run_check, select
+from upgrade_checklists.config import ConfigError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="upgrade-checklists", description=__doc__.splitlines()[0])
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", type=Path, metavar="FILE", help="TOML file with a [tool.upgrade-checklists] table (default: ./pyproject.toml)")
+    common.add_argument("--format", choices=report.FORMATS, default="text", help="output format (default: text)")
+    common.add_argument("-v", "--verbose", action="store_true", help="say where import names and tiers came from")
+
+    check = sub.add_parser("check", parents=[common], help="compare checklists with the code (the checklist-structure hook)")
+    check.add_argument("paths", nargs="*", help="report only findings concerning these files (as pre-commit passes them)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help, --version, usage errors
+        return int(exc.code or 0)
+    try:
+        cfg = config.load(Path.cwd(), args.config)
+        return _check(args, cfg)
+    except ConfigError as exc:
+        print(f"upgrade-checklists: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _check(args: argparse.Namespace, cfg: config.Config) -> int:
+    result = run_check(cfg)
+    findings = result.findings
+    if args.paths:
+        findings = select(findings, args.paths, cfg)
+    if args.verbose:
+        for note in result.notes:
+            print(f"note: {note}", file=sys.stderr)
+        print(f"note: scanned {result.files_scanned} files in {', '.join(cfg.roots)}; parsed {len(result.facts)}", file=sys.stderr)
+    out = report.render(findings, args.format, checklists=len(result.checklists), files_scanned=result.files_scanned)
+    sys.stdout.write(out)
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,138 @@
+"""``[tool.upgrade-checklists]`` configuration: load, validate, default."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+TIERS = ("primary", "secondary", "tertiary")
+SECTION = "upgrade-checklists"
+
+
+class ConfigError(Exception):
+    """A configuration or usage problem: the command cannot run (exit 2)."""
+
+
+@dataclass
+class Config:
+    root: Path
+    checklists: str = "checklists"
+    roots: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    status_file: str | None = None
+    maintenance_guide: str | None = None
+    tiers: dict[str, list[str]] | None = None
+    import_names: dict[str, list[str]] = field(default_factory=dict)
+    families: dict[str, list[str]] = field(default_factory=dict)
+    git_url: str = "https://github.com/{github}.git"
+    source: Path | None = None  # the file the table came from, for messages
+
+    @property
+    def checklist_dir(self) -> Path:
+        return self.root / self.checklists
+
+
+_KEYS = {
+    "checklists": str,
+    "roots": list,
+    "exclude": list,
+    "status_file": str,
+    "maintenance_guide": str,
+    "tiers": dict,
+    "import-names": dict,
+    "families": dict,
+    "git_url": str,
+}
+
+
+def load(root: Path, config_file: Path | None = None) -> Config:
+    """Read the configuration for the repository at ``root``.
+
+    ``config_file`` must hold a ``[tool.upgrade-checklists]`` table; without it,
+    ``root/pyproject.toml`` is read if present and a missing table means defaults.
+    """
+    explicit = config_file is not None
+    path = config_file if explicit else root / "pyproject.toml"
+    table: dict = {}
+    if explicit and not path.is_file():
+        raise ConfigError(f"{path}: config file not found")
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        tool = data.get("tool", {})
+        if SECTION not in tool and explicit:
+            raise ConfigError(f"{path}: no [tool.{SECTION}] table")
+        table = tool.get(SECTION, {})
+    cfg = _from_table(root, table, path)
+    if not cfg.roots:
+        cfg.roots = default_roots(root)
+    return cfg
+
+
+def _from_table(root: Path, table: dict, path: Path) -> Config:
+    where = f"{path}: [tool.{SECTION}]"
+    for key, value in table.items():
+        if key not in _KEYS:
+            raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(_KEYS))})")
+        if not isinstance(value, _KEYS[key]):
+            raise ConfigError(f"{where}: {key!r} must be a {_KEYS[key].__name__}")
+    cfg = Config(root=root, source=path)
+    if "checklists" in table:
+        cfg.checklists = _relative(table["checklists"], f"{where} checklists")
+    cfg.roots = [_relative(r, f"{where} roots") for r in _str_list(table, "roots", where)]
+    cfg.exclude = _str_list(table, "exclude", where)
+    if "status_file" in table:
+        cfg.status_file = _relative(table["status_file"], f"{where} status_file")
+    if "maintenance_guide" in table:
+        cfg.maintenance_guide = _relative(table["maintenance_guide"], f"{where} maintenance_guide")
+    if "tiers" in table:
+        tiers = table["tiers"]
+        for key in tiers:
+            if key not in TIERS:
+                raise ConfigError(f"{where}.tiers: unknown key {key!r} (known: {', '.join(TIERS)})")
+        cfg.tiers = {t: _str_list(tiers, t, f"{where}.tiers") for t in TIERS}
+    for key, attr in (("import-names", "import_names"), ("families", "families")):
+        mapping = table.get(key, {})
+        for name in mapping:
+            if isinstance(mapping[name], str):
+                mapping[name] = [mapping[name]]
+            _str_list(mapping, name, f"{where}.{key}")
+        setattr(cfg, attr, {k: list(v) for k, v in mapping.items()})
+    if "git_url" in table:
+        cfg.git_url = table["git_url"]
+    return cfg
+
+
+def _str_list(table: dict, key: str, where: str) -> list[str]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: {key!r} must be a list of strings")
+    return list(value)
+
+
+def _relative(value: str, where: str) -> str:
+    p = Path(value)
+    if p.is_absolute() or ".." in p.parts:
+        raise ConfigError(f"{where}: {value!r} must be a path inside the repository")
+    return value.rstrip("/") or "."
+
+
+def default_roots(root: Path) -> list[str]:
+    """The repository's Python packages (top level and under ``src/``) and ``tests/``."""
+    roots = []
+    for base in (root, root / "src"):
+        if base.is_dir():
+            for child in sorted(base.iterdir()):
+                if child.is_dir() and (child / "__init__.py").is_file():
+                    roots.append(child.relative_to(root).as_posix())
+    if (root / "tests").is_dir():
+        roots.append("tests")
+    return roots or ["."]

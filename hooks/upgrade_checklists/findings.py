@@ -1,0 +1,51 @@
+"""Findings are plain data: a code, where, and a message. Formatting is in report.py."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One thing that is wrong, anchored in a checklist and/or a source file.
+
+    ``checklist``/``checklist_line`` point into the checklist (or status file)
+    that needs the edit; ``file``/``line`` point at the source file concerned,
+    where there is one. Paths are relative to the repository root, with ``/``.
+    """
+
+    checklist: str | None
+    checklist_line: int | None
+    code: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+    package: str | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def location(self) -> tuple[str, int]:
+        """Where an editor should jump: the checklist if any, else the source file."""
+        if self.checklist is not None:
+            return self.checklist, self.checklist_line or 1
+        return self.file or "", self.line or 1
+
+
+#: The structure check's codes, in the order the README documents them.
+STRUCTURE_CODES = (
+    "MISSING",
+    "STALE",
+    "MOVED",
+    "CHANGED",
+    "TIER",
+    "FRONTMATTER",
+    "FORMAT",
+    "NUMBERING",
+    "LINE",
+    "SNIPPET",
+    "GUARD",
+    "STATUS",
+    "PARSE",
+)

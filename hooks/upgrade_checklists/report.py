@@ -1,0 +1,64 @@
+"""Format findings: ``text`` (path:line:col: CODE message), ``json``, ``github``."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from upgrade_checklists.findings import Finding
+
+FORMATS = ("text", "json", "github")
+
+
+def sort_key(f: Finding) -> tuple:
+    path, line = f.location
+    return (path, line, f.code, f.message)
+
+
+def text_line(f: Finding) -> str:
+    path, line = f.location
+    msg = f.message
+    if f.checklist is not None and f.file and f.line:
+        msg += f" ({f.file}:{f.line})"
+    return f"{path}:{line}:1: {f.code} {msg}"
+
+
+def render(findings: list[Finding], fmt: str, *, checklists: int, files_scanned: int, extra: dict | None = None) -> str:
+    findings = sorted(findings, key=sort_key)
+    if fmt == "json":
+        doc = {
+            "version": 1,
+            "findings": [
+                {k: f.as_dict()[k] for k in ("code", "checklist", "checklist_line", "file", "line", "package", "message")}
+                for f in findings
+            ],
+            "summary": {
+                "checklists": checklists,
+                "files_scanned": files_scanned,
+                "findings_by_code": dict(sorted(Counter(f.code for f in findings).items())),
+            },
+        }
+        if extra:
+            doc.update(extra)
+        return json.dumps(doc, indent=2) + "\n"
+    if fmt == "github":
+        out = []
+        for f in findings:
+            path, line = f.location
+            out.append(f"::error file={_gh_prop(path)},line={line},title={f.code}::{_gh(f.message)}")
+        return "".join(line + "\n" for line in out)
+    lines = [text_line(f) for f in findings]
+    if findings:
+        n = len(findings)
+        lines.append(f"Found {n} finding{'s' if n != 1 else ''} in {checklists} checklist{'s' if checklists != 1 else ''}.")
+    return "".join(line + "\n" for line in lines)
+
+
+def _gh(value: str) -> str:
+    """Escape a message for a GitHub workflow command."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_prop(value: str) -> str:
+    """Escape a property value (file=...) for a GitHub workflow command."""
+    return _gh(value).replace(":", "%3A").replace(",", "%2C")

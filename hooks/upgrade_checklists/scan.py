@@ -1,0 +1,218 @@
+"""Scan the code for facts: imports, bound names, attribute uses, string literals.
+
+The stdlib ``ast`` does the work on every commit (it is several times faster
+than libcst). A byte-level pre-filter keeps files that cannot import a focused
+package from being parsed at all. libcst is the fallback for files that ``ast``
+of the running interpreter cannot parse (newer syntax than the hook's Python):
+its parser does not depend on the interpreter's grammar.
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import io
+import os
+import re
+import tokenize
+from dataclasses import dataclass, field
+from fnmatch import fnmatch
+from pathlib import Path
+
+from upgrade_checklists.findings import Finding
+
+SKIP_DIRS = {"__pycache__", "node_modules", "site-packages"}
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import binding. ``qualname`` is what it refers to, fully qualified."""
+
+    qualname: str  # megatron.core.distributed.DistributedDataParallel
+    bound: str  # DDP  (for ``import a.b`` the bound name is ``a``)
+    original: str  # DistributedDataParallel (``a.b`` for ``import a.b``)
+    line: int
+    target: str  # what ``bound`` refers to: megatron.core.distributed.DistributedDataParallel, or ``a``
+
+
+@dataclass
+class Facts:
+    """What one source file says, as far as the checks need it."""
+
+    path: str
+    imports: list[Import] = field(default_factory=list)
+    names: set[str] = field(default_factory=set)
+    attributes: dict[str, int] = field(default_factory=dict)  # qualified use -> first line
+    strings: set[str] = field(default_factory=set)
+    full: bool = False  # names/strings collected (not only imports)
+
+    def imports_of(self, modules: list[str]) -> list[Import]:
+        """The imports that refer to one of ``modules`` or something inside them."""
+        out = []
+        for imp in self.imports:
+            q = imp.qualname
+            for m in modules:
+                if q == m or q.startswith(m + "."):
+                    out.append(imp)
+                    break
+                if m.startswith(q + ".") and any(a == m or a.startswith(m + ".") for a in self.attributes):
+                    out.append(imp)  # ``import megatron`` then ``megatron.core.x``
+                    break
+        return out
+
+
+def iter_sources(root: Path, roots: list[str], exclude: list[str]) -> list[str]:
+    """Repository-relative paths of the ``*.py`` files below ``roots``, sorted."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for r in roots:
+        base = root / r
+        if base.is_file() and base.suffix == ".py":
+            rel = base.relative_to(root).as_posix()
+            if rel not in seen:
+                seen.add(rel)
+                out.append(rel)
+            continue
+        stack = [base]
+        while stack:
+            d = stack.pop()
+            try:
+                it = os.scandir(d)
+            except OSError:
+                continue
+            with it:
+                for e in it:
+                    name = e.name
+                    if e.is_dir(follow_symlinks=False):
+                        if name.startswith(".") or name in SKIP_DIRS or name.endswith(".egg-info"):
+                            continue
+                        stack.append(Path(e.path))
+                    elif name.endswith(".py"):
+                        rel = Path(e.path).relative_to(root).as_posix()
+                        if rel not in seen and not any(fnmatch(rel, pat) for pat in exclude):
+                            seen.add(rel)
+                            out.append(rel)
+    out.sort()
+    return out
+
+
+def prefilter(modules: list[str]) -> re.Pattern[bytes] | None:
+    """A bytes regex that every file importing one of ``modules`` matches."""
+    heads = sorted({m.split(".")[0] for m in modules})
+    if not heads:
+        return None
+    alt = b"|".join(re.escape(h.encode()) for h in heads)
+    return re.compile(rb"(?:^|;)[ \t]*(?:from|import)[ \t][^\n]*?\b(?:" + alt + rb")\b", re.M)
+
+
+def scan_file(root: Path, rel: str, data: bytes, full: bool) -> Facts | Finding:
+    """Facts of one file, or a ``PARSE`` finding if it cannot be read."""
+    try:
+        tree = ast.parse(data, filename=rel)
+    except (SyntaxError, ValueError) as exc:
+        return _fallback(rel, data, full, exc)
+    facts = Facts(rel, full=full)
+    _collect(tree, facts, full)
+    return facts
+
+
+def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
+    imports = facts.imports
+    skip: set[int] = set()
+    names = facts.names
+    strings = facts.strings
+    chains: list[ast.Attribute] = []
+    Import_, ImportFrom, Name, Attribute, Constant, Expr = (
+        ast.Import, ast.ImportFrom, ast.Name, ast.Attribute, ast.Constant, ast.Expr,
+    )
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    for node in ast.walk(tree):
+        t = type(node)
+        if t is Import_:
+            for a in node.names:
+                if a.asname:
+                    imports.append(Import(a.name, a.asname, a.name.rsplit(".", 1)[-1], node.lineno, a.name))
+                else:
+                    head = a.name.split(".")[0]
+                    imports.append(Import(a.name, head, a.name, node.lineno, head))
+            if full:
+                names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif t is ImportFrom:
+            if node.level or not node.module:
+                continue
+            for a in node.names:
+                q = node.module if a.name == "*" else f"{node.module}.{a.name}"
+                imports.append(Import(q, a.asname or a.name, a.name, node.lineno, q))
+                if full:
+                    names.add(a.asname or a.name)
+        elif not full:
+            continue
+        elif t is Name:
+            names.add(node.id)
+        elif t is Attribute:
+            names.add(node.attr)
+            chains.append(node)
+        elif t is Constant:
+            if type(node.value) is str and id(node) not in skip:
+                strings.add(node.value)
+        elif t is Expr:
+            if type(node.value) is Constant and type(node.value.value) is str:
+                skip.add(id(node.value))  # docstrings and bare strings are comments
+        elif t in defs:
+            names.add(node.name)
+        elif t is ast.arg:
+            names.add(node.arg)
+        elif t is ast.keyword:
+            if node.arg:
+                names.add(node.arg)
+    if full and chains and imports:
+        bound = {imp.bound: imp.target for imp in imports}
+        attrs = facts.attributes
+        for node in chains:
+            parts = []
+            cur: ast.AST = node
+            while type(cur) is Attribute:
+                parts.append(cur.attr)
+                cur = cur.value
+            if type(cur) is Name and cur.id in bound:
+                q = bound[cur.id] + "." + ".".join(reversed(parts))
+                attrs.setdefault(q, node.lineno)
+
+
+# --- errors and the libcst fallback ----------------------------------------------
+
+
+def _fallback(rel: str, data: bytes, full: bool, exc: Exception) -> Facts | Finding:
+    decode_error = _decode_problem(data)
+    if decode_error is not None:
+        line, why = decode_error
+        return Finding(None, None, "PARSE", f"cannot decode {rel}: {why}; file skipped", rel, line)
+    try:
+        from upgrade_checklists import scan_cst
+        return scan_cst.scan(rel, data.decode(_encoding(data)), full)
+    except Exception:  # libcst could not parse it either: report ast's error
+        line = getattr(exc, "lineno", None) or 1
+        msg = getattr(exc, "msg", None) or str(exc)
+        return Finding(None, None, "PARSE", f"syntax error in {rel}: {msg}; file skipped", rel, line)
+
+
+def _encoding(data: bytes) -> str:
+    try:
+        return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    except SyntaxError:
+        return "utf-8"
+
+
+def _decode_problem(data: bytes) -> tuple[int, str] | None:
+    try:
+        enc = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    except SyntaxError as exc:
+        return getattr(exc, "lineno", None) or 1, str(exc)
+    try:
+        codecs.decode(data, enc)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return line, f"not valid {enc} (byte 0x{data[exc.start]:02x} at line {line})"
+    except LookupError:
+        return 1, f"unknown encoding {enc!r}"
+    return None
