@@ -144,10 +144,11 @@ def covers(token: str, imp: Import, attributes: dict[str, int]) -> bool:
         return False
     if t in (imp.bound, imp.original) or imp.qualname == t or imp.qualname.endswith("." + t):
         return True
-    head, _, rest = t.partition(".")
-    if rest and head == imp.bound:
-        return True
     prefix = imp.target + "."
+    head, _, rest = t.partition(".")
+    if rest and head == imp.bound:  # `mpu.initialize_model_parallel`: a use through the alias
+        used = prefix + rest
+        return any(a == used or a.startswith(used + ".") for a in attributes)
     suffix = "." + t
     return any(a.startswith(prefix) and a.endswith(suffix) for a in attributes)
 
@@ -334,6 +335,9 @@ def _compare_tables(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -
             add(Finding(cl.rel, row.line, "TIER", f"`{row.file}` is listed as {row.tier.capitalize()} but its location ({rule}) maps to {want.capitalize()}", row.file, None, pkg))
 
     missing = {p: imps for p, imps in users.items() if p not in by_file}
+    if gone:  # matching a move compares row tokens with uses: needs full facts
+        for p in missing:
+            _ensure_full(cfg, res, p)
     for row in gone:
         match = _moved_target(row, missing, res.facts)
         if match is not None:
@@ -347,6 +351,13 @@ def _compare_tables(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -
         where = f"belongs in {tier.capitalize()}" if tier else "no tier rule matches its location"
         shown = ", ".join(f"`{d}`" for d in dict.fromkeys(_describe(i) for i in imps))
         add(Finding(cl.rel, line, "MISSING", f"`{path}` imports {shown} but no tier lists it ({where})", path, imps[0].line, pkg))
+
+
+def _ensure_full(cfg: Config, res: Result, rel: str) -> None:
+    if not res.facts[rel].full:
+        out = scan_file(cfg.root, rel, (cfg.root / rel).read_bytes(), True)
+        if isinstance(out, Facts):
+            res.facts[rel] = out
 
 
 def _describe(imp: Import) -> str:
@@ -398,7 +409,7 @@ def _check_catalog(cfg: Config, res: Result, cl: Checklist) -> None:
             if any(s == cs.line and (cs.end_line is None or t == cs.end_line) for s, t in places):
                 continue
             start, end = min(places, key=lambda p: abs(p[0] - cs.line))
-            now = f"line {start}" if cs.end_line is None else f"lines {start}-{end}"
+            now = f"line {start}" if cs.end_line is None or start == end else f"lines {start}-{end}"
             was = f"line {cs.line}" if cs.end_line is None else f"lines {cs.line}-{cs.end_line}"
             add(Finding(cl.rel, cs.ref_line, "LINE", f"entry {e.number}: snippet in `{cs.file}` is now at {now} (recorded {was})", cs.file, start, pkg))
     for g in cl.guards:

@@ -58,27 +58,28 @@ def load(root: Path, config_file: Path | None = None) -> Config:
     ``root/pyproject.toml`` is read if present and a missing table means defaults.
     """
     explicit = config_file is not None
-    path = config_file if explicit else root / "pyproject.toml"
+    path = root / config_file if explicit else root / "pyproject.toml"
+    shown = _display(path, root)
     table: dict = {}
     if explicit and not path.is_file():
-        raise ConfigError(f"{path}: config file not found")
+        raise ConfigError(f"{shown}: config file not found")
     if path.is_file():
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+            raise ConfigError(f"{shown}: invalid TOML: {exc}") from None
         tool = data.get("tool", {})
         if SECTION not in tool and explicit:
-            raise ConfigError(f"{path}: no [tool.{SECTION}] table")
+            raise ConfigError(f"{shown}: no [tool.{SECTION}] table")
         table = tool.get(SECTION, {})
-    cfg = _from_table(root, table, path)
+    cfg = _from_table(root, table, path, shown)
     if not cfg.roots:
         cfg.roots = default_roots(root)
     return cfg
 
 
-def _from_table(root: Path, table: dict, path: Path) -> Config:
-    where = f"{path}: [tool.{SECTION}]"
+def _from_table(root: Path, table: dict, path: Path, shown: str) -> Config:
+    where = f"{shown}: [tool.{SECTION}]"
     for key, value in table.items():
         if key not in _KEYS:
             raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(_KEYS))})")
@@ -123,6 +124,13 @@ def _relative(value: str, where: str) -> str:
     if p.is_absolute() or ".." in p.parts:
         raise ConfigError(f"{where}: {value!r} must be a path inside the repository")
     return value.rstrip("/") or "."
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def default_roots(root: Path) -> list[str]:

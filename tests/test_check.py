@@ -1,0 +1,234 @@
+"""The structure check end to end through ``main``: one test per finding code that
+triggers it, and the clean fixture that does not."""
+
+from __future__ import annotations
+
+from conftest import Repo
+
+
+def test_clean_fixture_passes(repo: Repo) -> None:
+    r = repo.run("check")
+    assert (r.code, r.out) == (0, "")
+
+
+def test_missing_import_not_listed(repo: Repo) -> None:
+    repo.write("app/utils/new.py", "def f():\n    from fakepkg.core.tensor_parallel import layers\n    return layers\n")
+    r = repo.run("check")
+    assert r.code == 1
+    assert r.lines == [
+        "checklists/fakepkg-core.md:17:1: MISSING `app/utils/new.py` imports "
+        "`fakepkg.core.tensor_parallel.layers` but no tier lists it (belongs in Secondary) (app/utils/new.py:2)"
+    ]
+
+
+def test_missing_finds_every_kind_of_import(repo: Repo) -> None:
+    repo.write("app/utils/kinds.py", """
+        from typing import TYPE_CHECKING
+        if TYPE_CHECKING:
+            from fakepkg.core import a
+        try:
+            import fakepkg.core.b as b
+        except ImportError:
+            b = None
+        if b:
+            import fakepkg.core.c
+        def lazy():
+            from fakepkg.core.d import e as f
+        """)
+    r = repo.run("check", "--format", "json")
+    (finding,) = r.json()["findings"]
+    assert finding["code"] == "MISSING"
+    assert finding["message"] == (
+        "`app/utils/kinds.py` imports `fakepkg.core.a`, `fakepkg.core.b`, `fakepkg.core.c`, "
+        "`fakepkg.core.d.e as f` but no tier lists it (belongs in Secondary)"
+    )
+
+
+def test_no_false_positives_from_comments_strings_or_substrings(repo: Repo) -> None:
+    repo.write("app/utils/noise.py", '''
+        """Docstring: import fakepkg.core as fc"""
+        # from fakepkg.core import x
+        import fakepkg_ext
+        import notfakepkg.core
+        from flash_attn.fakepkg import core
+        S = "from fakepkg.core import y"
+        def f():
+            """import fakepkg.core"""
+        ''')
+    assert repo.run("check").code == 0
+
+
+def test_stale_listed_file_gone(repo: Repo) -> None:
+    repo.remove("app/tools/names.py")
+    r = repo.run("check")
+    assert r.lines == ["checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` does not exist"]
+    assert r.code == 1
+
+
+def test_stale_no_longer_uses(repo: Repo) -> None:
+    repo.write("tests/test_core.py", "def test_nothing():\n    assert True\n")
+    r = repo.run("check")
+    assert r.lines == [
+        "checklists/fakepkg-core.md:26:1: STALE `tests/test_core.py` no longer imports fakepkg-core "
+        "and none of its row's tokens match"
+    ]
+
+
+def test_indirect_user_is_legal_and_not_stale(repo: Repo) -> None:
+    # names.py never imports the package; its documented string is enough
+    r = repo.run("check", "--format", "json")
+    assert r.json()["findings"] == []
+    # one documented token still matches: the row changed, it is not stale
+    repo.write("app/tools/names.py", "PACKAGE_IMPORT_MAP = {}\n")
+    assert repo.run("check").lines == [
+        'checklists/fakepkg-core.md:25:1: CHANGED `app/tools/names.py`: `"fakepkg-core"` no longer match anything in the file'
+    ]
+    repo.write("app/tools/names.py", "OTHER = {}\n")
+    assert repo.run("check").codes == ["STALE"]
+
+
+def test_moved_reported_once(repo: Repo) -> None:
+    (repo.path / "app/engine/moved").mkdir()
+    (repo.path / "app/engine/core.py").rename(repo.path / "app/engine/moved/core.py")
+    repo.edit("checklists/fakepkg-core.md", "- `app/engine/core.py:7`", "- `app/engine/moved/core.py:7`")
+    r = repo.run("check")
+    assert [l for l in r.lines if "MOVED" in l or "MISSING" in l or "STALE" in l] == [
+        "checklists/fakepkg-core.md:15:1: MOVED `app/engine/core.py` moved to `app/engine/moved/core.py` "
+        "(same name, same imports) (app/engine/moved/core.py:2)"
+    ]
+
+
+def test_changed_new_import_and_dead_token(repo: Repo) -> None:
+    repo.edit("app/engine/core.py", "from fakepkg.core.distributed import DistributedDataParallel as DDP\n",
+              "from fakepkg.core.distributed import DistributedDataParallel as DDP\nfrom fakepkg.core import optimizer\n")
+    r = repo.run("check")
+    assert "checklists/fakepkg-core.md:15:1: CHANGED `app/engine/core.py` imports `fakepkg.core.optimizer`, not in its row (app/engine/core.py:4)" in r.lines
+    repo.edit("tests/test_core.py", "dist_checkpointing.save({}, \"/tmp/x\")", "dist_checkpointing.load({})")
+    r = repo.run("check")
+    assert "checklists/fakepkg-core.md:26:1: CHANGED `tests/test_core.py`: `dist_checkpointing.save` no longer match anything in the file" in r.lines
+
+
+def test_token_coverage_rules(repo: Repo) -> None:
+    # alias (DDP) and original name both cover; a dotted suffix of an attribute use covers
+    repo.edit("checklists/fakepkg-core.md", "`parallel_state` (as `mpu`), `DistributedDataParallel`",
+              "`mpu.initialize_model_parallel`, `DDP`")
+    assert repo.run("check").code == 0
+
+
+def test_tier_mismatch(repo: Repo) -> None:
+    repo.edit("pyproject.toml", 'tertiary = ["tests/", "app/tools/"]', 'tertiary = ["tests/"]')
+    r = repo.run("check")
+    assert r.lines == [
+        "checklists/fakepkg-core.md:25:1: TIER `app/tools/names.py` is listed as Tertiary but its location (app/) maps to Secondary"
+    ]
+
+
+def test_tiers_inferred_when_not_configured(repo: Repo) -> None:
+    repo.write("pyproject.toml", '[tool.upgrade-checklists]\nroots = ["app", "tests"]\n')
+    repo.write("app/engine/more.py", "import fakepkg.core\n")
+    r = repo.run("check", "-v")
+    assert r.lines == [
+        "checklists/fakepkg-core.md:11:1: MISSING `app/engine/more.py` imports `fakepkg.core` but no tier lists it (belongs in Primary) (app/engine/more.py:1)"
+    ]
+    assert "note: tiers inferred from the checklists (no [tool.upgrade-checklists.tiers]): app/engine/ -> primary, app/tools/ -> tertiary, tests/ -> tertiary" in r.err
+    assert "import names fakepkg.core (derived from the package name and catalog headings)" in r.err
+
+
+def test_line_moved_snippet(repo: Repo) -> None:
+    repo.edit("app/engine/core.py", "def build(model):\n", "def build(model):\n    # one more line\n")
+    r = repo.run("check")
+    assert r.lines == [
+        "checklists/fakepkg-core.md:36:1: LINE entry 1: snippet in `app/engine/core.py` is now at line 10 (recorded line 9) (app/engine/core.py:10)",
+        "checklists/fakepkg-core.md:50:1: LINE entry 2: snippet in `app/engine/core.py` is now at lines 11-14 (recorded lines 10-13) (app/engine/core.py:11)",
+    ]
+
+
+def test_snippet_is_whitespace_insensitive(repo: Repo) -> None:
+    repo.edit("app/engine/core.py", "    return DDP(\n        model,\n        config=None,\n    )\n", "    return DDP(model,  config=None,)\n")
+    r = repo.run("check")
+    assert r.lines == [
+        "checklists/fakepkg-core.md:50:1: LINE entry 2: snippet in `app/engine/core.py` is now at line 10 (recorded lines 10-13) (app/engine/core.py:10)"
+    ]
+
+
+def test_snippet_gone_and_file_gone(repo: Repo) -> None:
+    repo.edit("app/engine/core.py", "tensor_model_parallel_size=2", "tensor_model_parallel_size=4")
+    r = repo.run("check")
+    assert r.lines == ["checklists/fakepkg-core.md:38:1: SNIPPET entry 1: snippet no longer occurs in `app/engine/core.py` (app/engine/core.py:9)"]
+    repo.edit("checklists/fakepkg-core.md", "Called in `app/engine/core.py` (lines 10-13)", "Called in `app/engine/gone.py` (lines 10-13)")
+    r = repo.run("check")
+    assert "checklists/fakepkg-core.md:50:1: SNIPPET entry 2: call site `app/engine/gone.py` does not exist (app/engine/gone.py:10)" in r.lines
+
+
+def test_guard_reference(repo: Repo) -> None:
+    repo.edit("checklists/fakepkg-core.md", "`app/engine/core.py:7`", "`app/engine/core.py:60`")
+    r = repo.run("check")
+    assert r.lines == ["checklists/fakepkg-core.md:63:1: GUARD version guard `app/engine/core.py:60` is past the end of the file (13 lines) (app/engine/core.py:60)"]
+    repo.edit("checklists/fakepkg-core.md", "`app/engine/core.py:60`", "`app/engine/nope.py:6`")
+    assert repo.run("check").lines == ["checklists/fakepkg-core.md:63:1: GUARD version guard `app/engine/nope.py` does not exist (app/engine/nope.py:6)"]
+
+
+def test_numbering(repo: Repo) -> None:
+    repo.edit("checklists/fakepkg-core.md", "### 2. `fakepkg", "### 3. `fakepkg")
+    r = repo.run("check")
+    assert r.lines == ["checklists/fakepkg-core.md:46:1: NUMBERING catalog entry numbered 3, expected 2"]
+
+
+def test_status_file(repo: Repo) -> None:
+    repo.edit("pyproject.toml", 'roots = ["app", "tests"]', 'roots = ["app", "tests"]\nstatus_file = "SKILL.md"')
+    repo.write("SKILL.md", "# Skill\n\n## Checklist File Status\n\n| Checklist | Entries |\n| --- | --- |\n| `fakepkg-core.md` | 2 API entries (parallel state, DDP) |\n")
+    assert repo.run("check").code == 0
+    repo.edit("SKILL.md", "2 API entries", "3 API entries")
+    assert repo.run("check").lines == ["SKILL.md:7:1: STATUS fakepkg-core: status says 3 API entries, the catalog has 2"]
+    repo.write("SKILL.md", "# Skill\n\n| Checklist | Entries |\n| --- | --- |\n| `other.md` | 1 API entry |\n")
+    assert repo.run("check").lines == [
+        "SKILL.md:1:1: STATUS no status row for fakepkg-core (2 API entries)",
+        "SKILL.md:5:1: STATUS status row for other, which has no checklist",
+    ]
+
+
+def test_templates_are_not_checklists(repo: Repo) -> None:
+    repo.write("checklists/_TEMPLATE.md", "# not a checklist\n")
+    assert repo.run("check").code == 0
+
+
+def test_paths_select_findings(repo: Repo) -> None:
+    repo.write("app/utils/new.py", "import fakepkg.core\n")
+    repo.edit("app/engine/core.py", "def build(model):\n", "def build(model):\n    pass\n")
+    # only the passed file's findings
+    assert repo.run("check", "app/utils/new.py").codes == ["MISSING"]
+    assert repo.run("check", "app/engine/core.py").codes == ["LINE", "LINE"]
+    assert repo.run("check", "app/utils/other.py").code == 0
+    # a changed checklist is checked whole
+    assert repo.run("check", "checklists/fakepkg-core.md").codes == ["LINE", "LINE", "MISSING"]
+    # the configuration file selects everything
+    assert repo.run("check", "pyproject.toml").codes == ["LINE", "LINE", "MISSING"]
+
+
+def test_deleted_listed_file_concerns_every_commit(repo: Repo) -> None:
+    repo.remove("app/tools/names.py")
+    assert repo.run("check", "app/utils/other.py").codes == ["STALE"]
+
+
+def test_github_format(repo: Repo) -> None:
+    repo.remove("app/tools/names.py")
+    r = repo.run("check", "--format", "github")
+    assert r.out == "::error file=checklists/fakepkg-core.md,line=25,title=STALE::`app/tools/names.py` does not exist\n"
+
+
+def test_json_format_envelope(repo: Repo) -> None:
+    repo.write("app/utils/new.py", "import fakepkg.core\n")
+    doc = repo.run("check", "--format", "json").json()
+    assert doc == {
+        "version": 1,
+        "findings": [{
+            "code": "MISSING",
+            "checklist": "checklists/fakepkg-core.md",
+            "checklist_line": 17,
+            "file": "app/utils/new.py",
+            "line": 1,
+            "package": "fakepkg-core",
+            "message": "`app/utils/new.py` imports `fakepkg.core` but no tier lists it (belongs in Secondary)",
+        }],
+        "summary": {"checklists": 1, "files_scanned": 9, "findings_by_code": {"MISSING": 1}},
+    }

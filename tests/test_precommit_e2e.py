@@ -1,0 +1,62 @@
+"""End to end through the real pre-commit framework: ``pre-commit try-repo`` on
+this repository, against a fixture repository made with git.
+
+The hook environment is built once per test session (PRE_COMMIT_HOME in a
+session temp dir); it installs this package and its dependencies from the
+package index, like any user's pre-commit would.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO_ROOT, Repo, git
+
+
+@pytest.fixture(scope="session")
+def precommit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def try_repo(repo: Repo, home: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    env.pop("PYTHONPATH", None)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "try-repo", str(REPO_ROOT), *args],
+        cwd=repo.path, env=env, capture_output=True, text=True, timeout=900,
+    )
+
+
+def test_checklist_structure_hook(repo: Repo, precommit_home: Path) -> None:
+    # a clean tree passes
+    r = try_repo(repo, precommit_home, "checklist-structure", "--all-files")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "checklist structure" in r.stdout and "Passed" in r.stdout
+
+    # adding an unlisted import fails with MISSING (only the staged file is passed)
+    repo.write("app/utils/new.py", "from fakepkg.core import optimizer\n")
+    git(repo.path, "add", "app/utils/new.py")
+    r = try_repo(repo, precommit_home, "checklist-structure")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert ("checklists/fakepkg-core.md:17:1: MISSING `app/utils/new.py` imports `fakepkg.core.optimizer` "
+            "but no tier lists it (belongs in Secondary) (app/utils/new.py:1)") in r.stdout
+    git(repo.path, "rm", "-qf", "app/utils/new.py")
+
+    # deleting a listed file fails with STALE, though pre-commit passes no file for it
+    git(repo.path, "rm", "-q", "app/tools/names.py")
+    r = try_repo(repo, precommit_home, "checklist-structure")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` does not exist" in r.stdout
+    git(repo.path, "reset", "-q", "--hard")
+
+    # moving a listed file fails with MOVED
+    git(repo.path, "mv", "tests/test_core.py", "app/tools/test_core.py")
+    r = try_repo(repo, precommit_home, "checklist-structure")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert ("checklists/fakepkg-core.md:26:1: MOVED `tests/test_core.py` moved to `app/tools/test_core.py` "
+            "(same name, same imports) (app/tools/test_core.py:2)") in r.stdout
