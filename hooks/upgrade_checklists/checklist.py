@@ -11,13 +11,13 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
-
-import yaml
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from typing import TYPE_CHECKING, Iterator
 
 from upgrade_checklists.findings import Finding
+
+if TYPE_CHECKING:  # imported where used: a warm cached run never parses Markdown
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 TIERS = ("primary", "secondary", "tertiary")
 REMOVAL_MARK = "<!-- TODO: verify removal -->"
@@ -113,6 +113,8 @@ class Checklist:
 
 @lru_cache(maxsize=None)
 def _md() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark").enable("table")
 
 
@@ -147,6 +149,8 @@ def _read_frontmatter(cl: Checklist, text: str) -> str:
         cl.problem("FRONTMATTER", 1, "frontmatter opened at line 1 is never closed with '---'")
         return text
     source = "\n".join(lines[1:end])
+    import yaml
+
     try:
         data = yaml.safe_load(source)
     except yaml.YAMLError as exc:

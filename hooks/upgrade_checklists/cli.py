@@ -23,6 +23,7 @@ def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", type=Path, metavar="FILE", help="TOML file with a [tool.upgrade-checklists] table (default: ./pyproject.toml)")
     common.add_argument("--format", choices=report.FORMATS, default="text", help="output format (default: text)")
+    common.add_argument("--no-cache", action="store_true", help="neither read nor write the scan cache")
     common.add_argument("-v", "--verbose", action="store_true", help="say where import names and tiers came from")
 
     check = sub.add_parser("check", parents=[common], help="compare checklists with the code (the checklist-structure hook)")
@@ -45,14 +46,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check(args: argparse.Namespace, cfg: config.Config) -> int:
-    result = run_check(cfg)
+    result = run_check(cfg, use_cache=not args.no_cache)
     findings = result.findings
     if args.paths:
         findings = select(findings, args.paths, cfg)
     if args.verbose:
         for note in result.notes:
             print(f"note: {note}", file=sys.stderr)
-        print(f"note: scanned {result.files_scanned} files in {', '.join(cfg.roots)}; parsed {len(result.facts)}", file=sys.stderr)
+        hits = result.cache.hits if result.cache else 0
+        print(f"note: scanned {result.files_scanned} files in {', '.join(cfg.roots)}; parsed {len(result.facts)}; "
+              f"{hits} from the cache", file=sys.stderr)
     out = report.render(findings, args.format, checklists=len(result.checklists), files_scanned=result.files_scanned)
     sys.stdout.write(out)
     return 1 if findings else 0

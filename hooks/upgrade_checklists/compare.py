@@ -7,15 +7,17 @@ Nothing here prints or exits; ``report.py`` formats, ``cli.py`` decides.
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
 
+from upgrade_checklists.cache import ScanCache
 from upgrade_checklists.checklist import TIERS, Checklist, Row, cell_codes, read_checklist, read_status, table_rows
 from upgrade_checklists.config import Config, ConfigError
 from upgrade_checklists.findings import Finding
-from upgrade_checklists.scan import Facts, Import, iter_sources, prefilter, scan_file
+from upgrade_checklists.scan import Facts, Import, Prefilter, iter_sources, scan_file
 
 
 @dataclass
@@ -27,19 +29,30 @@ class Result:
     facts: dict[str, Facts] = field(default_factory=dict)
     import_names: dict[str, list[str]] = field(default_factory=dict)
     tiers: "TierRules | None" = None
+    cache: ScanCache | None = None
 
 
 # --- loading -------------------------------------------------------------------
 
 
-def load_checklists(cfg: Config) -> list[Checklist]:
+def load_checklists(cfg: Config, cache: ScanCache | None = None) -> list[Checklist]:
     d = cfg.checklist_dir
     if not d.is_dir():
         raise ConfigError(f"checklist directory {cfg.checklists!r} not found (configure 'checklists')")
     out = []
     for path in sorted(d.glob("*.md")):
-        if not path.name.startswith("_"):
-            out.append(read_checklist(path, path.relative_to(cfg.root).as_posix()))
+        if path.name.startswith("_"):
+            continue
+        rel = path.relative_to(cfg.root).as_posix()
+        if cache is None:
+            out.append(read_checklist(path, rel))
+            continue
+        st = path.stat()
+        hit, cl = cache.get("checklist:" + rel, st)
+        if not hit:
+            cl = read_checklist(path, rel)
+            cache.put("checklist:" + rel, st, cl)
+        out.append(cl)
     return out
 
 
@@ -230,9 +243,11 @@ class SquashedText:
 # --- the check ---------------------------------------------------------------------
 
 
-def run_check(cfg: Config) -> Result:
+def run_check(cfg: Config, use_cache: bool = True) -> Result:
     res = Result()
-    checklists = load_checklists(cfg)
+    cache_dir = cfg.root / cfg.cache_dir if (use_cache and cfg.cache_dir) else None
+    res.cache = ScanCache(cache_dir, str(cfg.root.resolve()))
+    checklists = load_checklists(cfg, res.cache)
     res.checklists = checklists
     guide = read_guide_mapping(cfg)
     for cl in checklists:
@@ -254,26 +269,42 @@ def run_check(cfg: Config) -> Result:
         _check_catalog(cfg, res, cl)
     if cfg.status_file:
         _check_status(cfg, res, checklists)
+    res.cache.save()
     return res
 
 
 def _scan(cfg: Config, res: Result, listed: set[str]) -> None:
+    """Imports of every file that may import a focused package, and of every
+    listed file. Names and strings (full facts) are collected later, only for
+    the listed files whose rows the imports alone cannot decide."""
     modules = sorted({m for names in res.import_names.values() for m in names})
-    pattern = prefilter(modules)
+    may_import = Prefilter(modules)
+    skip = ("skip", tuple(modules))  # a negative pre-filter result holds for these modules only
+    cache = res.cache
     sources = iter_sources(cfg.root, cfg.roots, cfg.exclude)
-    extra = sorted(f for f in listed if f.endswith(".py") and f not in set(sources))
+    known = set(sources)
+    extra = sorted(f for f in listed if f.endswith(".py") and f not in known)
     for rel in sources + extra:
+        path = os.path.join(cfg.root, rel)
         try:
-            data = (cfg.root / rel).read_bytes()
+            st = os.stat(path)
         except OSError:
             continue
-        full = rel in listed
-        if not full and (pattern is None or pattern.search(data) is None):
-            continue
-        out = scan_file(cfg.root, rel, data, full)
+        hit, out = cache.get(rel, st)
+        if not hit or (out == skip and rel in listed) or (type(out) is tuple and out != skip):
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+            except OSError:
+                continue
+            if rel not in listed and not may_import(data):
+                out = skip
+            else:
+                out = scan_file(cfg.root, rel, data, False)
+            cache.put(rel, st, out)
         if isinstance(out, Finding):
             res.findings.append(out)
-        else:
+        elif isinstance(out, Facts):
             res.facts[rel] = out
     res.files_scanned = len(sources)
 
@@ -287,7 +318,9 @@ def _compare_tables(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -
     pkg = cl.package
     add = res.findings.append
     users = {}
-    for path, facts in res.facts.items():
+    for path, facts in list(res.facts.items()):
+        if not facts.full and any(m.startswith(i.qualname + ".") for i in facts.imports for m in names):
+            facts = _ensure_full(cfg, res, path)  # `import pkg` then `pkg.sub.x`: needs attribute uses
         imps = facts.imports_of(names)
         if imps:
             users[path] = imps
@@ -313,12 +346,16 @@ def _compare_tables(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -
             continue  # a PARSE finding already speaks for it
         imps = users.get(row.file, [])
         live = [t for t in row.tokens if matches(t, facts, imps, text)]
+        uncovered = [i for i in imps if not _row_tokens_cover(row, i, facts)] if facts else []
+        if facts is not None and not facts.full and (len(live) < len(row.tokens) or uncovered):
+            facts = _ensure_full(cfg, res, row.file)  # imports alone do not decide: names, strings
+            live = [t for t in row.tokens if matches(t, facts, imps, text)]
+            uncovered = [i for i in imps if not _row_tokens_cover(row, i, facts)]
         if not imps and not live:
             if not row.marked_removal:
                 why = "no longer imports" if row.tokens else "does not import"
                 add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` {why} {pkg} and none of its row's tokens match", row.file, None, pkg))
             continue
-        uncovered = [i for i in imps if not _row_tokens_cover(row, i, facts)]
         if uncovered:
             seen: dict[str, Import] = {}
             for i in uncovered:
@@ -353,11 +390,18 @@ def _compare_tables(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -
         add(Finding(cl.rel, line, "MISSING", f"`{path}` imports {shown} but no tier lists it ({where})", path, imps[0].line, pkg))
 
 
-def _ensure_full(cfg: Config, res: Result, rel: str) -> None:
-    if not res.facts[rel].full:
-        out = scan_file(cfg.root, rel, (cfg.root / rel).read_bytes(), True)
+def _ensure_full(cfg: Config, res: Result, rel: str) -> Facts:
+    """The file's full facts (names, attribute uses, strings), scanned once."""
+    facts = res.facts[rel]
+    if not facts.full:
+        path = cfg.root / rel
+        st = path.stat()
+        out = scan_file(cfg.root, rel, path.read_bytes(), True)
         if isinstance(out, Facts):
-            res.facts[rel] = out
+            res.facts[rel] = facts = out
+            if res.cache is not None:
+                res.cache.put(rel, st, out)
+    return facts
 
 
 def _describe(imp: Import) -> str:

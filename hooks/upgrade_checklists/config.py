@@ -31,6 +31,7 @@ class Config:
     import_names: dict[str, list[str]] = field(default_factory=dict)
     families: dict[str, list[str]] = field(default_factory=dict)
     git_url: str = "https://github.com/{github}.git"
+    cache_dir: str | None = ".upgrade-checklists-cache"
     source: Path | None = None  # the file the table came from, for messages
 
     @property
@@ -48,6 +49,7 @@ _KEYS = {
     "import-names": dict,
     "families": dict,
     "git_url": str,
+    "cache_dir": str,
 }
 
 
@@ -107,6 +109,8 @@ def _from_table(root: Path, table: dict, path: Path, shown: str) -> Config:
                 mapping[name] = [mapping[name]]
             _str_list(mapping, name, f"{where}.{key}")
         setattr(cfg, attr, {k: list(v) for k, v in mapping.items()})
+    if "cache_dir" in table:
+        cfg.cache_dir = _relative(table["cache_dir"], f"{where} cache_dir")
     if "git_url" in table:
         cfg.git_url = table["git_url"]
     return cfg

@@ -96,13 +96,31 @@ def iter_sources(root: Path, roots: list[str], exclude: list[str]) -> list[str]:
     return out
 
 
-def prefilter(modules: list[str]) -> re.Pattern[bytes] | None:
-    """A bytes regex that every file importing one of ``modules`` matches."""
-    heads = sorted({m.split(".")[0] for m in modules})
-    if not heads:
-        return None
-    alt = b"|".join(re.escape(h.encode()) for h in heads)
-    return re.compile(rb"(?:^|;)[ \t]*(?:from|import)[ \t][^\n]*?\b(?:" + alt + rb")\b", re.M)
+class Prefilter:
+    """Cheap bytes test that every file importing one of ``modules`` passes.
+
+    A literal search for the top-level names, then a look at the start of each
+    matching line: it must be an ``import``/``from`` statement (or follow a ``;``).
+    Files that only mention the package in prose or strings mostly fail here and
+    are never parsed.
+    """
+
+    _STMT = re.compile(rb"[ \t]*(?:from|import)[ \t]")
+
+    def __init__(self, modules: list[str]) -> None:
+        heads = sorted({m.split(".")[0] for m in modules})
+        alt = b"|".join(re.escape(h.encode()) for h in heads)
+        self._names = re.compile(rb"\b(?:" + alt + rb")\b") if heads else None
+
+    def __call__(self, data: bytes) -> bool:
+        if self._names is None:
+            return False
+        stmt = self._STMT
+        for m in self._names.finditer(data):
+            start = data.rfind(b"\n", 0, m.start()) + 1
+            if stmt.match(data, start) or b";" in data[start : m.start()]:
+                return True
+        return False
 
 
 def scan_file(root: Path, rel: str, data: bytes, full: bool) -> Facts | Finding:
@@ -116,7 +134,42 @@ def scan_file(root: Path, rel: str, data: bytes, full: bool) -> Facts | Finding:
     return facts
 
 
+def _collect_imports(tree: ast.Module, facts: Facts) -> None:
+    """Imports only: walk statements (imports are statements), not expressions."""
+    imports = facts.imports
+    stack = list(tree.body)
+    Import_, ImportFrom = ast.Import, ast.ImportFrom
+    while stack:
+        node = stack.pop()
+        t = type(node)
+        if t is Import_:
+            for a in node.names:
+                imports.append(_plain_import(a, node.lineno))
+        elif t is ImportFrom:
+            if node.level or not node.module:
+                continue
+            for a in node.names:
+                q = node.module if a.name == "*" else f"{node.module}.{a.name}"
+                imports.append(Import(q, a.asname or a.name, a.name, node.lineno, q))
+        else:
+            for attr in ("body", "orelse", "finalbody", "handlers", "cases"):
+                sub = getattr(node, attr, None)
+                if sub:
+                    stack.extend(sub)
+    imports.sort(key=lambda i: i.line)
+
+
+def _plain_import(a: ast.alias, line: int) -> Import:
+    if a.asname:
+        return Import(a.name, a.asname, a.name.rsplit(".", 1)[-1], line, a.name)
+    head = a.name.split(".")[0]
+    return Import(a.name, head, a.name, line, head)
+
+
 def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
+    if not full:
+        _collect_imports(tree, facts)
+        return
     imports = facts.imports
     skip: set[int] = set()
     names = facts.names
@@ -130,23 +183,15 @@ def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
         t = type(node)
         if t is Import_:
             for a in node.names:
-                if a.asname:
-                    imports.append(Import(a.name, a.asname, a.name.rsplit(".", 1)[-1], node.lineno, a.name))
-                else:
-                    head = a.name.split(".")[0]
-                    imports.append(Import(a.name, head, a.name, node.lineno, head))
-            if full:
-                names.update(a.asname or a.name.split(".")[0] for a in node.names)
+                imports.append(_plain_import(a, node.lineno))
+            names.update(a.asname or a.name.split(".")[0] for a in node.names)
         elif t is ImportFrom:
             if node.level or not node.module:
                 continue
             for a in node.names:
                 q = node.module if a.name == "*" else f"{node.module}.{a.name}"
                 imports.append(Import(q, a.asname or a.name, a.name, node.lineno, q))
-                if full:
-                    names.add(a.asname or a.name)
-        elif not full:
-            continue
+                names.add(a.asname or a.name)
         elif t is Name:
             names.add(node.id)
         elif t is Attribute:
@@ -165,7 +210,8 @@ def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
         elif t is ast.keyword:
             if node.arg:
                 names.add(node.arg)
-    if full and chains and imports:
+    imports.sort(key=lambda i: i.line)
+    if chains and imports:
         bound = {imp.bound: imp.target for imp in imports}
         attrs = facts.attributes
         for node in chains:
