@@ -28,9 +28,9 @@ upstream_paths:
 
 ### Primary (engine layer — most likely to break)
 
-| File                 | Imports / Usage                                          |
-| -------------------- | -------------------------------------------------------- |
-| `app/engine/core.py` | `parallel_state` (as `mpu`), `DistributedDataParallel`   |
+| File                 | Imports / Usage                                        |
+| -------------------- | ------------------------------------------------------ |
+| `app/engine/core.py` | `parallel_state` (as `mpu`), `DistributedDataParallel` |
 
 ### Secondary (model / infra layer)
 
@@ -38,10 +38,10 @@ _None._
 
 ### Tertiary (tests, config)
 
-| File                 | Imports / Usage                                           |
-| -------------------- | --------------------------------------------------------- |
-| `app/tools/names.py` | `"fakepkg-core"` in `PACKAGE_IMPORT_MAP` (metadata only)  |
-| `tests/test_core.py` | `dist_checkpointing.save`                                 |
+| File                 | Imports / Usage                                          |
+| -------------------- | -------------------------------------------------------- |
+| `app/tools/names.py` | `"fakepkg-core"` in `PACKAGE_IMPORT_MAP` (metadata only) |
+| `tests/test_core.py` | `dist_checkpointing.save`                                |
 
 ______________________________________________________________________
 

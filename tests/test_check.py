@@ -39,7 +39,7 @@ def test_missing_finds_every_kind_of_import(repo: Repo) -> None:
     (finding,) = r.json()["findings"]
     assert finding["code"] == "MISSING"
     assert finding["message"] == (
-        "`app/utils/kinds.py` imports `fakepkg.core.a`, `fakepkg.core.b`, `fakepkg.core.c`, "
+        "`app/utils/kinds.py` imports `fakepkg.core.a`, `fakepkg.core.b as b`, `fakepkg.core.c`, "
         "`fakepkg.core.d.e as f` but no tier lists it (belongs in Secondary)"
     )
 

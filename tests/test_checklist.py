@@ -192,9 +192,9 @@ def test_formatter_mangled_frontmatter_names_the_cause(repo: Repo) -> None:
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("| File                 | Imports / Usage                                          |",
+        ("| File                 | Imports / Usage                                        |",
          "| Path | What |", "checklists/fakepkg-core.md:13:1: FORMAT tier table has columns ['Path', 'What']; expected | File | Imports / Usage |"),
-        ("| -------------------- | -------------------------------------------------------- |\n", "",
+        ("| -------------------- | ------------------------------------------------------ |\n", "",
          "checklists/fakepkg-core.md:13:1: FORMAT broken table: lines start with '|' but there is no '| --- |' delimiter row"),
         ("## API Usage Catalog", "## Catalogue of APIs",
          "checklists/fakepkg-core.md:1:1: FORMAT missing section '## API Usage Catalog'"),

@@ -23,10 +23,16 @@ RACY_NS = 2_000_000_000
 _FILE = "scan-v1.pickle"
 
 
+def _code_stamp() -> int:
+    """Changes whenever this package's code does (an editable install, a new release)."""
+    here = Path(__file__).parent
+    return max(p.stat().st_mtime_ns for p in here.glob("*.py"))
+
+
 class ScanCache:
     def __init__(self, directory: Path | None, key: str) -> None:
         self.directory = directory
-        self.key = f"{__version__}:{key}"
+        self.key = f"{__version__}:{_code_stamp()}:{key}"
         self.entries: dict[str, tuple[int, int, object]] = {}
         self.dirty = False
         self.hits = 0

@@ -93,6 +93,8 @@ class Checklist:
     frontmatter_lines: dict[str, int] = field(default_factory=dict)
     rows: list[Row] = field(default_factory=list)
     tier_lines: dict[str, int] = field(default_factory=dict)
+    tables: dict[str, tuple[int, int]] = field(default_factory=dict)  # tier -> 0-based [start, end) lines
+    empty_tiers: dict[str, tuple[int, int]] = field(default_factory=dict)  # tier -> `_None._` lines
     section_lines: dict[str, int] = field(default_factory=dict)
     entries: list[Entry] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)
@@ -107,15 +109,15 @@ class Checklist:
         value = self.frontmatter.get("package")
         return value if isinstance(value, str) else self.name
 
-    def problem(self, code: str, line: int | None, message: str) -> None:
-        self.problems.append(Finding(self.rel, line or 1, code, message, package=self.package))
+    def problem(self, code: str, line: int | None, message: str, fix: dict | None = None) -> None:
+        self.problems.append(Finding(self.rel, line or 1, code, message, package=self.package, fix=fix))
 
 
 @lru_cache(maxsize=None)
 def _md() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark").enable("table")
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
 
 def read_checklist(path: Path, rel: str) -> Checklist:
@@ -254,7 +256,16 @@ def _line(tok: Token) -> int:
 
 
 def _codes(inline: Token) -> list[str]:
-    return [c.content for c in inline.children or [] if c.type == "code_inline"]
+    """Backticked tokens, except struck-through ones (~~`old`~~: retired by a fix)."""
+    out, struck = [], 0
+    for c in inline.children or []:
+        if c.type == "s_open":
+            struck += 1
+        elif c.type == "s_close":
+            struck -= 1
+        elif c.type == "code_inline" and not struck:
+            out.append(c.content)
+    return out
 
 
 def _cell_file(inline: Token) -> str:
@@ -319,7 +330,9 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
                 _read_table(cl, tokens[i:close], tier)
             i = close + 1
             continue
-        if tok.type == "inline" and section == "affected" and tok.content.lstrip().startswith("|"):
+        if tok.type == "inline" and section == "affected" and tier and tok.content.strip() in ("_None._", "*None.*"):
+            cl.empty_tiers[tier] = (tok.map[0], tok.map[1])
+        elif tok.type == "inline" and section == "affected" and tok.content.lstrip().startswith("|"):
             cl.problem("FORMAT", _line(tok), "broken table: lines start with '|' but there is no '| --- |' delimiter row")
         elif tok.type == "inline" and section == "catalog" and entry is not None:
             _read_entry_paragraph(entry, tok)
@@ -345,7 +358,7 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
     expected = 1
     for e in cl.entries:
         if e.number != expected:
-            cl.problem("NUMBERING", e.line, f"catalog entry numbered {e.number}, expected {expected}")
+            cl.problem("NUMBERING", e.line, f"catalog entry numbered {e.number}, expected {expected}", {"renumber": True})
         expected += 1
 
 
@@ -378,6 +391,10 @@ def _read_table(cl: Checklist, tokens: list[Token], tier: str | None) -> None:
     if len(header) < 2 or header[0].lower() != "file":
         cl.problem("FORMAT", table_line, f"tier table has columns {header!r}; expected | File | Imports / Usage |")
         return
+    if tier in cl.tables:
+        cl.problem("FORMAT", table_line, f"a second table under {tier.capitalize()}; merge the two")
+        return
+    cl.tables[tier] = (tokens[0].map[0], tokens[0].map[1])
     for cells in rows:
         line = cells[0].meta["row_line"]
         file = _cell_file(cells[0])

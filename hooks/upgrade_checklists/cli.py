@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from upgrade_checklists import __version__, config, report
+from upgrade_checklists import __version__, config, fix, report
 from upgrade_checklists.compare import run_check, select
 from upgrade_checklists.config import ConfigError
 
@@ -28,6 +28,9 @@ def _parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", parents=[common], help="compare checklists with the code (the checklist-structure hook)")
     check.add_argument("paths", nargs="*", help="report only findings concerning these files (as pre-commit passes them)")
+    mode = check.add_mutually_exclusive_group()
+    mode.add_argument("--fix", action="store_true", help="rewrite checklists to repair the fixable findings")
+    mode.add_argument("--diff", action="store_true", help="print the diff --fix would apply; change nothing")
     return p
 
 
@@ -43,13 +46,37 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"upgrade-checklists: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        print(f"upgrade-checklists: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
 
 
 def _check(args: argparse.Namespace, cfg: config.Config) -> int:
-    result = run_check(cfg, use_cache=not args.no_cache)
-    findings = result.findings
-    if args.paths:
-        findings = select(findings, args.paths, cfg)
+    use_cache = not args.no_cache
+
+    def run():
+        result = run_check(cfg, use_cache=use_cache)
+        return result, (select(result.findings, args.paths, cfg) if args.paths else result.findings)
+
+    result, findings = run()
+    if args.diff:
+        changes = fix.plan(result, cfg, findings)
+        for path, (old, new) in sorted(changes.items()):
+            sys.stdout.write(fix.unified_diff(_rel(path, cfg), old, new))
+        return 1 if changes else 0
+    fixed: list[Path] = []
+    if args.fix:
+        for _ in range(3):  # a fix can reveal another (a moved file in another tier): until stable
+            changes = fix.plan(result, cfg, findings)
+            if not changes:
+                break
+            for path, (_old, new) in sorted(changes.items()):
+                fix.write_atomic(path, new)
+                if path not in fixed:
+                    fixed.append(path)
+            result, findings = run()
+        for path in fixed:
+            print(f"Fixing {_rel(path, cfg)}")
     if args.verbose:
         for note in result.notes:
             print(f"note: {note}", file=sys.stderr)
@@ -58,7 +85,14 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
               f"{hits} from the cache", file=sys.stderr)
     out = report.render(findings, args.format, checklists=len(result.checklists), files_scanned=result.files_scanned)
     sys.stdout.write(out)
-    return 1 if findings else 0
+    return 1 if findings or fixed else 0
+
+
+def _rel(path: Path, cfg: config.Config) -> str:
+    try:
+        return path.relative_to(cfg.root).as_posix()
+    except ValueError:
+        return str(path)
 
 
 if __name__ == "__main__":  # pragma: no cover

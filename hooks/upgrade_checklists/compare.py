@@ -354,7 +354,7 @@ def _compare_tables(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -
         if not imps and not live:
             if not row.marked_removal:
                 why = "no longer imports" if row.tokens else "does not import"
-                add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` {why} {pkg} and none of its row's tokens match", row.file, None, pkg))
+                add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` {why} {pkg} and none of its row's tokens match", row.file, None, pkg, {"mark": True}))
             continue
         if uncovered:
             seen: dict[str, Import] = {}
@@ -362,14 +362,16 @@ def _compare_tables(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -
                 seen.setdefault(_describe(i), i)
             shown = ", ".join(f"`{d}`" for d in seen)
             first = min(i.line for i in uncovered)
-            add(Finding(cl.rel, row.line, "CHANGED", f"`{row.file}` imports {shown}, not in its row", row.file, first, pkg))
+            add(Finding(cl.rel, row.line, "CHANGED", f"`{row.file}` imports {shown}, not in its row", row.file, first, pkg,
+                        {"add": usage_parts(uncovered)}))
         dead = [t for t in row.tokens if t not in live]
         if dead:
             shown = ", ".join(f"`{t}`" for t in dead)
-            add(Finding(cl.rel, row.line, "CHANGED", f"`{row.file}`: {shown} no longer match anything in the file", row.file, None, pkg))
+            add(Finding(cl.rel, row.line, "CHANGED", f"`{row.file}`: {shown} no longer match anything in the file", row.file, None, pkg,
+                        {"strike": dead}))
         want, rule = tiers.tier_of(row.file)
         if want is not None and want != row.tier:
-            add(Finding(cl.rel, row.line, "TIER", f"`{row.file}` is listed as {row.tier.capitalize()} but its location ({rule}) maps to {want.capitalize()}", row.file, None, pkg))
+            add(Finding(cl.rel, row.line, "TIER", f"`{row.file}` is listed as {row.tier.capitalize()} but its location ({rule}) maps to {want.capitalize()}", row.file, None, pkg, {"tier": want}))
 
     missing = {p: imps for p, imps in users.items() if p not in by_file}
     if gone:  # matching a move compares row tokens with uses: needs full facts
@@ -379,15 +381,17 @@ def _compare_tables(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -
         match = _moved_target(row, missing, res.facts)
         if match is not None:
             imps = missing.pop(match)
-            add(Finding(cl.rel, row.line, "MOVED", f"`{row.file}` moved to `{match}` (same name, same imports)", match, imps[0].line, pkg))
+            add(Finding(cl.rel, row.line, "MOVED", f"`{row.file}` moved to `{match}` (same name, same imports)", match, imps[0].line, pkg,
+                        {"old": row.file, "new": match}))
         elif not row.marked_removal:
-            add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` does not exist", row.file, None, pkg))
+            add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` does not exist", row.file, None, pkg, {"mark": True}))
     for path, imps in sorted(missing.items()):
         tier, _ = tiers.tier_of(path)
         line = cl.tier_lines.get(tier or "", cl.section_lines.get("affected", 1))
         where = f"belongs in {tier.capitalize()}" if tier else "no tier rule matches its location"
         shown = ", ".join(f"`{d}`" for d in dict.fromkeys(_describe(i) for i in imps))
-        add(Finding(cl.rel, line, "MISSING", f"`{path}` imports {shown} but no tier lists it ({where})", path, imps[0].line, pkg))
+        fix = {"tier": tier, "cell": ", ".join(usage_parts(imps))} if tier else None
+        add(Finding(cl.rel, line, "MISSING", f"`{path}` imports {shown} but no tier lists it ({where})", path, imps[0].line, pkg, fix))
 
 
 def _ensure_full(cfg: Config, res: Result, rel: str) -> Facts:
@@ -402,6 +406,21 @@ def _ensure_full(cfg: Config, res: Result, rel: str) -> Facts:
             if res.cache is not None:
                 res.cache.put(rel, st, out)
     return facts
+
+
+def usage_parts(imports: list[Import]) -> list[str]:
+    """Backticked cell parts documenting ``imports``: original names, alias noted."""
+    parts = []
+    for imp in imports:
+        if imp.original == "*":
+            part = f"`{imp.qualname}`"
+        elif imp.bound not in (imp.original, imp.original.split(".")[0]):
+            part = f"`{imp.original}` (as `{imp.bound}`)"
+        else:
+            part = f"`{imp.original}`"
+        if part not in parts:
+            parts.append(part)
+    return parts
 
 
 def _describe(imp: Import) -> str:
@@ -455,7 +474,8 @@ def _check_catalog(cfg: Config, res: Result, cl: Checklist) -> None:
             start, end = min(places, key=lambda p: abs(p[0] - cs.line))
             now = f"line {start}" if cs.end_line is None or start == end else f"lines {start}-{end}"
             was = f"line {cs.line}" if cs.end_line is None else f"lines {cs.line}-{cs.end_line}"
-            add(Finding(cl.rel, cs.ref_line, "LINE", f"entry {e.number}: snippet in `{cs.file}` is now at {now} (recorded {was})", cs.file, start, pkg))
+            add(Finding(cl.rel, cs.ref_line, "LINE", f"entry {e.number}: snippet in `{cs.file}` is now at {now} (recorded {was})", cs.file, start, pkg,
+                        {"start": start, "end": end}))
     for g in cl.guards:
         text = squashed(g.file)
         if text is None:
@@ -480,9 +500,11 @@ def _check_status(cfg: Config, res: Result, checklists: list[Checklist]) -> None
     for cl in checklists:
         row = by_name.get(cl.name)
         if row is None:
-            res.findings.append(Finding(rel, 1, "STATUS", f"no status row for {cl.name} ({len(cl.entries)} API entries)", cl.rel, None, cl.package))
+            res.findings.append(Finding(rel, 1, "STATUS", f"no status row for {cl.name} ({len(cl.entries)} API entries)", cl.rel, None, cl.package,
+                                        {"name": cl.name, "count": len(cl.entries)}))
         elif row.count != len(cl.entries):
-            res.findings.append(Finding(rel, row.line, "STATUS", f"{cl.name}: status says {row.count} API entries, the catalog has {len(cl.entries)}", cl.rel, None, cl.package))
+            res.findings.append(Finding(rel, row.line, "STATUS", f"{cl.name}: status says {row.count} API entries, the catalog has {len(cl.entries)}", cl.rel, None, cl.package,
+                                        {"count": len(cl.entries)}))
     for r in rows:
         if r.name not in names:
             res.findings.append(Finding(rel, r.line, "STATUS", f"status row for {r.name}, which has no checklist"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, order=True)
@@ -21,9 +21,11 @@ class Finding:
     file: str | None = None
     line: int | None = None
     package: str | None = None
+    #: what a fixer needs to repair it (e.g. {"tier": "primary"}); not part of the output
+    fix: dict | None = field(default=None, compare=False, hash=False, repr=False)
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return {k: getattr(self, k) for k in ("code", "checklist", "checklist_line", "file", "line", "package", "message")}
 
     @property
     def location(self) -> tuple[str, int]:

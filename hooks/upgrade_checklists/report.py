@@ -28,10 +28,7 @@ def render(findings: list[Finding], fmt: str, *, checklists: int, files_scanned:
     if fmt == "json":
         doc = {
             "version": 1,
-            "findings": [
-                {k: f.as_dict()[k] for k in ("code", "checklist", "checklist_line", "file", "line", "package", "message")}
-                for f in findings
-            ],
+            "findings": [f.as_dict() for f in findings],
             "summary": {
                 "checklists": checklists,
                 "files_scanned": files_scanned,

@@ -160,8 +160,8 @@ def _collect_imports(tree: ast.Module, facts: Facts) -> None:
 
 
 def _plain_import(a: ast.alias, line: int) -> Import:
-    if a.asname:
-        return Import(a.name, a.asname, a.name.rsplit(".", 1)[-1], line, a.name)
+    if a.asname:  # ``import a.b as c``: the original name is the module path
+        return Import(a.name, a.asname, a.name, line, a.name)
     head = a.name.split(".")[0]
     return Import(a.name, head, a.name, line, head)
 

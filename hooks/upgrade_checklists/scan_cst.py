@@ -31,7 +31,7 @@ class _Visitor(cst.CSTVisitor):
             asname = a.asname.name.value if a.asname and isinstance(a.asname.name, cst.Name) else None
             head = name.split(".")[0]
             if asname:
-                imp = Import(name, asname, name.rsplit(".", 1)[-1], self._line(node), name)
+                imp = Import(name, asname, name, self._line(node), name)
             else:
                 imp = Import(name, head, name, self._line(node), head)
             self.facts.imports.append(imp)
