@@ -7,6 +7,7 @@ configuration error.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -31,6 +32,12 @@ def _parser() -> argparse.ArgumentParser:
     mode = check.add_mutually_exclusive_group()
     mode.add_argument("--fix", action="store_true", help="rewrite checklists to repair the fixable findings")
     mode.add_argument("--diff", action="store_true", help="print the diff --fix would apply; change nothing")
+    new = sub.add_parser("new", parents=[common], help="create a checklist for a package from a scan of the code")
+    new.add_argument("package", help="the pip name; the checklist is <checklists>/<PACKAGE>.md")
+    new.add_argument("--github", required=True, metavar="ORG/REPO", help="upstream repository")
+    new.add_argument("--branch-template", default="v${VERSION}", help="git tag/branch for a version (default: v${VERSION})")
+    new.add_argument("--import-name", action="append", default=[], metavar="MODULE", help="import path (repeatable; default: found in the code)")
+    new.add_argument("--upstream-path", action="append", default=[], metavar="PATH", help="upstream file or directory worth reading (repeatable)")
     return p
 
 
@@ -42,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0)
     try:
         cfg = config.load(Path.cwd(), args.config)
+        if args.command == "new":
+            return _new(args, cfg)
         return _check(args, cfg)
     except ConfigError as exc:
         print(f"upgrade-checklists: error: {exc}", file=sys.stderr)
@@ -86,6 +95,19 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
     out = report.render(findings, args.format, checklists=len(result.checklists), files_scanned=result.files_scanned)
     sys.stdout.write(out)
     return 1 if findings or fixed else 0
+
+
+def _new(args: argparse.Namespace, cfg: config.Config) -> int:
+    from upgrade_checklists.new import create
+
+    if not re.match(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$", args.package):
+        raise ConfigError(f"{args.package!r} is not a valid package name")
+    made = create(cfg, args.package, args.github, args.branch_template, args.import_name, args.upstream_path)
+    print(f"Created {_rel(made.path, cfg)}: {made.files} files, {made.entries} API entries "
+          f"(import names: {', '.join(made.import_names)})")
+    if made.status_updated:
+        print(f"Added a row to {cfg.status_file}")
+    return 0
 
 
 def _rel(path: Path, cfg: config.Config) -> str:

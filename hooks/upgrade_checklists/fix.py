@@ -363,9 +363,14 @@ def _assemble(out: list[str], ed: _Edit, eol: str) -> str:
 
 
 def _fix_status(text: str, findings: list[Finding], checklists: dict[str, Checklist]) -> str:
-    lines = text.splitlines(keepends=True)
     counts = {f.checklist_line: f.fix["count"] for f in findings if "name" not in f.fix and f.checklist_line}
-    new_rows = [f.fix for f in findings if "name" in f.fix]
+    new_rows = [(f.fix["name"], f.fix["count"]) for f in findings if "name" in f.fix]
+    return status_text(text, counts, new_rows)
+
+
+def status_text(text: str, counts: dict[int, int], new_rows: list[tuple[str, int]]) -> str:
+    """The status file with the counts at ``{line: count}`` rewritten and rows added."""
+    lines = text.splitlines(keepends=True)
     edits: dict[tuple[int, int], Table] = {}
     for line, count in counts.items():
         if not (0 < line <= len(lines)):
@@ -381,9 +386,8 @@ def _fix_status(text: str, findings: list[Finding], checklists: dict[str, Checkl
         if anchor is not None:
             a, b = table_block(lines, anchor)
             t = edits.setdefault((a, b), Table.parse(lines[a:b]))
-            for fx in new_rows:
-                noun = "entry" if fx["count"] == 1 else "entries"
-                t.add_row([f"`{fx['name']}.md`", f"{fx['count']} API {noun}"])
+            for name, count in new_rows:
+                t.add_row([f"`{name}.md`", f"{count} API {'entry' if count == 1 else 'entries'}"])
     out: list[str] = []
     i = 0
     starts = {a: (b, t) for (a, b), t in edits.items()}

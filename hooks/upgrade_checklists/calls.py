@@ -1,0 +1,125 @@
+"""Call sites of a package's APIs in one source file, found through its imports.
+
+``from megatron.core import parallel_state as mpu`` then ``mpu.initialize(tp=2)``
+is a call of ``megatron.core.parallel_state.initialize``. Used by ``new`` (one
+catalog entry per API) and by the upgrade audit (binding calls to signatures).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+_SIMPLE = (
+    ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Raise,
+    ast.Assert, ast.Delete,
+)
+
+
+@dataclass
+class Call:
+    """One call of a resolved API."""
+
+    api: str  # fully qualified: megatron.core.parallel_state.initialize
+    line: int  # first line of the statement (what a checklist records)
+    end_line: int
+    snippet: str  # the statement's source, dedented
+    positional: int = 0
+    keywords: list[str] = field(default_factory=list)
+    star_args: bool = False
+    star_kwargs: bool = False
+    node: ast.Call | None = field(default=None, repr=False, compare=False)
+
+
+def bindings(tree: ast.Module, modules: list[str]) -> dict[str, str]:
+    """Bound name -> qualified target, for imports inside ``modules`` (any scope)."""
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                target = a.name if a.asname else a.name.split(".")[0]
+                bound = a.asname or target
+                if _inside(a.name, modules) or any(m.startswith(target + ".") for m in modules):
+                    out[bound] = target
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                q = f"{node.module}.{a.name}"
+                if a.name != "*" and _inside(q, modules):
+                    out[a.asname or a.name] = q
+    return out
+
+
+def _inside(name: str, modules: list[str]) -> bool:
+    return any(name == m or name.startswith(m + ".") for m in modules)
+
+
+def dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def resolve(expr: ast.AST, bound: dict[str, str]) -> str | None:
+    name = dotted(expr)
+    if name is None:
+        return None
+    head, _, rest = name.partition(".")
+    if head not in bound:
+        return None
+    return bound[head] + ("." + rest if rest else "")
+
+
+def find_calls(source: str, tree: ast.Module, modules: list[str]) -> list[Call]:
+    """Every call in ``tree`` whose callee resolves into ``modules``, in source order."""
+    bound = bindings(tree, modules)
+    if not bound:
+        return []
+    lines = source.splitlines()
+    out: list[Call] = []
+    for stmt in ast.walk(tree):
+        if not isinstance(stmt, ast.stmt):
+            continue
+        simple = isinstance(stmt, _SIMPLE)
+        for node in _calls_in(stmt, simple):
+            api = resolve(node.func, bound)
+            if api is None or not _inside(api, modules):
+                continue
+            where = stmt if simple else node
+            out.append(Call(
+                api, where.lineno, where.end_lineno or where.lineno, _segment(lines, where),
+                positional=sum(1 for a in node.args if not isinstance(a, ast.Starred)),
+                keywords=[k.arg for k in node.keywords if k.arg],
+                star_args=any(isinstance(a, ast.Starred) for a in node.args),
+                star_kwargs=any(k.arg is None for k in node.keywords),
+                node=node,
+            ))
+    out.sort(key=lambda c: (c.line, c.node.col_offset if c.node else 0))
+    return out
+
+
+def _calls_in(stmt: ast.stmt, simple: bool):
+    """Calls belonging to this statement: all of a simple one, the header of a compound one."""
+    if simple:
+        roots = [stmt]
+    else:
+        roots = [getattr(stmt, f) for f in ("test", "iter", "items", "subject", "value", "decorator_list") if getattr(stmt, f, None)]
+        roots = [x for r in roots for x in (r if isinstance(r, list) else [r])]
+    for root in roots:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Call):
+                yield node
+
+
+def _segment(lines: list[str], node: ast.AST) -> str:
+    first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    if first == last:
+        return lines[first][node.col_offset : node.end_col_offset].strip()
+    chunk = [lines[first][node.col_offset :]] + lines[first + 1 : last] + [lines[last][: node.end_col_offset]]
+    indent = min((len(l) - len(l.lstrip()) for l in chunk[1:] if l.strip()), default=0)
+    base = min(indent, node.col_offset)
+    return "\n".join([chunk[0].rstrip()] + [l[base:].rstrip() for l in chunk[1:]])

@@ -1,0 +1,99 @@
+"""``upgrade-checklists new PACKAGE``: a first checklist that passes ``check``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import Repo
+
+LM = '''\
+import otherlib_core as oc
+from otherlib_core.layers import Dense, build as make
+
+
+def model(x):
+    layer = Dense(
+        units=4,
+        activation="relu",
+    )
+    if oc.utils.ready(x):
+        return make(layer, x)
+    return oc.Model(layer)
+'''
+
+
+@pytest.fixture
+def other(repo: Repo) -> Repo:
+    repo.write("app/models/__init__.py", "")
+    repo.write("app/models/lm.py", LM)
+    repo.write("tests/test_lm.py", "from otherlib_core.layers import Dense\n\n\ndef test_dense():\n    assert Dense(units=1)\n")
+    return repo
+
+
+def test_new_creates_a_checklist_that_passes_check(other: Repo) -> None:
+    r = other.run("new", "otherlib-core", "--github", "acme/otherlib")
+    assert (r.code, r.out) == (0, "Created checklists/otherlib-core.md: 2 files, 4 API entries (import names: otherlib_core)\n")
+    text = other.read("checklists/otherlib-core.md")
+    assert text.startswith(
+        "---\npackage: otherlib-core\ngithub: acme/otherlib\nbranch_template: v${VERSION}\n"
+        "upstream_paths:\n  - otherlib_core/\nimport_names:\n  - otherlib_core\n---\n\n## Affected Files\n"
+    )
+    assert "| `app/models/lm.py` | `otherlib_core` (as `oc`), `Dense`, `build` (as `make`) |" in text
+    assert "| `tests/test_lm.py` | `Dense`         |" in text
+    assert [l for l in text.splitlines() if l.startswith("### ") and l[4].isdigit()] == [
+        "### 1. `otherlib_core.layers.Dense`",
+        "### 2. `otherlib_core.utils.ready`",
+        "### 3. `otherlib_core.layers.build`",
+        "### 4. `otherlib_core.Model`",
+    ]
+    assert "Called in `app/models/lm.py` (lines 6-9):\n\n```python\nlayer = Dense(\n    units=4,\n    activation=\"relu\",\n)\n```" in text
+    assert "**Check:** `units`, `activation` still accepted as keywords; no new required parameter." in text
+    assert other.run("check").code == 0
+
+
+def test_new_output_is_mdformat_stable(other: Repo) -> None:
+    other.run("new", "otherlib-core", "--github", "acme/otherlib")
+    path = other.path / "checklists/otherlib-core.md"
+    before = path.read_text()
+    subprocess.run([sys.executable, "-m", "mdformat", "--wrap=88", str(path)], check=True)
+    assert path.read_text() == before
+
+
+def test_new_adds_status_row(other: Repo) -> None:
+    other.edit("pyproject.toml", 'roots = ["app", "tests"]', 'roots = ["app", "tests"]\nstatus_file = "SKILL.md"')
+    other.write("SKILL.md", "| Checklist | Entries |\n| --- | --- |\n| `fakepkg-core.md` | 2 API entries |\n")
+    r = other.run("new", "otherlib-core", "--github", "acme/otherlib", "--import-name", "otherlib_core")
+    assert r.out.endswith("Added a row to SKILL.md\n")
+    assert other.read("SKILL.md") == (
+        "| Checklist | Entries |\n| --- | --- |\n| `fakepkg-core.md` | 2 API entries |\n| `otherlib-core.md` | 4 API entries |\n"
+    )
+    assert other.run("check").code == 0
+
+
+def test_new_refuses_to_overwrite(other: Repo) -> None:
+    before = other.read("checklists/fakepkg-core.md")
+    r = other.run("new", "fakepkg-core", "--github", "acme/x")
+    assert (r.code, r.err) == (2, "upgrade-checklists: error: checklists/fakepkg-core.md already exists; new never overwrites a checklist\n")
+    assert other.read("checklists/fakepkg-core.md") == before
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["otherlib-core", "--github=-oProxyCommand=x"], "checklists/otherlib-core.md: frontmatter 'github': '-oProxyCommand=x' is not of the form 'org/repo'"),
+        (["otherlib-core", "--github", "a/b", "--branch-template", "v1"], "frontmatter 'branch_template': 'v1' does not contain ${VERSION}"),
+        (["otherlib-core", "--github", "a/b", "--branch-template", "$(touch x)${VERSION}"], "has characters not allowed in a git ref"),
+        (["otherlib-core", "--github", "a/b", "--upstream-path", "../../etc"], "'../../etc' must be a relative path"),
+        (["otherlib-core", "--github", "a/b", "--import-name", "os; import x"], "'import_names': must be a list of dotted module names"),
+        (["../evil", "--github", "a/b"], "'../evil' is not a valid package name"),
+    ],
+)
+def test_new_rejects_hostile_values_and_writes_nothing(other: Repo, args: list[str], error: str) -> None:
+    r = other.run("new", *args)
+    assert r.code == 2
+    assert error in r.err and r.err.count("\n") == 1
+    assert sorted(p.name for p in (other.path / "checklists").iterdir()) == ["fakepkg-core.md"]
+    assert not (other.path / "x").exists()
