@@ -28,6 +28,8 @@ class Call:
     keywords: list[str] = field(default_factory=list)
     star_args: bool = False
     star_kwargs: bool = False
+    used: bool = True  # the result is consumed (not a bare expression statement)
+    assigned_to: str | None = None  # `x = api(...)`, `self.x = api(...)`: the dotted target
     node: ast.Call | None = field(default=None, repr=False, compare=False)
 
 
@@ -89,17 +91,45 @@ def find_calls(source: str, tree: ast.Module, modules: list[str]) -> list[Call]:
             api = resolve(node.func, bound)
             if api is None or not _inside(api, modules):
                 continue
-            where = stmt if simple else node
-            out.append(Call(
-                api, where.lineno, where.end_lineno or where.lineno, _segment(lines, where),
-                positional=sum(1 for a in node.args if not isinstance(a, ast.Starred)),
-                keywords=[k.arg for k in node.keywords if k.arg],
-                star_args=any(isinstance(a, ast.Starred) for a in node.args),
-                star_kwargs=any(k.arg is None for k in node.keywords),
-                node=node,
-            ))
+            out.append(_call(api, stmt if simple else node, node, stmt, lines))
     out.sort(key=lambda c: (c.line, c.node.col_offset if c.node else 0))
     return out
+
+
+def find_method_calls(source: str, tree: ast.Module, receiver: str | None, method: str | None) -> list[Call]:
+    """Calls ``<receiver>.<method>(...)``; any receiver when ``receiver`` is None (the
+    ``self.bridge.save_hf_pretrained(...)`` of ``AutoBridge.save_hf_pretrained``), any
+    method when ``method`` is None. ``Call.api`` is the method name."""
+    lines = source.splitlines()
+    out = []
+    for stmt in ast.walk(tree):
+        if not isinstance(stmt, ast.stmt):
+            continue
+        simple = isinstance(stmt, _SIMPLE)
+        for node in _calls_in(stmt, simple):
+            f = node.func
+            if isinstance(f, ast.Attribute) and method in (None, f.attr) and (receiver is None or dotted(f.value) == receiver):
+                out.append(_call(f.attr, stmt if simple else node, node, stmt, lines))
+    out.sort(key=lambda c: c.line)
+    return out
+
+
+def _call(api: str, where: ast.AST, node: ast.Call, stmt: ast.stmt, lines: list[str]) -> Call:
+    target = None
+    if isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1:
+        target = dotted(stmt.targets[0])
+    elif isinstance(stmt, ast.AnnAssign) and stmt.value is node:
+        target = dotted(stmt.target)
+    return Call(
+        api, where.lineno, where.end_lineno or where.lineno, _segment(lines, where),
+        positional=sum(1 for a in node.args if not isinstance(a, ast.Starred)),
+        keywords=[k.arg for k in node.keywords if k.arg],
+        star_args=any(isinstance(a, ast.Starred) for a in node.args),
+        star_kwargs=any(k.arg is None for k in node.keywords),
+        used=not (isinstance(stmt, ast.Expr) and stmt.value is node),
+        assigned_to=target,
+        node=node,
+    )
 
 
 def _calls_in(stmt: ast.stmt, simple: bool):

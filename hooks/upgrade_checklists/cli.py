@@ -38,6 +38,14 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("--branch-template", default="v${VERSION}", help="git tag/branch for a version (default: v${VERSION})")
     new.add_argument("--import-name", action="append", default=[], metavar="MODULE", help="import path (repeatable; default: found in the code)")
     new.add_argument("--upstream-path", action="append", default=[], metavar="PATH", help="upstream file or directory worth reading (repeatable)")
+    audit = sub.add_parser("audit", parents=[common], help="audit the code against new upstream versions (the upgrade-audit hook)")
+    audit.add_argument("specs", nargs="*", metavar="PKG==VERSION", help="packages and target versions (default: what moved since --base-ref)")
+    audit.add_argument("--from", dest="from_version", metavar="VERSION", help="the old version to compare with (default: the pinned one)")
+    audit.add_argument("--base-ref", default="HEAD", help="git ref whose pins are the old versions (default: HEAD)")
+    audit.add_argument("--source", choices=("git", "index", "auto"), default="auto", help="where upstream source comes from (default: auto, git then index)")
+    audit.add_argument("--cache-dir", type=Path, help="where fetched sources are kept (default: the per-user cache)")
+    audit.add_argument("--summary", type=Path, metavar="PATH", help="where to write the summary (default: upgrade-summary.md in the repository root)")
+    audit.add_argument("--timeout", type=int, default=600, help="seconds a fetch may take (default: 600)")
     return p
 
 
@@ -51,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         cfg = config.load(Path.cwd(), args.config)
         if args.command == "new":
             return _new(args, cfg)
+        if args.command == "audit":
+            return _audit(args, cfg)
         return _check(args, cfg)
     except ConfigError as exc:
         print(f"upgrade-checklists: error: {exc}", file=sys.stderr)
@@ -108,6 +118,36 @@ def _new(args: argparse.Namespace, cfg: config.Config) -> int:
     if made.status_updated:
         print(f"Added a row to {cfg.status_file}")
     return 0
+
+
+def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
+    from upgrade_checklists import audit, summary
+
+    check = run_check(cfg, use_cache=not args.no_cache)
+    try:
+        targets, notes = audit.plan(cfg, check.checklists, args.specs, args.from_version, args.base_ref)
+    except audit.AuditError as exc:
+        raise ConfigError(str(exc)) from None
+    auditor = audit.Auditor(cfg, check, source=args.source, cache_dir=args.cache_dir, timeout=args.timeout,
+                            progress=audit.progress_printer())
+    result = auditor.run(targets)
+    result.notes = notes + result.notes
+    path = args.summary if args.summary is not None else cfg.root / "upgrade-summary.md"
+    if not path.is_absolute():
+        path = cfg.root / path
+    fix.write_atomic_any(path, summary.render(result))
+    if args.verbose:
+        for note in result.notes:
+            print(f"note: {note}", file=sys.stderr)
+    packages = [{"package": t.package, "old_version": t.old, "new_version": t.new, "source": t.source} for t in result.targets]
+    sys.stdout.write(report.render(result.findings, args.format, checklists=len(check.checklists),
+                                   files_scanned=check.files_scanned, extra={"packages": packages}))
+    for err in result.errors:
+        print(f"upgrade-checklists: error: {err}", file=sys.stderr)
+    print(f"Wrote {_rel(path, cfg)}", file=sys.stderr)
+    if result.errors:
+        return 2
+    return 1 if result.breaking else 0
 
 
 def _rel(path: Path, cfg: config.Config) -> str:

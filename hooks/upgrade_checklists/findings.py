@@ -23,6 +23,10 @@ class Finding:
     package: str | None = None
     #: what a fixer needs to repair it (e.g. {"tier": "primary"}); not part of the output
     fix: dict | None = field(default=None, compare=False, hash=False, repr=False)
+    #: audit findings: "error" breaks the upgrade, "warning" and "info" do not
+    severity: str = field(default="error", compare=False)
+    #: audit findings are located at the call site, structure findings at the checklist
+    at_source: bool = field(default=False, compare=False)
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in ("code", "checklist", "checklist_line", "file", "line", "package", "message")}
@@ -30,7 +34,7 @@ class Finding:
     @property
     def location(self) -> tuple[str, int]:
         """Where an editor should jump: the checklist if any, else the source file."""
-        if self.checklist is not None:
+        if self.checklist is not None and not (self.at_source and self.file):
             return self.checklist, self.checklist_line or 1
         return self.file or "", self.line or 1
 
@@ -50,4 +54,24 @@ STRUCTURE_CODES = (
     "GUARD",
     "STATUS",
     "PARSE",
+)
+
+#: The upgrade audit's codes.
+AUDIT_CODES = (
+    "REMOVED_PARAM",
+    "RENAMED_PARAM",
+    "NEW_REQUIRED_PARAM",
+    "NEW_OPTIONAL_PARAM",
+    "POSITION_CHANGED",
+    "RETURN_CHANGED",
+    "REMOVED_API",
+    "MOVED_API",
+    "METHOD_CHANGED",
+    "UNRESOLVED",
+    "GUARD_DEAD",
+    "GUARD_MISMATCH",
+    "GUARD_NEEDED",
+    "GUARD_UNKNOWN",
+    "FAMILY",
+    "FETCH",
 )

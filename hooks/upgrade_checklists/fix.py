@@ -421,5 +421,13 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def write_atomic_any(path: Path, text: str) -> None:
+    """Like :func:`write_atomic`, for a file that may not exist yet."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        path.touch(mode=0o644)
+    write_atomic(path, text)
+
+
 def unified_diff(path: str, old: str, new: str) -> str:
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"))

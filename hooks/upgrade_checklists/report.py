@@ -18,7 +18,12 @@ def sort_key(f: Finding) -> tuple:
 def text_line(f: Finding) -> str:
     path, line = f.location
     msg = f.message
-    if f.checklist is not None and f.file and f.line:
+    if f.at_source:
+        if f.severity != "error":
+            msg = f"[{f.severity}] {msg}"
+        if f.checklist and f.checklist_line:
+            msg += f" ({f.checklist}:{f.checklist_line})"
+    elif f.checklist is not None and f.file and f.line:
         msg += f" ({f.file}:{f.line})"
     return f"{path}:{line}:1: {f.code} {msg}"
 
@@ -28,7 +33,7 @@ def render(findings: list[Finding], fmt: str, *, checklists: int, files_scanned:
     if fmt == "json":
         doc = {
             "version": 1,
-            "findings": [f.as_dict() for f in findings],
+            "findings": [f.as_dict() | ({"severity": f.severity} if f.at_source else {}) for f in findings],
             "summary": {
                 "checklists": checklists,
                 "files_scanned": files_scanned,
@@ -42,12 +47,16 @@ def render(findings: list[Finding], fmt: str, *, checklists: int, files_scanned:
         out = []
         for f in findings:
             path, line = f.location
-            out.append(f"::error file={_gh_prop(path)},line={line},title={f.code}::{_gh(f.message)}")
+            level = {"error": "error", "warning": "warning"}.get(f.severity, "notice")
+            out.append(f"::{level} file={_gh_prop(path)},line={line},title={f.code}::{_gh(f.message)}")
         return "".join(line + "\n" for line in out)
     lines = [text_line(f) for f in findings]
-    if findings:
+    if findings and extra is None:
         n = len(findings)
         lines.append(f"Found {n} finding{'s' if n != 1 else ''} in {checklists} checklist{'s' if checklists != 1 else ''}.")
+    elif extra is not None:
+        errors = sum(f.severity == "error" for f in findings)
+        lines.append(f"Audited {len(extra.get('packages', []))} package(s): {errors} breaking, {len(findings) - errors} other.")
     return "".join(line + "\n" for line in lines)
 
 

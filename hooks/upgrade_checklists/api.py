@@ -1,0 +1,251 @@
+"""The upstream API model: griffe loads the fetched source statically (no import of
+the dependency) and follows re-exports, builds dataclass ``__init__`` from fields,
+and sees inherited members. What griffe leaves out, we cover here:
+
+- subfolders without ``__init__.py`` inside a package (implicit namespace
+  subpackages, importable at run time) are loaded and grafted in;
+- headings relative to a class (``LoRA.__call__``) are found through the entry's
+  **Source:** file, the import names, or a unique class of that name;
+- an API that cannot be resolved is *unresolved*, with a reason, never *removed*.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
+REQUIRED_KINDS = ("positional-only", "positional or keyword", "keyword-only")
+POSITIONAL_KINDS = ("positional-only", "positional or keyword")
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str  # griffe ParameterKind values: "positional-only", "positional or keyword", ...
+    default: str | None
+
+    @property
+    def required(self) -> bool:
+        return self.default is None and self.kind in REQUIRED_KINDS
+
+
+@dataclass
+class Signature:
+    params: list[Param]  # without self / cls
+    returns: str | None
+
+    def named(self) -> dict[str, Param]:
+        return {p.name: p for p in self.params if p.kind not in ("variadic positional", "variadic keyword")}
+
+    def positional(self) -> list[Param]:
+        return [p for p in self.params if p.kind in POSITIONAL_KINDS]
+
+    @property
+    def var_args(self) -> bool:
+        return any(p.kind == "variadic positional" for p in self.params)
+
+    @property
+    def var_kwargs(self) -> bool:
+        return any(p.kind == "variadic keyword" for p in self.params)
+
+
+@dataclass
+class Api:
+    path: str  # canonical (where it is defined)
+    kind: str  # "function", "class", "module", "attribute"
+    signature: Signature | None
+    obj: object = field(repr=False, compare=False)
+
+
+class Unresolved(Exception):
+    """Why an API could not be resolved statically (not the same as removed)."""
+
+
+class UpstreamModel:
+    """Every module of ``modules`` found below ``roots``, loaded together with griffe."""
+
+    def __init__(self, roots: list[Path], modules: list[str]) -> None:
+        import griffe
+
+        logging.getLogger("griffe").setLevel(logging.ERROR)
+        self._griffe = griffe
+        search = []
+        for r in roots:
+            search += [p for p in (r, r / "src", r / "python") if p.is_dir()]
+        self.search = search
+        self.loader = griffe.GriffeLoader(search_paths=search, allow_inspection=False, store_source=False)
+        self.missing: list[str] = []
+        for m in modules:
+            try:
+                self.loader.load(m)
+            except Exception as exc:  # ModuleNotFoundError, KeyError from griffe's post-load
+                self.missing.append(f"{m} ({type(exc).__name__})")
+        self._graft_namespace_dirs()
+        try:
+            self.loader.resolve_aliases(implicit=False, external=None)
+        except Exception:  # resolution is retried lazily per lookup
+            pass
+        self.collection = self.loader.modules_collection
+
+    # -- loading gaps ---------------------------------------------------------------
+
+    def _graft_namespace_dirs(self) -> None:
+        griffe = self._griffe
+        col = self.loader.modules_collection
+        stack = list(col.members.values())
+        while stack:
+            mod = stack.pop()
+            if getattr(mod, "is_alias", False) or mod.kind.value != "module":
+                continue
+            stack += [m for m in mod.members.values() if not m.is_alias and m.kind.value == "module"]
+            paths = mod.filepath if isinstance(mod.filepath, list) else [mod.filepath]
+            for fp in paths:
+                if fp is None:
+                    continue
+                d = fp if fp.is_dir() else fp.parent
+                if fp.is_file() and fp.name != "__init__.py":
+                    continue
+                for sub in sorted(d.iterdir()):
+                    if not sub.is_dir() or sub.name in mod.members or not sub.name.isidentifier():
+                        continue
+                    if (sub / "__init__.py").exists() or not any(sub.rglob("*.py")):
+                        continue
+                    sub_loader = griffe.GriffeLoader(search_paths=[d], allow_inspection=False, store_source=False,
+                                                     modules_collection=col, lines_collection=self.loader.lines_collection)
+                    try:
+                        new = sub_loader.load(sub.name)
+                    except Exception:
+                        continue
+                    col.members.pop(sub.name, None)
+                    mod.set_member(sub.name, new)
+                    stack.append(new)
+
+    # -- lookups -----------------------------------------------------------------------
+
+    def _final(self, obj):
+        if getattr(obj, "is_alias", False):
+            try:
+                return obj.final_target
+            except Exception as exc:
+                raise Unresolved(f"`{obj.path}` is an alias to `{obj.target_path}`, which is not in the loaded source ({type(exc).__name__})") from None
+        return obj
+
+    def find(self, dotted: str):
+        """The griffe object at ``dotted`` (re-exports and inheritance followed), or None."""
+        parts = dotted.split(".")
+        obj = self.collection.members.get(parts[0])
+        if obj is None:
+            return None
+        for part in parts[1:]:
+            obj = self._final(obj)
+            members = obj.all_members if obj.kind.value == "class" else obj.members
+            nxt = members.get(part)
+            if nxt is None:
+                return None
+            obj = nxt
+        return self._final(obj)
+
+    def lookup(self, dotted: str) -> Api | None:
+        obj = self.find(dotted)
+        return None if obj is None else self.api(obj)
+
+    def api(self, obj) -> Api:
+        kind = obj.kind.value
+        return Api(obj.path, kind, self._signature(obj), obj)
+
+    def _signature(self, obj) -> Signature | None:
+        kind = obj.kind.value
+        if kind == "function":
+            params = [Param(p.name, p.kind.value, None if p.default is None else str(p.default)) for p in obj.parameters]
+            parent = obj.parent
+            if parent is not None and parent.kind.value == "class" and "staticmethod" not in obj.labels and params:
+                params = params[1:]
+            return Signature(params, None if obj.returns is None else str(obj.returns))
+        if kind == "class":
+            init = obj.all_members.get("__init__")
+            if init is None:
+                return Signature([], obj.path) if not obj.bases else None
+            init = self._final(init)
+            params = [Param(p.name, p.kind.value, None if p.default is None else str(p.default)) for p in init.parameters][1:]
+            return Signature(params, obj.path)
+        return None
+
+    def resolve_heading(self, heading: str, source: str | None, import_names: list[str]) -> Api:
+        """The API a catalog heading names (``pkg.mod.func``, ``Class.method``, a module)."""
+        name = heading.strip().strip("`").removesuffix("()").strip()
+        if not _IDENT.match(name):
+            raise Unresolved(f"`{heading}` is not a Python API name (HTTP surface or prose)")
+        tried = []
+        if any(name == n or name.startswith(n + ".") for n in import_names) or name.split(".")[0] in self.collection.members:
+            tried.append(name)
+        if source:
+            mod = re.sub(r"(/__init__)?\.py$", "", source.strip("/")).replace("/", ".")
+            mod = re.sub(r"^(src|python)\.", "", mod)
+            tried.append(f"{mod}.{name}")
+        tried += [f"{n}.{name}" for n in import_names]
+        for cand in tried:
+            api = self.lookup(cand)
+            if api is not None:
+                return api
+        head = name.split(".")[0]
+        hits = self.by_name(head, kinds=("class", "function", "module"))
+        if len(hits) == 1:
+            api = self.lookup(".".join([hits[0], *name.split(".")[1:]]))
+            if api is not None:
+                return api
+        if self.missing:
+            raise Unresolved(f"`{name}` not found; could not load {', '.join(self.missing)}")
+        raise Unresolved(f"`{name}` not found in the upstream source")
+
+    def by_name(self, name: str, kinds: tuple[str, ...] = ("class", "function")) -> list[str]:
+        """Canonical paths of every object called ``name`` (where a moved API went)."""
+        out: list[str] = []
+        stack = list(self.collection.members.values())
+        seen = set()
+        while stack:
+            obj = stack.pop()
+            if getattr(obj, "is_alias", False) or id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            if obj.name == name and obj.kind.value in kinds:
+                out.append(obj.path)
+            if obj.kind.value in ("module", "class"):
+                stack += list(obj.members.values())
+        return sorted(out)
+
+    def returned_class(self, api: Api) -> Api | None:
+        """The class of the object a call of ``api`` returns, when the source says."""
+        if api.kind == "class":
+            return api
+        if api.kind != "function":
+            return None
+        obj = api.obj
+        ret = obj.returns
+        parent = obj.parent
+        if ret is None or str(ret) in ("Self", "typing.Self", "typing_extensions.Self"):
+            if "classmethod" in obj.labels and parent is not None and parent.kind.value == "class":
+                return self.api(parent)
+            return None
+        target = getattr(ret, "canonical_path", None) or str(ret)
+        target = target.strip("'\"")
+        for cand in (target, f"{obj.module.path}.{target}"):
+            found = self.lookup(cand)
+            if found is not None and found.kind == "class":
+                return found
+        hits = self.by_name(target.rsplit(".", 1)[-1], kinds=("class",))
+        return self.lookup(hits[0]) if len(hits) == 1 else None
+
+    def member(self, cls: Api, name: str) -> Api | None:
+        obj = cls.obj.all_members.get(name)
+        if obj is None:
+            return None
+        return self.api(self._final(obj))
+
+    def resolves(self, dotted: str) -> bool:
+        try:
+            return self.find(dotted) is not None
+        except Unresolved:
+            return False

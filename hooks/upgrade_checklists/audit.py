@@ -1,0 +1,414 @@
+"""The upgrade audit: fetch source -> API model -> bind call sites -> findings.
+
+For each focused package whose version moves (or each at its pin, when nothing
+moves), fetch upstream at the old and new versions, resolve every catalog API
+statically, bind every call site in the code against old and new signatures,
+check the version guards and the upgrade families. ``summary.py`` writes
+``upgrade-summary.md`` from the result.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.utils import canonicalize_name
+
+from upgrade_checklists import fetch as fetching
+from upgrade_checklists.api import Api, Signature, Unresolved, UpstreamModel
+from upgrade_checklists.bind import bind_call, signature_changes
+from upgrade_checklists.calls import Call, find_calls, find_method_calls
+from upgrade_checklists.checklist import Checklist
+from upgrade_checklists.compare import Result
+from upgrade_checklists.config import Config
+from upgrade_checklists.findings import Finding
+from upgrade_checklists.guards import check_guard
+from upgrade_checklists.versions import Reader, VersionError, check_version, resolved_versions
+
+
+@dataclass
+class Target:
+    package: str
+    checklist: Checklist
+    old: str | None
+    new: str
+    why: str  # "pin moved in uv.lock", "command line", "pinned (nothing moved)"
+    source: str = ""  # where the new source came from (git ref / index)
+
+
+@dataclass
+class AuditResult:
+    targets: list[Target] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # the audit could not run (exit 2)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def breaking(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+
+class AuditError(Exception):
+    """Bad input that stops the audit before it starts (exit 2)."""
+
+
+def plan(cfg: Config, checklists: list[Checklist], specs: list[str], from_version: str | None, base_ref: str) -> tuple[list[Target], list[str]]:
+    by_name = {canonicalize_name(cl.package): cl for cl in checklists}
+    notes: list[str] = []
+    try:
+        now = resolved_versions(Reader(cfg.root), [cl.package for cl in checklists])
+        if from_version is not None:
+            check_version(from_version, "--from")
+        if specs:
+            targets = []
+            for spec in specs:
+                name, sep, version = spec.partition("==")
+                if not sep:
+                    raise AuditError(f"{spec!r}: expected PKG==VERSION")
+                cl = by_name.get(canonicalize_name(name))
+                if cl is None:
+                    raise AuditError(f"{name!r} has no checklist in {cfg.checklists}/")
+                check_version(version)
+                pinned = now.get(canonicalize_name(cl.package))
+                old = from_version or (pinned.version if pinned and pinned.version != version else None)
+                if old is not None:
+                    check_version(old, "old version")
+                targets.append(Target(cl.package, cl, old, version, "command line"))
+            return targets, notes
+        before = resolved_versions(Reader(cfg.root, base_ref), [cl.package for cl in checklists])
+    except VersionError as exc:
+        raise AuditError(str(exc)) from None
+    moved, pinned = [], []
+    for key, cl in sorted(by_name.items()):
+        n, o = now.get(key), before.get(key)
+        if n is None:
+            notes.append(f"{cl.package}: no pinned version in pyproject.toml, uv.lock or requirements*.txt; not audited")
+            continue
+        try:
+            check_version(n.version)
+            if o is not None:
+                check_version(o.version)
+        except VersionError as exc:
+            raise AuditError(f"{cl.package}: {exc}") from None
+        if o is not None and o.version != n.version:
+            moved.append(Target(cl.package, cl, o.version, n.version, f"moved in {n.source} since {base_ref}"))
+        else:
+            pinned.append(Target(cl.package, cl, None, n.version, f"pinned in {n.source} (nothing moved: binding only)"))
+    return (moved or pinned), notes
+
+
+class Auditor:
+    def __init__(self, cfg: Config, check: Result, *, source: str = "auto", cache_dir: Path | None = None,
+                 timeout: int = 600, progress=None) -> None:
+        self.cfg = cfg
+        self.check = check
+        self.source = source
+        self.cache_dir = cache_dir or fetching.default_cache_dir()
+        self.timeout = timeout
+        self.progress = progress or (lambda msg: None)
+        self._fetched: dict[tuple[str, str], Path] = {}
+
+    # -- fetching -------------------------------------------------------------------
+
+    def fetch(self, cl: Checklist, version: str) -> tuple[Path, str]:
+        key = (cl.package, version)
+        if key in self._fetched:
+            return self._fetched[key], "cached"
+        fm = cl.frontmatter
+        names = self.check.import_names.get(cl.rel, [])
+        errors = []
+        for kind in (["git", "index"] if self.source == "auto" else [self.source]):
+            try:
+                if kind == "git":
+                    sparse = [n.replace(".", "/") for n in names] + [f"src/{n.replace('.', '/')}" for n in names]
+                    for p in fm.get("upstream_paths") or []:
+                        if isinstance(p, str):
+                            sparse.append(p if p.endswith("/") else p.rsplit("/", 1)[0] if "/" in p else "")
+                    path = fetching.fetch_git(fm.get("github"), fm.get("branch_template"), version,
+                                              url_template=self.cfg.git_url, cache_dir=self.cache_dir,
+                                              sparse=[s for s in sparse if s], timeout=self.timeout)
+                    how = f"git {fetching.git_ref(fm.get('branch_template'), version)}"
+                else:
+                    path = fetching.fetch_index(cl.package, version, cache_dir=self.cache_dir, timeout=self.timeout)
+                    how = f"index {cl.package}=={version}"
+                self._fetched[key] = path
+                return path, how
+            except fetching.FetchError as exc:
+                errors.append(f"{kind}: {exc}")
+        raise fetching.FetchError(f"cannot fetch {cl.package} {version}: " + "; ".join(errors))
+
+    def family_of(self, cl: Checklist) -> list[Checklist]:
+        key = canonicalize_name(cl.package)
+        members: list[Checklist] = []
+        for fam in self.cfg.families.values():
+            names = {canonicalize_name(n) for n in fam}
+            if key in names:
+                members += [c for c in self.check.checklists if canonicalize_name(c.package) in names and c is not cl]
+        return members
+
+    def model(self, cl: Checklist, version: str, versions: dict[str, str], result: AuditResult) -> UpstreamModel:
+        """The API model of ``cl`` at ``version``, its family members loaded alongside."""
+        root, _ = self.fetch(cl, version)
+        roots, modules = [root], list(self.check.import_names.get(cl.rel, []))
+        for other in self.family_of(cl):
+            v = versions.get(other.package)
+            if v is None:
+                continue
+            try:
+                roots.append(self.fetch(other, v)[0])
+                modules += self.check.import_names.get(other.rel, [])
+            except fetching.FetchError as exc:
+                result.notes.append(f"{cl.package}: family member {other.package} {v} not loaded ({exc})")
+        return UpstreamModel(roots, modules)
+
+    # -- the audit ------------------------------------------------------------------------
+
+    def run(self, targets: list[Target]) -> AuditResult:
+        result = AuditResult(targets=targets)
+        new_versions = {t.package: t.new for t in targets}
+        old_versions = {t.package: (t.old or t.new) for t in targets}
+        pinned = resolved_versions(Reader(self.cfg.root), [cl.package for cl in self.check.checklists])
+        for cl in self.check.checklists:
+            p = pinned.get(canonicalize_name(cl.package))
+            if p is not None:
+                new_versions.setdefault(cl.package, p.version)
+                old_versions.setdefault(cl.package, p.version)
+        for t in targets:
+            arrow = f"{t.old} -> {t.new}" if t.old else f"at {t.new}"
+            self.progress(f"auditing {t.package} {arrow}")
+            try:
+                new = self.model(t.checklist, t.new, new_versions, result)
+                t.source = self._fetched_how(t.checklist, t.new)
+                old = self.model(t.checklist, t.old, old_versions, result) if t.old else None
+            except fetching.FetchError as exc:
+                result.errors.append(f"{t.package}: {exc}")
+                result.findings.append(Finding(t.checklist.rel, 1, "FETCH", str(exc), package=t.package, at_source=False))
+                continue
+            self._audit_package(t, old, new, result)
+        self._families(targets, new_versions, result)
+        seen = set()
+        unique = []
+        for f in result.findings:
+            key = (f.code, f.file, f.line, f.message)
+            if key not in seen:
+                seen.add(key)
+                unique.append(f)
+        result.findings = unique
+        return result
+
+    def _fetched_how(self, cl: Checklist, version: str) -> str:
+        path = self._fetched.get((cl.package, version))
+        if path is None:
+            return ""
+        mark = path / ".upgrade-checklists-complete"
+        return mark.read_text().strip() if mark.is_file() else str(path)
+
+    def _audit_package(self, t: Target, old: UpstreamModel | None, new: UpstreamModel, result: AuditResult) -> None:
+        cl = t.checklist
+        names = self.check.import_names.get(cl.rel, [])
+        version = t.new
+
+        def add(code: str, severity: str, message: str, file: str | None = None, line: int | None = None, at: int | None = None):
+            result.findings.append(Finding(cl.rel, at or 1, code, message, file, line, cl.package, severity=severity, at_source=True))
+
+        sources: dict[str, tuple[str, ast.Module]] = {}
+        for rel, facts in sorted(self.check.facts.items()):
+            if facts.imports_of(names):
+                text = (self.cfg.root / rel).read_text(encoding="utf-8", errors="replace")
+                try:
+                    sources[rel] = (text, ast.parse(text))
+                except SyntaxError:
+                    continue
+        calls: list[tuple[str, Call]] = [(rel, c) for rel, (text, tree) in sources.items() for c in find_calls(text, tree, names)]
+
+        def canonical(model: UpstreamModel | None, dotted: str) -> Api | None:
+            if model is None:
+                return None
+            try:
+                return model.lookup(dotted)
+            except Unresolved:
+                return None
+
+        site_api: dict[int, tuple[Api | None, Api | None]] = {}
+        for i, (rel, c) in enumerate(calls):
+            site_api[i] = (canonical(old, c.api), canonical(new, c.api))
+
+        covered: set[int] = set()
+        for e in cl.entries:
+            if not e.api:
+                add("UNRESOLVED", "info", f"entry {e.number}: heading names no API in backticks", at=e.line)
+                continue
+            api_new = api_old = None
+            reason = None
+            try:
+                api_new = new.resolve_heading(e.api, e.source, names)
+            except Unresolved as exc:
+                reason = str(exc)
+            if old is not None:
+                try:
+                    api_old = old.resolve_heading(e.api, e.source, names)
+                except Unresolved:
+                    api_old = None
+            if api_new is None:
+                if api_old is not None:
+                    self._gone(e.api, api_old, new, calls, site_api, add, e.line, version)
+                else:
+                    add("UNRESOLVED", "info", f"entry {e.number}: {reason}", at=e.line)
+                continue
+            targets = self._entry_apis(api_new, api_old, new, old, calls, site_api)
+            for (a_new, a_old), sites in targets:
+                what = a_new.path
+                hit: set[tuple[str, str]] = set()
+                if a_new.signature is None:
+                    if sites:
+                        add("UNRESOLVED", "info", f"entry {e.number}: signature of `{what}` not known statically (no __init__ found)", at=e.line)
+                    continue
+                for rel, c, i in sites:
+                    covered.add(i)
+                    for code, sev, param, msg in bind_call(c, what, a_old.signature if a_old else None, a_new.signature, version):
+                        hit.add((code, param))
+                        add(code, sev, msg, rel, c.line, e.line)
+                    self._returned_methods(rel, c, a_new, a_old, new, old, sources, add, e.line, version)
+                if a_old is not None and a_old.signature is not None:
+                    for code, sev, param, msg in signature_changes(what, a_old.signature, a_new.signature):
+                        if (code, param) not in hit and not (code == "REMOVED_PARAM" and ("RENAMED_PARAM", param) in hit):
+                            add(code, sev, msg, sites[0][0] if sites else None, sites[0][1].line if sites else None, e.line)
+            # calls on instances in the files the entry names: self.bridge.method(...)
+            if api_new.kind == "function" and api_new.obj.parent is not None and api_new.obj.parent.kind.value == "class":
+                files = {cs.file for cs in e.call_sites if cs.file in sources}
+                method = api_new.path.rsplit(".", 1)[-1]
+                for rel in sorted(files):
+                    text, tree = sources[rel]
+                    for c in find_method_calls(text, tree, None, method):
+                        if any(c.line == k.line and rel == r for r, k in calls):
+                            continue  # already bound through an import
+                        for code, sev, param, msg in bind_call(c, api_new.path, api_old.signature if api_old and api_old.signature else None, api_new.signature, version):
+                            add(code, sev, msg, rel, c.line, e.line)
+        self._imports(cl, sources, names, old, new, add, version)
+        for g in cl.guards:
+            path = self.cfg.root / g.file
+            if not path.is_file() or g.line is None:
+                add("GUARD_UNKNOWN", "warning", f"version guard `{g.file}:{g.line}` not found", g.file, g.line, g.ref_line)
+                continue
+            for r in check_guard(path.read_text(encoding="utf-8", errors="replace"), g.line, new, names, version):
+                add(r.code, r.severity, r.message, g.file, g.line, g.ref_line)
+
+    def _entry_apis(self, api_new, api_old, new, old, calls, site_api):
+        """[((new api, old api), [(file, call, index)])]: a module heading covers its members' calls."""
+        groups: dict[str, list] = {}
+        apis: dict[str, tuple[Api, Api | None]] = {api_new.path: (api_new, api_old)}
+        for i, (rel, c) in enumerate(calls):
+            o, n = site_api[i]
+            if n is not None and (n.path == api_new.path or (api_new.kind == "module" and n.path.startswith(api_new.path + "."))):
+                apis.setdefault(n.path, (n, o))
+                groups.setdefault(n.path, []).append((rel, c, i))
+            elif n is None and o is not None and api_old is not None and o.path == api_old.path:
+                groups.setdefault(api_new.path, []).append((rel, c, i))
+        if api_new.kind == "module":
+            return [(apis[p], sites) for p, sites in sorted(groups.items())]
+        return [(apis[api_new.path], groups.get(api_new.path, []))]
+
+    def _gone(self, name, api_old, new, calls, site_api, add, at, version):
+        """An API the old version had and the new one does not: moved, or removed."""
+        last = api_old.path.rsplit(".", 1)[-1]
+        elsewhere = new.by_name(last, kinds=(api_old.kind,))
+        sites = [(rel, c) for i, (rel, c) in enumerate(calls) if site_api[i][0] is not None and site_api[i][0].path == api_old.path]
+        if elsewhere:
+            msg = f"`{name}` is gone from `{api_old.path}` at {version}; found at `{elsewhere[0]}`"
+            code = "MOVED_API"
+        else:
+            msg = f"`{name}` (`{api_old.path}`) was removed at {version}"
+            code = "REMOVED_API"
+        if not sites:
+            add(code, "info", msg + " (no call site)", at=at)
+        for rel, c in sites:
+            add(code, "error", msg, rel, c.line, at)
+
+    def _returned_methods(self, rel, call, a_new, a_old, new, old, sources, add, at, version):
+        """Methods called on the object an API call returned: ``b = X.make(); b.save(...)``."""
+        if not call.assigned_to:
+            return
+        cls_new = new.returned_class(a_new)
+        if cls_new is None:
+            return
+        cls_old = old.returned_class(a_old) if (old is not None and a_old is not None) else None
+        text, tree = sources[rel]
+        for mc in find_method_calls(text, tree, call.assigned_to, None):
+            m_new = new.member(cls_new, mc.api)
+            m_old = old.member(cls_old, mc.api) if cls_old is not None else None
+            what = f"{cls_new.path}.{mc.api}"
+            if m_new is None:
+                if m_old is not None:
+                    add("METHOD_CHANGED", "error", f"`{what}` (called on the result of `{a_new.path}`) was removed at {version}", rel, mc.line, at)
+                continue
+            if m_new.signature is None or m_new.kind != "function":
+                continue
+            for code, sev, _param, msg in bind_call(mc, what, m_old.signature if m_old else None, m_new.signature, version):
+                if m_old is None and code != "REMOVED_PARAM":
+                    continue
+                add("METHOD_CHANGED", sev, f"on the result of `{a_new.path}`: {code}: {msg}", rel, mc.line, at)
+
+    def _imports(self, cl, sources, names, old, new, add, version):
+        """Every import of the package must still resolve: else MOVED_API or REMOVED_API."""
+        for rel, (text, tree) in sources.items():
+            fallback_lines = _fallback_import_lines(tree)
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    paths = [f"{node.module}.{a.name}" for a in node.names if a.name != "*"]
+                elif isinstance(node, ast.Import):
+                    paths = [a.name for a in node.names]
+                else:
+                    continue
+                for path in paths:
+                    if not any(path == m or path.startswith(m + ".") for m in names) or new.resolves(path):
+                        continue
+                    was = old is not None and old.resolves(path)
+                    last = path.rsplit(".", 1)[-1]
+                    elsewhere = new.by_name(last, kinds=("class", "function", "module"))
+                    sev = "info" if node.lineno in fallback_lines else "error"
+                    if elsewhere:
+                        add("MOVED_API", sev, f"import `{path}` no longer resolves at {version}; `{last}` is now at `{elsewhere[0]}`", rel, node.lineno)
+                    elif was or old is None:
+                        add("REMOVED_API", sev, f"import `{path}` no longer resolves at {version}", rel, node.lineno)
+
+    def _families(self, targets: list[Target], versions: dict[str, str], result: AuditResult) -> None:
+        moving = {canonicalize_name(t.package): t for t in targets if t.old and t.old != t.new}
+        for fam, members in sorted(self.cfg.families.items()):
+            keys = [canonicalize_name(m) for m in members]
+            moved = [k for k in keys if k in moving]
+            still = [k for k in keys if k not in moving]
+            if moved and still:
+                t = moving[moved[0]]
+                stays = ", ".join(f"{m} (at {versions.get(m, versions.get(_orig(members, m), '?'))})" for m in still)
+                result.findings.append(Finding(
+                    t.checklist.rel, 1, "FAMILY",
+                    f"upgrade family `{fam}`: {t.package} moves {t.old} -> {t.new} but {stays} does not; check that they are compatible",
+                    package=t.package, severity="warning", at_source=False))
+
+
+def _orig(members: list[str], key: str) -> str:
+    return next((m for m in members if canonicalize_name(m) == key), key)
+
+
+def _fallback_import_lines(tree: ast.Module) -> set[int]:
+    """Lines of imports inside ``try/except ImportError`` (either branch)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(
+            h.type is not None and "Error" in ast.unparse(h.type) and "Import" in ast.unparse(h.type) or
+            (h.type is not None and "ModuleNotFound" in ast.unparse(h.type)) for h in node.handlers
+        ):
+            for part in [node.body, *(h.body for h in node.handlers)]:
+                for s in part:
+                    for n in ast.walk(s):
+                        if isinstance(n, (ast.Import, ast.ImportFrom)):
+                            out.add(n.lineno)
+    return out
+
+
+def progress_printer(stream=sys.stderr):
+    if stream.isatty():
+        return lambda msg: print(msg + " ...", file=stream, flush=True)
+    return None
