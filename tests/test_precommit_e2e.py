@@ -60,3 +60,45 @@ def test_checklist_structure_hook(repo: Repo, precommit_home: Path) -> None:
     assert r.returncode == 1, r.stdout + r.stderr
     assert ("checklists/fakepkg-core.md:26:1: MOVED `tests/test_core.py` moved to `app/tools/test_core.py` "
             "(same name, same imports) (app/tools/test_core.py:2)") in r.stdout
+
+
+def test_upgrade_audit_manual_hook(tmp_path: Path, capsys, precommit_home: Path) -> None:
+    from test_audit import CFG_PY, COMPAT_PY, CORE_CL, CORE_PY, BRIDGE_CL, LORA_PY, pyproject
+    from upstream import make_upstreams
+
+    upstreams = make_upstreams(tmp_path / "upstream")
+    project = Repo(tmp_path / "project", capsys)
+    project.path.mkdir()
+    git(project.path, "init", "-q", "-b", "main")
+    for rel, text in {
+        "app/__init__.py": "", "app/engine/__init__.py": "", "app/models/__init__.py": "",
+        "app/engine/core.py": CORE_PY, "app/engine/lora.py": LORA_PY, "app/engine/compat.py": COMPAT_PY,
+        "app/models/cfg.py": CFG_PY, "checklists/fakepkg-core.md": CORE_CL, "checklists/fakepkg-bridge.md": BRIDGE_CL,
+        "pyproject.toml": pyproject(upstreams), ".gitignore": "upgrade-summary.md\n.upgrade-checklists-cache/\n",
+    }.items():
+        project.write(rel, text)
+    project.commit("initial")
+    env_cache = tmp_path / "xdg-cache"
+
+    def run_audit() -> subprocess.CompletedProcess:
+        env = {**os.environ, "PRE_COMMIT_HOME": str(precommit_home), "PRE_COMMIT_COLOR": "never", "XDG_CACHE_HOME": str(env_cache)}
+        env.pop("PYTHONPATH", None)
+        return subprocess.run(
+            [sys.executable, "-m", "pre_commit", "try-repo", str(REPO_ROOT), "upgrade-audit", "--hook-stage", "manual", "--all-files"],
+            cwd=project.path, env=env, capture_output=True, text=True, timeout=900,
+        )
+
+    # nothing moved: every package bound at its pin, nothing breaks
+    r = run_audit()
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "upgrade audit" in r.stdout and "Passed" in r.stdout
+
+    # the pin moves: the hook fails with the breaking findings, and writes the summary
+    project.write("pyproject.toml", pyproject(upstreams, core="2.0.0"))
+    r = run_audit()
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert ("app/engine/core.py:16:1: REMOVED_PARAM `fakepkg.core.optim.get_optimizer`: `lr` was removed; "
+            "`**kwargs` now swallows it silently (checklists/fakepkg-core.md:81)") in r.stdout
+    assert "Audited 1 package(s): 15 breaking, 8 other." in r.stdout
+    assert "## fakepkg-core 1.0.0 -> 2.0.0" in project.read("upgrade-summary.md")
+    assert (env_cache / "upgrade-checklists" / "git").is_dir()

@@ -235,7 +235,12 @@ class Auditor:
         for i, (rel, c) in enumerate(calls):
             site_api[i] = (canonical(old, c.api), canonical(new, c.api))
 
-        covered: set[int] = set()
+        catalog = set()
+        for e in cl.entries:
+            try:
+                catalog.add(new.resolve_heading(e.api, e.source, names).path if e.api else "")
+            except Unresolved:
+                pass
         for e in cl.entries:
             if not e.api:
                 add("UNRESOLVED", "info", f"entry {e.number}: heading names no API in backticks", at=e.line)
@@ -258,6 +263,8 @@ class Auditor:
                     add("UNRESOLVED", "info", f"entry {e.number}: {reason}", at=e.line)
                 continue
             targets = self._entry_apis(api_new, api_old, new, old, calls, site_api)
+            if _is_method(api_new):  # calls on instances in the files the entry names: self.bridge.m(...)
+                targets[0][1].extend(self._instance_calls(e, api_new, sources, calls))
             for (a_new, a_old), sites in targets:
                 what = a_new.path
                 hit: set[tuple[str, str]] = set()
@@ -266,26 +273,14 @@ class Auditor:
                         add("UNRESOLVED", "info", f"entry {e.number}: signature of `{what}` not known statically (no __init__ found)", at=e.line)
                     continue
                 for rel, c, i in sites:
-                    covered.add(i)
                     for code, sev, param, msg in bind_call(c, what, a_old.signature if a_old else None, a_new.signature, version):
                         hit.add((code, param))
                         add(code, sev, msg, rel, c.line, e.line)
-                    self._returned_methods(rel, c, a_new, a_old, new, old, sources, add, e.line, version)
+                    self._returned_methods(rel, c, a_new, a_old, new, old, sources, add, e.line, version, catalog)
                 if a_old is not None and a_old.signature is not None:
                     for code, sev, param, msg in signature_changes(what, a_old.signature, a_new.signature):
                         if (code, param) not in hit and not (code == "REMOVED_PARAM" and ("RENAMED_PARAM", param) in hit):
                             add(code, sev, msg, sites[0][0] if sites else None, sites[0][1].line if sites else None, e.line)
-            # calls on instances in the files the entry names: self.bridge.method(...)
-            if api_new.kind == "function" and api_new.obj.parent is not None and api_new.obj.parent.kind.value == "class":
-                files = {cs.file for cs in e.call_sites if cs.file in sources}
-                method = api_new.path.rsplit(".", 1)[-1]
-                for rel in sorted(files):
-                    text, tree = sources[rel]
-                    for c in find_method_calls(text, tree, None, method):
-                        if any(c.line == k.line and rel == r for r, k in calls):
-                            continue  # already bound through an import
-                        for code, sev, param, msg in bind_call(c, api_new.path, api_old.signature if api_old and api_old.signature else None, api_new.signature, version):
-                            add(code, sev, msg, rel, c.line, e.line)
         self._imports(cl, sources, names, old, new, add, version)
         for g in cl.guards:
             path = self.cfg.root / g.file
@@ -294,6 +289,17 @@ class Auditor:
                 continue
             for r in check_guard(path.read_text(encoding="utf-8", errors="replace"), g.line, new, names, version):
                 add(r.code, r.severity, r.message, g.file, g.line, g.ref_line)
+
+    def _instance_calls(self, e, api: Api, sources, calls) -> list:
+        method = api.path.rsplit(".", 1)[-1]
+        explained = {(r, k.line) for r, k in calls}
+        out = []
+        for rel in sorted({cs.file for cs in e.call_sites if cs.file in sources}):
+            text, tree = sources[rel]
+            for c in find_method_calls(text, tree, None, method):
+                if (rel, c.line) not in explained:  # not already bound through an import
+                    out.append((rel, c, -1))
+        return out
 
     def _entry_apis(self, api_new, api_old, new, old, calls, site_api):
         """[((new api, old api), [(file, call, index)])]: a module heading covers its members' calls."""
@@ -319,15 +325,17 @@ class Auditor:
             msg = f"`{name}` is gone from `{api_old.path}` at {version}; found at `{elsewhere[0]}`"
             code = "MOVED_API"
         else:
-            msg = f"`{name}` (`{api_old.path}`) was removed at {version}"
+            shown = f"`{name}`" if name == api_old.path else f"`{name}` (`{api_old.path}`)"
+            msg = f"{shown} was removed at {version}"
             code = "REMOVED_API"
         if not sites:
             add(code, "info", msg + " (no call site)", at=at)
         for rel, c in sites:
             add(code, "error", msg, rel, c.line, at)
 
-    def _returned_methods(self, rel, call, a_new, a_old, new, old, sources, add, at, version):
-        """Methods called on the object an API call returned: ``b = X.make(); b.save(...)``."""
+    def _returned_methods(self, rel, call, a_new, a_old, new, old, sources, add, at, version, catalog):
+        """Methods called on the object an API call returned: ``b = X.make(); b.save(...)``
+        (those with a catalog entry of their own are bound there)."""
         if not call.assigned_to:
             return
         cls_new = new.returned_class(a_new)
@@ -339,6 +347,8 @@ class Auditor:
             m_new = new.member(cls_new, mc.api)
             m_old = old.member(cls_old, mc.api) if cls_old is not None else None
             what = f"{cls_new.path}.{mc.api}"
+            if m_new is not None and m_new.path in catalog:
+                continue
             if m_new is None:
                 if m_old is not None:
                     add("METHOD_CHANGED", "error", f"`{what}` (called on the result of `{a_new.path}`) was removed at {version}", rel, mc.line, at)
@@ -352,6 +362,7 @@ class Auditor:
 
     def _imports(self, cl, sources, names, old, new, add, version):
         """Every import of the package must still resolve: else MOVED_API or REMOVED_API."""
+        rows = {row.file: row.line for row in cl.rows}
         for rel, (text, tree) in sources.items():
             fallback_lines = _fallback_import_lines(tree)
             for node in ast.walk(tree):
@@ -368,10 +379,12 @@ class Auditor:
                     last = path.rsplit(".", 1)[-1]
                     elsewhere = new.by_name(last, kinds=("class", "function", "module"))
                     sev = "info" if node.lineno in fallback_lines else "error"
+                    at = rows.get(rel)
+                    verb = "no longer resolves" if was else "does not resolve"
                     if elsewhere:
-                        add("MOVED_API", sev, f"import `{path}` no longer resolves at {version}; `{last}` is now at `{elsewhere[0]}`", rel, node.lineno)
+                        add("MOVED_API", sev, f"import `{path}` {verb} at {version}; `{last}` is at `{elsewhere[0]}`", rel, node.lineno, at)
                     elif was or old is None:
-                        add("REMOVED_API", sev, f"import `{path}` no longer resolves at {version}", rel, node.lineno)
+                        add("REMOVED_API", sev, f"import `{path}` {verb} at {version}", rel, node.lineno, at)
 
     def _families(self, targets: list[Target], versions: dict[str, str], result: AuditResult) -> None:
         moving = {canonicalize_name(t.package): t for t in targets if t.old and t.old != t.new}
@@ -386,6 +399,11 @@ class Auditor:
                     t.checklist.rel, 1, "FAMILY",
                     f"upgrade family `{fam}`: {t.package} moves {t.old} -> {t.new} but {stays} does not; check that they are compatible",
                     package=t.package, severity="warning", at_source=False))
+
+
+def _is_method(api: Api) -> bool:
+    parent = getattr(api.obj, "parent", None)
+    return api.kind == "function" and parent is not None and parent.kind.value == "class"
 
 
 def _orig(members: list[str], key: str) -> str:
@@ -408,7 +426,9 @@ def _fallback_import_lines(tree: ast.Module) -> set[int]:
     return out
 
 
-def progress_printer(stream=sys.stderr):
+def progress_printer(stream=None):
+    """A progress line per package, on a terminal only."""
+    stream = stream or sys.stderr
     if stream.isatty():
         return lambda msg: print(msg + " ...", file=stream, flush=True)
     return None

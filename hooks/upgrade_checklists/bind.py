@@ -18,7 +18,7 @@ def _renamed(name: str, old: Signature, new: Signature) -> str | None:
     if idx is None or idx >= len(new.params):
         return None
     cand = new.params[idx]
-    if cand.name in old.named() or cand.kind in ("variadic positional", "variadic keyword"):
+    if cand.name in old.named() or cand.kind != old.params[idx].kind:
         return None
     return cand.name
 
@@ -28,12 +28,14 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
     newn = new.named()
     oldn = old.named() if old else None
     varkw = next((p.name for p in new.params if p.kind == "variadic keyword"), None)
+    renamed_to: set[str] = set()
     for kw in call.keywords:
         if kw in newn and newn[kw].kind != "positional-only":
             continue
         if oldn is not None and kw in oldn:
             to = _renamed(kw, old, new)
             if to:
+                renamed_to.add(to)
                 out.append(("RENAMED_PARAM", "error", kw, f"`{what}`: keyword `{kw}` was renamed: `{kw} -> {to}`"))
             elif varkw:
                 out.append(("REMOVED_PARAM", "error", kw, f"`{what}`: `{kw}` was removed; `**{varkw}` now swallows it silently"))
@@ -45,7 +47,10 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
     opos = old.positional() if old else None
     for i in range(call.positional):
         if i >= len(npos):
-            if not new.var_args:
+            was = opos[i].name if opos is not None and i < len(opos) else None
+            if was is not None and was in newn:
+                out.append(("POSITION_CHANGED", "error", was, f"`{what}`: `{was}` is now keyword-only, and this call passes it by position"))
+            elif not new.var_args:
                 out.append(("REMOVED_PARAM", "error", f"#{i + 1}", f"`{what}`: positional argument {i + 1} has no parameter at {version} ({len(npos)} positional parameters)"))
             continue
         if opos is None or i >= len(opos) or opos[i].name == npos[i].name:
@@ -61,7 +66,7 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
     if not (call.star_args or call.star_kwargs):
         passed = {p.name for p in npos[: call.positional]} | set(call.keywords)
         for p in new.params:
-            if p.required and p.name not in passed:
+            if p.required and p.name not in passed and p.name not in renamed_to:
                 if oldn is None or p.name not in oldn or not oldn[p.name].required:
                     out.append(("NEW_REQUIRED_PARAM", "error", p.name, f"`{what}`: `{p.name}` is required at {version} and this call does not pass it"))
     if old is not None and old.returns != new.returns and call.used:
@@ -85,7 +90,9 @@ def signature_changes(what: str, old: Signature, new: Signature) -> list[Problem
             continue
         if name not in oldn and _renamed_from(name, old, new):
             continue
-        if p.required:
+        if p.required and name in oldn:
+            out.append(("NEW_REQUIRED_PARAM", "info", name, f"`{what}`: `{name}` is now required (was optional); every call site passes it"))
+        elif p.required:
             out.append(("NEW_REQUIRED_PARAM", "info", name, f"`{what}`: new required parameter `{name}` (no call site affected)"))
         else:
             out.append(("NEW_OPTIONAL_PARAM", "info", name, f"`{what}`: new optional parameter `{name}={p.default}`"))

@@ -1,0 +1,338 @@
+"""The upgrade audit, hermetic: fixture upstreams are local git repositories (and
+sdists built from them); the project is a fixture repository with git."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import Repo, git
+from upstream import build_sdists, make_upstreams
+
+CORE_PY = '''\
+from fakepkg.core import parallel_state as mpu
+from fakepkg.core import DistributedDataParallel as DDP
+from fakepkg.core.config import TransformerConfig
+from fakepkg.core.optim import get_optimizer
+from fakepkg.core.utils import helper
+from fakepkg.core.bridge import AutoBridge
+from fakepkg.core.kernels.fused import fused_add
+
+
+def build(model, config):
+    mpu.initialize_model_parallel(tensor_model_parallel_size=2, virtual_size=4)
+    rank = mpu.get_rank()
+    group = mpu.get_old_group()
+    ddp = DDP(model, config)
+    cfg = TransformerConfig(num_layers=2, hidden_size=8)
+    opt = get_optimizer(cfg, model, lr=0.1)
+    out = fused_add(1, 2, True)
+    ddp.no_sync()
+    bridge = AutoBridge.from_hf_pretrained("path", trust_remote_code=True)
+    bridge.save_hf_pretrained(model, "out", source_path="src")
+    return helper(ddp), rank, group, opt, out
+'''
+
+LORA_PY = '''\
+def apply_patch():
+    from fakepkg.core.bridge import AutoBridge
+
+    if not hasattr(AutoBridge, "save_hf_adapter"):
+        AutoBridge.save_hf_adapter = save_hf_adapter
+
+
+def save_hf_adapter(self, model, path, peft_config, show_progress=True, base_model_name_or_path=None):
+    return None
+'''
+
+COMPAT_PY = '''\
+import fakepkg.core
+from packaging.version import Version
+
+if Version(fakepkg.core.__version__) < Version("2.0.0"):
+    LEGACY = True
+
+try:
+    from fakepkg.core.tools import helper
+except ImportError:
+    from fakepkg.core.utils import helper
+'''
+
+CFG_PY = '''\
+from fakepkg.bridge import BridgeConfig
+
+
+def make():
+    return BridgeConfig(num_layers=2, hidden_size=8, lora_rank=4)
+'''
+
+
+def entry(n: int, api: str, line: int, snippet: str, source: str | None = None) -> str:
+    src = f"**Source:** `{source}`\n\n" if source else ""
+    return f"### {n}. `{api}`\n\n{src}Called in `app/engine/core.py` (line {line}):\n\n```python\n{snippet}\n```\n\n**Check:** see the audit.\n\n"
+
+
+CORE_CL = (
+    "---\npackage: fakepkg-core\ngithub: example/fakepkg-core\nbranch_template: v${VERSION}\n"
+    "upstream_paths:\n  - fakepkg/core/\nimport_names:\n  - fakepkg.core\n---\n\n"
+    "## Affected Files\n\n### Primary\n\n| File | Imports / Usage |\n| --- | --- |\n"
+    "| `app/engine/compat.py` | `fakepkg.core`, `helper` |\n"
+    "| `app/engine/core.py` | `parallel_state` (as `mpu`), `DistributedDataParallel` (as `DDP`), `TransformerConfig`, `get_optimizer`, `helper`, `AutoBridge`, `fused_add`, `no_sync` |\n"
+    "| `app/engine/lora.py` | `AutoBridge` |\n\n"
+    "### Secondary\n\n_None._\n\n### Tertiary\n\n_None._\n\n## API Usage Catalog\n\n"
+    + entry(1, "fakepkg.core.parallel_state.initialize_model_parallel", 11, "mpu.initialize_model_parallel(tensor_model_parallel_size=2, virtual_size=4)")
+    + entry(2, "fakepkg.core.parallel_state.get_rank", 12, "rank = mpu.get_rank()")
+    + entry(3, "fakepkg.core.parallel_state.get_old_group", 13, "group = mpu.get_old_group()")
+    + entry(4, "fakepkg.core.DistributedDataParallel", 14, "ddp = DDP(model, config)")
+    + entry(5, "fakepkg.core.config.TransformerConfig", 15, "cfg = TransformerConfig(num_layers=2, hidden_size=8)")
+    + entry(6, "fakepkg.core.optim.get_optimizer", 16, "opt = get_optimizer(cfg, model, lr=0.1)")
+    + entry(7, "fakepkg.core.utils.helper", 21, "return helper(ddp), rank, group, opt, out")
+    + entry(8, "fakepkg.core.kernels.fused.fused_add", 17, "out = fused_add(1, 2, True)")
+    + entry(9, "AutoBridge.from_hf_pretrained", 19, 'bridge = AutoBridge.from_hf_pretrained("path", trust_remote_code=True)', "fakepkg/core/bridge.py")
+    + entry(10, "AutoBridge.save_hf_pretrained", 20, 'bridge.save_hf_pretrained(model, "out", source_path="src")', "fakepkg/core/bridge.py")
+    + "### 11. `POST /generate` — request payload\n\nAn HTTP surface.\n\n"
+    + "## Version-Guarded Code\n\n"
+    "- `app/engine/lora.py:4` — `hasattr(AutoBridge, \"save_hf_adapter\")` guard; patch applied when upstream lacks it.\n"
+    "- `app/engine/compat.py:4` — version comparison with 2.0.0.\n"
+    "- `app/engine/compat.py:8` — `try` import of the new helper location.\n"
+)
+
+BRIDGE_CL = (
+    "---\npackage: fakepkg-bridge\ngithub: example/fakepkg-bridge\nbranch_template: v${VERSION}\n"
+    "upstream_paths:\n  - fakepkg/bridge/\nimport_names:\n  - fakepkg.bridge\n---\n\n"
+    "## Affected Files\n\n### Primary\n\n_None._\n\n### Secondary\n\n| File | Imports / Usage |\n| --- | --- |\n"
+    "| `app/models/cfg.py` | `BridgeConfig` |\n\n### Tertiary\n\n_None._\n\n## API Usage Catalog\n\n"
+    "### 1. `fakepkg.bridge.BridgeConfig`\n\nCalled in `app/models/cfg.py` (line 5):\n\n```python\n"
+    "return BridgeConfig(num_layers=2, hidden_size=8, lora_rank=4)\n```\n\n**Check:** fields.\n\n"
+    "## Version-Guarded Code\n\n_None._\n"
+)
+
+
+def pyproject(upstreams: Path, core: str = "1.0.0", bridge: str = "1.0.0") -> str:
+    return f'''\
+[project]
+name = "app"
+version = "0"
+dependencies = ["fakepkg-core=={core}", "fakepkg-bridge=={bridge}", "packaging"]
+
+[tool.upgrade-checklists]
+roots = ["app"]
+git_url = "file://{upstreams}/{{github}}"
+families = {{ fakepkg = ["fakepkg-core", "fakepkg-bridge"] }}
+
+[tool.upgrade-checklists.tiers]
+primary = ["app/engine/"]
+secondary = ["app/"]
+tertiary = ["tests/"]
+'''
+
+
+@pytest.fixture(scope="session")
+def upstreams(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_upstreams(tmp_path_factory.mktemp("upstream"))
+
+
+@pytest.fixture
+def project(tmp_path: Path, capsys, upstreams: Path) -> Repo:
+    r = Repo(tmp_path / "project", capsys)
+    r.path.mkdir()
+    git(r.path, "init", "-q", "-b", "main")
+    files = {
+        "app/__init__.py": "", "app/engine/__init__.py": "", "app/models/__init__.py": "",
+        "app/engine/core.py": CORE_PY, "app/engine/lora.py": LORA_PY, "app/engine/compat.py": COMPAT_PY,
+        "app/models/cfg.py": CFG_PY, "checklists/fakepkg-core.md": CORE_CL, "checklists/fakepkg-bridge.md": BRIDGE_CL,
+        "pyproject.toml": pyproject(upstreams), ".gitignore": "upgrade-summary.md\n.upgrade-checklists-cache/\n",
+    }
+    for rel, text in files.items():
+        r.write(rel, text)
+    r.commit("initial")
+    r.cache = tmp_path / "cache"
+    return r
+
+
+def test_fixture_project_passes_structure_check(project: Repo) -> None:
+    r = project.run("check")
+    assert (r.code, r.out) == (0, "")
+
+
+def bump(project: Repo, upstreams: Path, core: str = "2.0.0") -> None:
+    project.write("pyproject.toml", pyproject(upstreams, core=core))
+
+
+def audit(project: Repo, *args: str):
+    return project.run("audit", "--cache-dir", str(project.cache), *args)
+
+
+def pairs(run) -> list[tuple[str, str]]:
+    return sorted((line.split(":1: ")[0], line.split(":1: ")[1].split()[0]) for line in run.lines if ":1: " in line)
+
+
+BREAKING = [
+    ("app/engine/core.py:11", "REMOVED_PARAM", "`fakepkg.core.parallel_state.initialize_model_parallel`: keyword `virtual_size` was removed"),
+    ("app/engine/core.py:11", "RENAMED_PARAM", "`fakepkg.core.parallel_state.initialize_model_parallel`: keyword `tensor_model_parallel_size` was renamed: `tensor_model_parallel_size -> tp_size`"),
+    ("app/engine/core.py:12", "RETURN_CHANGED", "`fakepkg.core.parallel_state.get_rank`: returns `str` (was `int`), and this call uses the result"),
+    ("app/engine/core.py:13", "REMOVED_API", "`fakepkg.core.parallel_state.get_old_group` was removed at 2.0.0"),
+    ("app/engine/core.py:14", "NEW_REQUIRED_PARAM", "`fakepkg.core.distributed.DistributedDataParallel`: `ddp_config` is required at 2.0.0 and this call does not pass it"),
+    ("app/engine/core.py:14", "POSITION_CHANGED", "`fakepkg.core.distributed.DistributedDataParallel`: `model` moved from position 1 to 2, and this call passes it by position"),
+    ("app/engine/core.py:14", "POSITION_CHANGED", "`fakepkg.core.distributed.DistributedDataParallel`: `config` moved from position 2 to 1, and this call passes it by position"),
+    # a dataclass field renamed: the __init__ griffe builds from the fields
+    ("app/engine/core.py:15", "RENAMED_PARAM", "`fakepkg.core.config.TransformerConfig`: keyword `hidden_size` was renamed: `hidden_size -> hidden_dim`"),
+    # **kwargs swallowing a removed parameter
+    ("app/engine/core.py:16", "REMOVED_PARAM", "`fakepkg.core.optim.get_optimizer`: `lr` was removed; `**kwargs` now swallows it silently"),
+    # kernels/ has no __init__.py: loaded all the same
+    ("app/engine/core.py:17", "POSITION_CHANGED", "`fakepkg.core.kernels.fused.fused_add`: `inplace` is now keyword-only, and this call passes it by position"),
+    ("app/engine/core.py:18", "METHOD_CHANGED", "on the result of `fakepkg.core.distributed.DistributedDataParallel`: NEW_REQUIRED_PARAM: `fakepkg.core.distributed.DistributedDataParallel.no_sync`: `enabled` is required at 2.0.0 and this call does not pass it"),
+    # `bridge.save_hf_pretrained(...)`: a call on an instance, in the file the entry names
+    ("app/engine/core.py:20", "REMOVED_PARAM", "`fakepkg.core.bridge.AutoBridge.save_hf_pretrained`: keyword `source_path` was removed"),
+    # a re-export move, seen from the catalog entry and from the import
+    ("app/engine/core.py:21", "MOVED_API", "`fakepkg.core.utils.helper` is gone from `fakepkg.core.utils.helpers.helper` at 2.0.0; found at `fakepkg.core.tools.helpers.helper`"),
+    ("app/engine/core.py:5", "MOVED_API", "import `fakepkg.core.utils.helper` no longer resolves at 2.0.0; `helper` is at `fakepkg.core.tools.helpers.helper`"),
+    ("app/engine/lora.py:4", "GUARD_MISMATCH", "native `fakepkg.core.bridge.AutoBridge.save_hf_adapter(self, model, path, peft_config, base_model_name_or_path)` differs from the patch `save_hf_adapter(self, model, path, peft_config, show_progress, base_model_name_or_path)` (line 8): names and order must match exactly"),
+]
+
+OTHER = [
+    ("app/engine/compat.py:10", "MOVED_API", "[info] import `fakepkg.core.utils.helper` no longer resolves at 2.0.0; `helper` is at `fakepkg.core.tools.helpers.helper`"),
+    ("app/engine/compat.py:4", "GUARD_DEAD", "[warning] version comparison with 2.0.0: at or below the new version 2.0.0, the guard is dead"),
+    ("app/engine/compat.py:8", "GUARD_DEAD", "[warning] the primary import `fakepkg.core.tools.helper` now resolves: the ImportError fallback is dead"),
+    ("app/engine/core.py:11", "NEW_OPTIONAL_PARAM", "[info] `fakepkg.core.parallel_state.initialize_model_parallel`: new optional parameter `context_size=1`"),
+    ("app/engine/core.py:14", "NEW_REQUIRED_PARAM", "[info] `fakepkg.core.distributed.DistributedDataParallel`: `config` is now required (was optional); every call site passes it"),
+    ("app/engine/lora.py:4", "GUARD_DEAD", "[warning] `fakepkg.core.bridge.AutoBridge` now has `save_hf_adapter`: the `hasattr` guard is dead"),
+    ("checklists/fakepkg-core.md:1", "FAMILY", "upgrade family `fakepkg`: fakepkg-core moves 1.0.0 -> 2.0.0 but fakepkg-bridge (at 1.0.0) does not; check that they are compatible"),
+    ("checklists/fakepkg-core.md:135", "UNRESOLVED", "[info] entry 11: `POST /generate` is not a Python API name (HTTP surface or prose)"),
+]
+
+
+def test_audit_of_a_moved_pin_finds_every_code(project: Repo, upstreams: Path) -> None:
+    bump(project, upstreams)
+    r = audit(project)
+    assert r.code == 1
+    got = {(l.split(":1: ")[0], l.split(":1: ")[1].split(" ", 1)[0], l.split(":1: ")[1].split(" ", 1)[1].rsplit(" (checklists/", 1)[0]) for l in r.lines if ":1: " in l}
+    assert got == set(BREAKING) | set(OTHER)
+    assert r.lines[-1] == "Audited 1 package(s): 15 breaking, 8 other."
+    assert r.err.endswith("Wrote upgrade-summary.md\n")
+    summary = project.read("upgrade-summary.md")
+    assert "| fakepkg-core | 1.0.0 | 2.0.0 | file://" in summary and "v2.0.0 | 15 | 8 |" in summary
+    assert "## fakepkg-core 1.0.0 -> 2.0.0" in summary and "Why: moved in pyproject.toml since HEAD." in summary
+    breaking = summary.split("### Breaking changes")[1].split("### Module moves")[0]
+    assert breaking.count("\n- ") == 14  # the GUARD_MISMATCH is listed under Version guards
+    assert "- `app/engine/core.py:16` **REMOVED_PARAM** `fakepkg.core.optim.get_optimizer`: `lr` was removed; `**kwargs` now swallows it silently (checklist `checklists/fakepkg-core.md:81`)" in breaking
+    guards = summary.split("### Version guards")[1].split("###")[0]
+    assert guards.count("\n- ") == 4
+    assert "## Unresolved issues\n\n- `checklists/fakepkg-core.md:135` **UNRESOLVED** entry 11:" in summary
+
+
+def test_subclass_inheriting_from_the_other_package(project: Repo) -> None:
+    r = audit(project, "fakepkg-core==2.0.0", "fakepkg-bridge==1.0.0", "--from", "1.0.0")
+    assert r.code == 1
+    # BridgeConfig's fields come from fakepkg.core's TransformerConfig, loaded alongside
+    assert ("app/models/cfg.py:5:1: RENAMED_PARAM `fakepkg.bridge.cfg.BridgeConfig`: keyword `hidden_size` was renamed: "
+            "`hidden_size -> hidden_dim` (checklists/fakepkg-bridge.md:29)") in r.lines
+
+
+def test_nothing_moved_binds_at_the_pins(project: Repo) -> None:
+    r = audit(project)
+    assert r.code == 0
+    assert pairs(r) == [
+        ("app/engine/compat.py:4", "GUARD_NEEDED"),
+        ("app/engine/compat.py:8", "GUARD_NEEDED"),
+        ("app/engine/compat.py:8", "MOVED_API"),
+        ("app/engine/lora.py:4", "GUARD_NEEDED"),
+        ("checklists/fakepkg-core.md:135", "UNRESOLVED"),
+    ]
+    assert r.lines[-1] == "Audited 2 package(s): 0 breaking, 5 other."
+    assert "No breaking change found." in project.read("upgrade-summary.md")
+
+
+def test_json_output_and_summary_path(project: Repo, upstreams: Path) -> None:
+    bump(project, upstreams)
+    r = audit(project, "--format", "json", "--summary", "out/summary.md")
+    doc = r.json()
+    assert doc["packages"] == [{"package": "fakepkg-core", "old_version": "1.0.0", "new_version": "2.0.0",
+                                "source": f"file://{upstreams}/example/fakepkg-core v2.0.0"}]
+    first = next(f for f in doc["findings"] if f["code"] == "RETURN_CHANGED")
+    assert first == {"code": "RETURN_CHANGED", "checklist": "checklists/fakepkg-core.md", "checklist_line": 41,
+                     "file": "app/engine/core.py", "line": 12, "package": "fakepkg-core", "severity": "error",
+                     "message": "`fakepkg.core.parallel_state.get_rank`: returns `str` (was `int`), and this call uses the result"}
+    assert doc["summary"]["findings_by_code"]["GUARD_DEAD"] == 3
+    assert (project.path / "out/summary.md").is_file() and not (project.path / "upgrade-summary.md").exists()
+
+
+def test_cache_is_reused(project: Repo, upstreams: Path, tmp_path: Path) -> None:
+    bump(project, upstreams)
+    assert audit(project).code == 1
+    # with the upstream gone, the cached checkouts still serve
+    project.edit("pyproject.toml", f"file://{upstreams}/", f"file://{tmp_path}/nowhere/")
+    assert audit(project).code == 1
+
+
+def test_index_source_uses_locally_built_sdists(project: Repo, upstreams: Path, tmp_path: Path, monkeypatch) -> None:
+    dist = build_sdists(upstreams, tmp_path / "dist")
+    names = sorted(p.name.replace("_", "-") for p in dist.iterdir())  # setuptools >= 69 writes fakepkg_core-...
+    assert names == ["fakepkg-bridge-1.0.0.tar.gz", "fakepkg-core-1.0.0.tar.gz", "fakepkg-core-2.0.0.tar.gz"]
+    core2 = next(p.name for p in dist.iterdir() if p.name.replace("_", "-") == "fakepkg-core-2.0.0.tar.gz")
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(dist))
+    monkeypatch.setenv("PIP_NO_BUILD_ISOLATION", "0")  # pip's spelling of "do not isolate the build"
+    bump(project, upstreams)
+    r = audit(project, "--source", "index")
+    assert r.code == 1
+    got = {(l.split(":1: ")[0], l.split(":1: ")[1].split(" ", 1)[0]) for l in r.lines if ":1: " in l}
+    assert got == {(a, b) for a, b, _ in BREAKING + OTHER}
+    assert f"| fakepkg-core | 1.0.0 | 2.0.0 | {core2} | 15 | 8 |" in project.read("upgrade-summary.md")
+
+
+def test_failed_fetch_is_exit_2_and_written_in_the_summary(project: Repo) -> None:
+    r = audit(project, "fakepkg-core==9.9.9", "--source", "git")
+    assert r.code == 2
+    assert "upgrade-checklists: error: fakepkg-core: cannot fetch fakepkg-core 9.9.9: git: `git -c` failed:" in r.err
+    summary = project.read("upgrade-summary.md")
+    assert "**The audit could not complete** (see Unresolved issues)." in summary
+    assert "## Unresolved issues\n\n- fakepkg-core: cannot fetch fakepkg-core 9.9.9: git:" in summary
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["fakepkg-core==1.0;rm -rf ~"], "version '1.0;rm -rf ~' is not a valid version"),
+        (["fakepkg-core==--upload-pack=x"], "version '--upload-pack=x' is not a valid version"),
+        (["fakepkg-core==../../x"], "version '../../x' is not a valid version"),
+        (["fakepkg-core==2.0.0", "--from=-x"], "--from '-x' is not a valid version"),
+        (["nochecklist==1.0"], "'nochecklist' has no checklist in checklists/"),
+        (["fakepkg-core>=2"], "'fakepkg-core>=2': expected PKG==VERSION"),
+        (["--base-ref=--output=x"], "git ref '--output=x' is not allowed"),
+    ],
+)
+def test_hostile_versions_are_refused_before_any_command(project: Repo, args: list[str], error: str) -> None:
+    r = audit(project, *args)
+    assert r.code == 2
+    assert r.err == f"upgrade-checklists: error: {error}\n" or (error in r.err and r.err.count("\n") == 1)
+    assert not (project.path / "upgrade-summary.md").exists()
+    assert not project.cache.exists()
+
+
+def test_hostile_frontmatter_never_reaches_git(project: Repo) -> None:
+    project.edit("checklists/fakepkg-core.md", "branch_template: v${VERSION}", "branch_template: --upload-pack=touch${VERSION}")
+    r = audit(project, "fakepkg-core==2.0.0", "--source", "git")
+    assert r.code == 2
+    assert "git ref '--upload-pack=touch2.0.0' is not allowed" in r.err
+    assert not list(project.path.glob("touch*"))
+
+
+def test_git_url_template_is_validated(project: Repo) -> None:
+    project.edit("pyproject.toml", "/{github}", "/{github}/{other}")
+    r = audit(project, "fakepkg-core==2.0.0", "--source", "git")
+    assert r.code == 2
+    assert "must contain {github} once and no other placeholder" in r.err
+
+
+def test_lock_file_reveals_a_transitive_bump(project: Repo, upstreams: Path) -> None:
+    project.edit("pyproject.toml", '"fakepkg-core==1.0.0", ', "")
+    lock = '[[package]]\nname = "fakepkg-core"\nversion = "{}"\n'
+    project.write("uv.lock", lock.format("1.0.0"))
+    project.commit("lock")
+    project.write("uv.lock", lock.format("2.0.0"))
+    r = audit(project)
+    assert r.code == 1
+    assert "Why: moved in uv.lock since HEAD." in project.read("upgrade-summary.md")

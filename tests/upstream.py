@@ -1,0 +1,208 @@
+"""Fixture "upstream" projects for the audit: two packages sharing the ``fakepkg``
+namespace, each a local git repository with tagged versions (and sdists built
+from them for the index source). Every audit finding code has a cause here."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from conftest import git
+
+CORE_V1 = {
+    "fakepkg/core/__init__.py": '''
+        from fakepkg.core.distributed import DistributedDataParallel
+        from fakepkg.core.config import TransformerConfig
+
+        __version__ = "1.0.0"
+        ''',
+    "fakepkg/core/parallel_state.py": '''
+        def initialize_model_parallel(tensor_model_parallel_size=1, pipeline_model_parallel_size=1, virtual_size=None):
+            """Set up."""
+
+
+        def get_rank() -> int:
+            return 0
+
+
+        def get_old_group():
+            return None
+        ''',
+    "fakepkg/core/distributed.py": '''
+        class DistributedDataParallel:
+            def __init__(self, model, config=None, bucket_size=None):
+                self.model = model
+
+            def no_sync(self):
+                return None
+        ''',
+    "fakepkg/core/config.py": '''
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class TransformerConfig:
+            num_layers: int
+            hidden_size: int
+            dropout: float = 0.1
+        ''',
+    "fakepkg/core/optim.py": '''
+        def get_optimizer(config, model, lr=1e-3, **kwargs):
+            return None
+        ''',
+    "fakepkg/core/utils/__init__.py": '''
+        from fakepkg.core.utils.helpers import helper
+        ''',
+    "fakepkg/core/utils/helpers.py": '''
+        def helper(x):
+            return x
+        ''',
+    "fakepkg/core/bridge.py": '''
+        class AutoBridge:
+            @classmethod
+            def from_hf_pretrained(cls, path, trust_remote_code=False, dtype=None) -> "AutoBridge":
+                return cls()
+
+            def save_hf_pretrained(self, model, path, source_path=None) -> None:
+                return None
+        ''',
+    # a folder without __init__.py (an implicit namespace subpackage)
+    "fakepkg/core/kernels/fused.py": '''
+        def fused_add(x, y, inplace=False):
+            return x + y
+        ''',
+}
+
+CORE_V2 = {
+    **CORE_V1,
+    "fakepkg/core/__init__.py": CORE_V1["fakepkg/core/__init__.py"].replace("1.0.0", "2.0.0"),
+    "fakepkg/core/parallel_state.py": '''
+        def initialize_model_parallel(tp_size=1, pipeline_model_parallel_size=1, *, context_size=1):
+            """Set up."""
+
+
+        def get_rank() -> str:
+            return "0"
+        ''',
+    "fakepkg/core/distributed.py": '''
+        class DistributedDataParallel:
+            def __init__(self, config, model, bucket_size=None, *, ddp_config):
+                self.model = model
+
+            def no_sync(self, enabled):
+                return None
+        ''',
+    "fakepkg/core/config.py": '''
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class TransformerConfig:
+            num_layers: int
+            hidden_dim: int
+            dropout: float = 0.1
+        ''',
+    "fakepkg/core/optim.py": '''
+        def get_optimizer(config, model, **kwargs):
+            return None
+        ''',
+    "fakepkg/core/utils/__init__.py": None,
+    "fakepkg/core/utils/helpers.py": None,
+    "fakepkg/core/tools/__init__.py": '''
+        from fakepkg.core.tools.helpers import helper
+        ''',
+    "fakepkg/core/tools/helpers.py": '''
+        def helper(x):
+            return x
+        ''',
+    "fakepkg/core/bridge.py": '''
+        class AutoBridge:
+            @classmethod
+            def from_hf_pretrained(cls, path, trust_remote_code=False, dtype=None) -> "AutoBridge":
+                return cls()
+
+            def save_hf_pretrained(self, model, path) -> None:
+                return None
+
+            def save_hf_adapter(self, model, path, peft_config, base_model_name_or_path=None):
+                return None
+        ''',
+    "fakepkg/core/kernels/fused.py": '''
+        def fused_add(x, y, *, inplace=False):
+            return x + y
+        ''',
+}
+
+BRIDGE_V1 = {
+    "fakepkg/bridge/__init__.py": '''
+        from fakepkg.bridge.cfg import BridgeConfig
+        ''',
+    # a subclass inheriting its fields from the other package
+    "fakepkg/bridge/cfg.py": '''
+        from dataclasses import dataclass
+
+        from fakepkg.core import TransformerConfig
+
+
+        @dataclass
+        class BridgeConfig(TransformerConfig):
+            lora_rank: int = 8
+        ''',
+}
+
+
+def _pyproject(name: str, version: str) -> str:
+    return textwrap.dedent(f'''
+        [build-system]
+        requires = ["setuptools>=61"]
+        build-backend = "setuptools.build_meta"
+
+        [project]
+        name = "{name}"
+        version = "{version}"
+
+        [tool.setuptools.packages.find]
+        include = ["fakepkg*"]
+        namespaces = true
+        ''')
+
+
+def make_repo(path: Path, name: str, versions: list[tuple[str, dict]]) -> Path:
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main")
+    for version, files in versions:
+        for rel, text in files.items():
+            p = path / rel
+            if text is None:
+                if p.exists():
+                    p.unlink()
+                continue
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(textwrap.dedent(text).lstrip("\n"))
+        (path / "pyproject.toml").write_text(_pyproject(name, version))
+        git(path, "add", "-A")
+        git(path, "commit", "-qm", f"release {version}")
+        git(path, "tag", f"v{version}")
+    return path
+
+
+def make_upstreams(base: Path) -> Path:
+    """``base/example/fakepkg-core`` (v1.0.0, v2.0.0) and ``base/example/fakepkg-bridge`` (v1.0.0)."""
+    make_repo(base / "example" / "fakepkg-core", "fakepkg-core", [("1.0.0", CORE_V1), ("2.0.0", CORE_V2)])
+    make_repo(base / "example" / "fakepkg-bridge", "fakepkg-bridge", [("1.0.0", BRIDGE_V1)])
+    return base
+
+
+def build_sdists(upstreams: Path, dist: Path) -> Path:
+    """Real sdists, built with ``python -m build`` from each tagged version."""
+    dist.mkdir(parents=True, exist_ok=True)
+    for name, tags in (("fakepkg-core", ["v1.0.0", "v2.0.0"]), ("fakepkg-bridge", ["v1.0.0"])):
+        repo = upstreams / "example" / name
+        for tag in tags:
+            work = dist.parent / f"build-{name}-{tag}"
+            git(repo, "worktree", "add", "-q", str(work), tag)
+            subprocess.run([sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(dist), str(work)],
+                           check=True, capture_output=True)
+    return dist
