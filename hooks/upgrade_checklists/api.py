@@ -60,6 +60,23 @@ class Api:
     obj: object = field(repr=False, compare=False)
 
 
+_TYPING = {"List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set", "FrozenSet": "frozenset", "Type": "type"}
+
+
+def normalize_annotation(text: str) -> str:
+    """Spell equal annotations alike: ``typing.List[int]`` == ``list[int]``,
+    ``Optional[X]`` == ``X | None``, quotes dropped."""
+    t = text.replace("typing.", "").replace("typing_extensions.", "").strip("'\"")
+    t = re.sub(r"\b(List|Dict|Tuple|Set|FrozenSet|Type)\[", lambda m: _TYPING[m.group(1)] + "[", t)
+    for _ in range(5):
+        new = re.sub(r"\bOptional\[([^\[\]]*(?:\[[^\[\]]*\])?[^\[\]]*)\]", r"\1 | None", t)
+        new = re.sub(r"\bUnion\[([^\[\]]*(?:\[[^\[\]]*\])?[^\[\]]*)\]", lambda m: m.group(1).replace(", ", " | "), new)
+        if new == t:
+            break
+        t = new
+    return t
+
+
 class Unresolved(Exception):
     """Why an API could not be resolved statically (not the same as removed)."""
 
@@ -163,11 +180,11 @@ class UpstreamModel:
             parent = obj.parent
             if parent is not None and parent.kind.value == "class" and "staticmethod" not in obj.labels and params:
                 params = params[1:]
-            return Signature(params, None if obj.returns is None else str(obj.returns))
+            return Signature(params, None if obj.returns is None else normalize_annotation(str(obj.returns)))
         if kind == "class":
             init = obj.all_members.get("__init__")
-            if init is None:
-                return Signature([], obj.path) if not obj.bases else None
+            if init is None:  # attrs, pydantic, metaclasses...: unknown, unless a plain class
+                return Signature([], obj.path) if not (obj.bases or obj.decorators) else None
             init = self._final(init)
             params = [Param(p.name, p.kind.value, None if p.default is None else str(p.default)) for p in init.parameters][1:]
             return Signature(params, obj.path)

@@ -36,6 +36,8 @@ class Target:
     new: str
     why: str  # "pin moved in uv.lock", "command line", "pinned (nothing moved)"
     source: str = ""  # where the new source came from (git ref / index)
+    resolved: int = 0  # catalog entries whose API resolved upstream
+    bound: int = 0  # call sites bound against a signature
 
 
 @dataclass
@@ -262,6 +264,7 @@ class Auditor:
                 else:
                     add("UNRESOLVED", "info", f"entry {e.number}: {reason}", at=e.line)
                 continue
+            t.resolved += 1
             targets = self._entry_apis(api_new, api_old, new, old, calls, site_api)
             if _is_method(api_new):  # calls on instances in the files the entry names: self.bridge.m(...)
                 targets[0][1].extend(self._instance_calls(e, api_new, sources, calls))
@@ -272,6 +275,7 @@ class Auditor:
                     if sites:
                         add("UNRESOLVED", "info", f"entry {e.number}: signature of `{what}` not known statically (no __init__ found)", at=e.line)
                     continue
+                t.bound += len(sites)
                 for rel, c, i in sites:
                     for code, sev, param, msg in bind_call(c, what, a_old.signature if a_old else None, a_new.signature, version):
                         hit.add((code, param))

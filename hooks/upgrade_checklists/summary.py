@@ -8,7 +8,7 @@ from upgrade_checklists.audit import AuditResult
 from upgrade_checklists.findings import Finding
 
 _GUARDS = ("GUARD_DEAD", "GUARD_MISMATCH", "GUARD_NEEDED", "GUARD_UNKNOWN")
-_MOVES = ("MOVED_API", "REMOVED_API")
+_MOVES = ("MOVED_API",)
 
 
 def _where(f: Finding) -> str:
@@ -39,7 +39,8 @@ def render(result: AuditResult) -> str:
     out += [verdict, ""]
     for t in result.targets:
         mine = [f for f in result.findings if f.package == t.package]
-        out += [f"## {t.package} {t.old + ' -> ' if t.old else 'at '}{t.new}", "", f"Why: {t.why}.", ""]
+        out += [f"## {t.package} {t.old + ' -> ' if t.old else 'at '}{t.new}", "", f"Why: {t.why}.", "",
+                f"Resolved {t.resolved} of {len(t.checklist.entries)} catalog APIs upstream; bound {t.bound} call sites.", ""]
         sections = [
             ("Breaking changes", [f for f in mine if f.severity == "error" and f.code not in _GUARDS]),
             ("Module moves", [f for f in mine if f.code in _MOVES]),
