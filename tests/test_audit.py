@@ -134,9 +134,9 @@ def upstreams(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_upstreams(tmp_path_factory.mktemp("upstream"))
 
 
-@pytest.fixture
-def project(tmp_path: Path, capsys, upstreams: Path) -> Repo:
-    r = Repo(tmp_path / "project", capsys)
+def make_project(path: Path, capsys, upstreams: Path) -> Repo:
+    """The project under audit, committed with both packages pinned at 1.0.0."""
+    r = Repo(path, capsys)
     r.path.mkdir()
     git(r.path, "init", "-q", "-b", "main")
     files = {
@@ -148,6 +148,12 @@ def project(tmp_path: Path, capsys, upstreams: Path) -> Repo:
     for rel, text in files.items():
         r.write(rel, text)
     r.commit("initial")
+    return r
+
+
+@pytest.fixture
+def project(tmp_path: Path, capsys, upstreams: Path) -> Repo:
+    r = make_project(tmp_path / "project", capsys, upstreams)
     r.cache = tmp_path / "cache"
     return r
 

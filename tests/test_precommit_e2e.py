@@ -63,21 +63,11 @@ def test_checklist_structure_hook(repo: Repo, precommit_home: Path) -> None:
 
 
 def test_upgrade_audit_manual_hook(tmp_path: Path, capsys, precommit_home: Path) -> None:
-    from test_audit import CFG_PY, COMPAT_PY, CORE_CL, CORE_PY, BRIDGE_CL, LORA_PY, pyproject
+    from test_audit import make_project, pyproject
     from upstream import make_upstreams
 
     upstreams = make_upstreams(tmp_path / "upstream")
-    project = Repo(tmp_path / "project", capsys)
-    project.path.mkdir()
-    git(project.path, "init", "-q", "-b", "main")
-    for rel, text in {
-        "app/__init__.py": "", "app/engine/__init__.py": "", "app/models/__init__.py": "",
-        "app/engine/core.py": CORE_PY, "app/engine/lora.py": LORA_PY, "app/engine/compat.py": COMPAT_PY,
-        "app/models/cfg.py": CFG_PY, "checklists/fakepkg-core.md": CORE_CL, "checklists/fakepkg-bridge.md": BRIDGE_CL,
-        "pyproject.toml": pyproject(upstreams), ".gitignore": "upgrade-summary.md\n.upgrade-checklists-cache/\n",
-    }.items():
-        project.write(rel, text)
-    project.commit("initial")
+    project = make_project(tmp_path / "project", capsys, upstreams)
     env_cache = tmp_path / "xdg-cache"
 
     def run_audit() -> subprocess.CompletedProcess:

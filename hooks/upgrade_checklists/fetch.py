@@ -8,6 +8,7 @@ lists, never a shell; git never prompts; every command has a timeout.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ import tarfile
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Callable
 
 from upgrade_checklists.versions import check_version
 
@@ -74,33 +76,45 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text)
 
 
+def _cached(dest: Path, produce: Callable[[Path, Path], str]) -> Path:
+    """``dest`` if a complete copy is there; else ``produce(work, src)`` fills ``src`` (and
+    returns what to record of it), and ``src`` is renamed into place: never half-written."""
+    if (dest / _MARK).is_file():
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".fetch-"))
+    try:
+        src = work / "src"
+        mark = produce(work, src)
+        (src / _MARK).write_text(mark + "\n")
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(src, dest)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return dest
+
+
 def fetch_git(github: str, branch_template: str, version: str, *, url_template: str, cache_dir: Path,
               sparse: list[str] | None = None, timeout: int = 600) -> Path:
     """A checkout of ``branch_template`` at ``version``; reused from the cache when there."""
     ref = git_ref(branch_template, version)
     url = git_url(url_template, github)
-    dest = cache_dir / "git" / _slug(github) / _slug(ref)
-    if (dest / _MARK).is_file():
-        return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".clone-"))
-    try:
-        clone = ["git", "-c", "advice.detachedHead=false", "clone", "--quiet", "--depth", "1", "--branch", ref]
-        if sparse:
-            clone += ["--no-checkout", "--filter=blob:none"]
-        _run([*clone, "--", url, str(tmp / "src")], timeout)
-        if sparse:
-            dirs = sorted({d.strip("/") for d in sparse if d.strip("/")})
-            _run(["git", "-C", str(tmp / "src"), "sparse-checkout", "set", "--cone", "--", *dirs], timeout)
-            _run(["git", "-C", str(tmp / "src"), "checkout", "--quiet"], timeout)
-        shutil.rmtree(tmp / "src" / ".git", ignore_errors=True)
-        (tmp / "src" / _MARK).write_text(f"{url} {ref}\n")
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(tmp / "src", dest)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return dest
+    dirs = sorted({d.strip("/") for d in sparse or [] if d.strip("/")})
+    key = _slug(ref) + (f"-sparse-{hashlib.sha1(' '.join(dirs).encode()).hexdigest()[:8]}" if dirs else "")
+
+    def clone(work: Path, src: Path) -> str:
+        cmd = ["git", "-c", "advice.detachedHead=false", "clone", "--quiet", "--depth", "1", "--branch", ref]
+        if dirs:
+            cmd += ["--no-checkout", "--filter=blob:none"]
+        _run([*cmd, "--", url, str(src)], timeout)
+        if dirs:
+            _run(["git", "-C", str(src), "sparse-checkout", "set", "--cone", "--", *dirs], timeout)
+            _run(["git", "-C", str(src), "checkout", "--quiet"], timeout)
+        shutil.rmtree(src / ".git", ignore_errors=True)
+        return f"{url} {ref}"
+
+    return _cached(cache_dir / "git" / _slug(github) / key, clone)
 
 
 def fetch_index(package: str, version: str, *, cache_dir: Path, timeout: int = 600) -> Path:
@@ -112,30 +126,21 @@ def fetch_index(package: str, version: str, *, cache_dir: Path, timeout: int = 6
     check_version(version)
     if not _PACKAGE_RE.match(package):
         raise FetchError(f"package name {package!r} is not allowed")
-    dest = cache_dir / "index" / _slug(package) / _slug(version)
-    if (dest / _MARK).is_file():
-        return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".download-"))
-    try:
+
+    def download(work: Path, src: Path) -> str:
         base = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "--quiet",
-                "-d", str(tmp / "dl")]
+                "-d", str(work / "dl")]
         try:
             _run([*base, "--no-binary", ":all:", f"{package}=={version}"], timeout)
         except FetchError:
             _run([*base, "--only-binary", ":all:", f"{package}=={version}"], timeout)
-        files = sorted((tmp / "dl").iterdir())
+        files = sorted((work / "dl").iterdir()) if (work / "dl").is_dir() else []
         if not files:
             raise FetchError(f"pip downloaded nothing for {package}=={version}")
-        out = tmp / "src"
-        _unpack(files[0], out)
-        (out / _MARK).write_text(f"{files[0].name}\n")
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(out, dest)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return dest
+        _unpack(files[0], src)
+        return files[0].name
+
+    return _cached(cache_dir / "index" / _slug(package) / _slug(version), download)
 
 
 def _unpack(archive: Path, out: Path) -> None:

@@ -142,15 +142,8 @@ def _collect_imports(tree: ast.Module, facts: Facts) -> None:
     while stack:
         node = stack.pop()
         t = type(node)
-        if t is Import_:
-            for a in node.names:
-                imports.append(_plain_import(a, node.lineno))
-        elif t is ImportFrom:
-            if node.level or not node.module:
-                continue
-            for a in node.names:
-                q = node.module if a.name == "*" else f"{node.module}.{a.name}"
-                imports.append(Import(q, a.asname or a.name, a.name, node.lineno, q))
+        if t is Import_ or t is ImportFrom:
+            imports += _imports(node)
         else:
             for attr in ("body", "orelse", "finalbody", "handlers", "cases"):
                 sub = getattr(node, attr, None)
@@ -159,11 +152,22 @@ def _collect_imports(tree: ast.Module, facts: Facts) -> None:
     imports.sort(key=lambda i: i.line)
 
 
-def _plain_import(a: ast.alias, line: int) -> Import:
-    if a.asname:  # ``import a.b as c``: the original name is the module path
-        return Import(a.name, a.asname, a.name, line, a.name)
-    head = a.name.split(".")[0]
-    return Import(a.name, head, a.name, line, head)
+def _imports(node: ast.Import | ast.ImportFrom) -> list[Import]:
+    """The bindings one import statement makes (relative imports are not the package's)."""
+    line = node.lineno
+    if type(node) is ast.Import:
+        out = []
+        for a in node.names:
+            if a.asname:  # ``import a.b as c``: the original name is the module path
+                out.append(Import(a.name, a.asname, a.name, line, a.name))
+            else:
+                head = a.name.split(".")[0]
+                out.append(Import(a.name, head, a.name, line, head))
+        return out
+    if node.level or not node.module:
+        return []
+    return [Import(node.module if a.name == "*" else f"{node.module}.{a.name}", a.asname or a.name, a.name, line,
+                   node.module if a.name == "*" else f"{node.module}.{a.name}") for a in node.names]
 
 
 def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
@@ -181,17 +185,10 @@ def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
     defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     for node in ast.walk(tree):
         t = type(node)
-        if t is Import_:
-            for a in node.names:
-                imports.append(_plain_import(a, node.lineno))
-            names.update(a.asname or a.name.split(".")[0] for a in node.names)
-        elif t is ImportFrom:
-            if node.level or not node.module:
-                continue
-            for a in node.names:
-                q = node.module if a.name == "*" else f"{node.module}.{a.name}"
-                imports.append(Import(q, a.asname or a.name, a.name, node.lineno, q))
-                names.add(a.asname or a.name)
+        if t is Import_ or t is ImportFrom:
+            found = _imports(node)
+            imports += found
+            names.update(i.bound for i in found)
         elif t is Name:
             names.add(node.id)
         elif t is Attribute:

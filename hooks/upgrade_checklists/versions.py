@@ -75,11 +75,7 @@ def resolved_versions(reader: Reader, packages: list[str]) -> dict[str, Pin]:
             pins[key] = Pin(version, source)
     lock = reader.read("uv.lock")
     if lock:
-        try:
-            data = tomllib.loads(lock)
-        except tomllib.TOMLDecodeError:
-            data = {}
-        for pkg in data.get("package", []):
+        for pkg in _toml(lock).get("package", []):
             key = canonicalize_name(str(pkg.get("name", "")))
             if key in wanted and isinstance(pkg.get("version"), str):
                 pins[key] = Pin(pkg["version"], "uv.lock")
@@ -89,10 +85,7 @@ def resolved_versions(reader: Reader, packages: list[str]) -> dict[str, Pin]:
 def _pins(reader: Reader):
     text = reader.read("pyproject.toml")
     if text:
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError:
-            data = {}
+        data = _toml(text)
         project = data.get("project", {})
         reqs = list(project.get("dependencies", []))
         for group in project.get("optional-dependencies", {}).values():
@@ -107,6 +100,13 @@ def _pins(reader: Reader):
             line = line.split(" #", 1)[0].strip()
             if line and not line.startswith(("#", "-")):
                 yield (*_exact(line.split(" --hash", 1)[0].rstrip("\\ ")), rel)
+
+
+def _toml(text: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return {}  # a broken pin file pins nothing: the audit says so per package
 
 
 def _exact(text: str) -> tuple[str, str | None]:
