@@ -3,7 +3,6 @@ sdists built from them); the project is a fixture repository with git."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest

@@ -17,7 +17,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 
 from upgrade_checklists import fetch as fetching
-from upgrade_checklists.api import Api, Signature, Unresolved, UpstreamModel
+from upgrade_checklists.api import Api, Unresolved, UpstreamModel
 from upgrade_checklists.bind import bind_call, signature_changes
 from upgrade_checklists.calls import Call, find_calls, find_method_calls
 from upgrade_checklists.checklist import Checklist
@@ -114,10 +114,10 @@ class Auditor:
 
     # -- fetching -------------------------------------------------------------------
 
-    def fetch(self, cl: Checklist, version: str) -> tuple[Path, str]:
+    def fetch(self, cl: Checklist, version: str) -> Path:
         key = (cl.package, version)
         if key in self._fetched:
-            return self._fetched[key], "cached"
+            return self._fetched[key]
         fm = cl.frontmatter
         names = self.check.import_names.get(cl.rel, [])
         errors = []
@@ -131,12 +131,10 @@ class Auditor:
                     path = fetching.fetch_git(fm.get("github"), fm.get("branch_template"), version,
                                               url_template=self.cfg.git_url, cache_dir=self.cache_dir,
                                               sparse=[s for s in sparse if s], timeout=self.timeout)
-                    how = f"git {fetching.git_ref(fm.get('branch_template'), version)}"
                 else:
                     path = fetching.fetch_index(cl.package, version, cache_dir=self.cache_dir, timeout=self.timeout)
-                    how = f"index {cl.package}=={version}"
                 self._fetched[key] = path
-                return path, how
+                return path
             except fetching.FetchError as exc:
                 errors.append(f"{kind}: {exc}")
         raise fetching.FetchError(f"cannot fetch {cl.package} {version}: " + "; ".join(errors))
@@ -152,14 +150,14 @@ class Auditor:
 
     def model(self, cl: Checklist, version: str, versions: dict[str, str], result: AuditResult) -> UpstreamModel:
         """The API model of ``cl`` at ``version``, its family members loaded alongside."""
-        root, _ = self.fetch(cl, version)
+        root = self.fetch(cl, version)
         roots, modules = [root], list(self.check.import_names.get(cl.rel, []))
         for other in self.family_of(cl):
             v = versions.get(other.package)
             if v is None:
                 continue
             try:
-                roots.append(self.fetch(other, v)[0])
+                roots.append(self.fetch(other, v))
                 modules += self.check.import_names.get(other.rel, [])
             except fetching.FetchError as exc:
                 result.notes.append(f"{cl.package}: family member {other.package} {v} not loaded ({exc})")
@@ -201,6 +199,7 @@ class Auditor:
         return result
 
     def _fetched_how(self, cl: Checklist, version: str) -> str:
+        """What the source was fetched from (recorded in the cache when it was)."""
         path = self._fetched.get((cl.package, version))
         if path is None:
             return ""

@@ -18,7 +18,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from upgrade_checklists.checklist import REMOVAL_MARK, TIERS, Checklist
+from upgrade_checklists.checklist import REMOVAL_MARK, Checklist
 from upgrade_checklists.compare import Result, TierRules, covers, usage_parts
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
