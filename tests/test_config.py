@@ -60,3 +60,10 @@ def test_import_names_from_config_and_guide(repo: Repo) -> None:
     r = repo.run("check", "-v")
     assert r.codes == ["MISSING"]
     assert "(maintenance guide GUIDE.md)" in r.err
+
+
+def test_exclude_globs(repo: Repo) -> None:
+    repo.write("app/utils/vendored/thing.py", "import fakepkg.core\n")
+    assert repo.run("check").codes == ["MISSING"]
+    repo.edit("pyproject.toml", 'roots = ["app", "tests"]', 'roots = ["app", "tests"]\nexclude = ["app/utils/vendored/*"]')
+    assert repo.run("check").code == 0
