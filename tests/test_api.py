@@ -1,0 +1,87 @@
+"""The upstream API model: what griffe gives, and the gaps we cover."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from upgrade_checklists.api import Unresolved, UpstreamModel
+
+
+def tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    return root
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> UpstreamModel:
+    tree(tmp_path / "src", {
+        "lib/__init__.py": "from lib.core import Engine as PublicEngine\nfrom external_pkg import Thing\n",
+        "lib/core.py": """
+            import attr
+
+            class Engine:
+                def __init__(self, path, *, fast=False): ...
+                def run(self, steps: int = 1) -> "Engine": ...
+                @staticmethod
+                def version(): ...
+
+            class Turbo(Engine):
+                pass
+
+            @attr.s
+            class Record:
+                name = attr.ib()
+            """,
+        "lib/peft/lora.py": "class LoRA:\n    def __call__(self, model, training=True): ...\n",
+        "lib/ops/fused.py": "def add(x, y): ...\n",  # ops/ has no __init__.py
+    })
+    return UpstreamModel([tmp_path / "src"], ["lib"])
+
+
+def names(api) -> list[str]:
+    return [p.name for p in api.signature.params]
+
+
+def test_re_exports_inheritance_and_self(model: UpstreamModel) -> None:
+    engine = model.lookup("lib.PublicEngine")
+    assert (engine.path, engine.kind, names(engine)) == ("lib.core.Engine", "class", ["path", "fast"])
+    assert [p.kind for p in engine.signature.params] == ["positional or keyword", "keyword-only"]
+    run = model.lookup("lib.core.Turbo.run")  # inherited
+    assert (run.path, names(run), run.signature.returns) == ("lib.core.Engine.run", ["steps"], "Engine")
+    assert names(model.lookup("lib.core.Turbo")) == ["path", "fast"]
+    assert names(model.lookup("lib.core.Engine.version")) == []  # staticmethod: nothing stripped, nothing there
+
+
+def test_folder_without_init_is_loaded(model: UpstreamModel) -> None:
+    assert names(model.lookup("lib.ops.fused.add")) == ["x", "y"]
+
+
+def test_relative_headings(model: UpstreamModel) -> None:
+    assert model.resolve_heading("LoRA.__call__", "lib/peft/lora.py", ["lib"]).path == "lib.peft.lora.LoRA.__call__"
+    # without a Source: line, a unique class of that name
+    assert model.resolve_heading("`LoRA.__call__`", None, ["lib"]).path == "lib.peft.lora.LoRA.__call__"
+    assert model.resolve_heading("core.Engine.run()", None, ["lib"]).path == "lib.core.Engine.run"
+
+
+def test_unresolved_has_a_reason_and_is_not_removed(model: UpstreamModel) -> None:
+    with pytest.raises(Unresolved, match=r"`POST /generate` is not a Python API name"):
+        model.resolve_heading("POST /generate", None, ["lib"])
+    with pytest.raises(Unresolved, match=r"`lib.Thing` is an alias to `external_pkg.Thing`, which is not in the loaded source"):
+        model.lookup("lib.Thing")
+    with pytest.raises(Unresolved, match=r"`lib.core.Nope` not found in the upstream source"):
+        model.resolve_heading("lib.core.Nope", None, ["lib"])
+
+
+def test_attrs_class_signature_is_unknown_not_empty(model: UpstreamModel) -> None:
+    assert model.lookup("lib.core.Record").signature is None
+
+
+def test_returned_class(model: UpstreamModel) -> None:
+    run = model.lookup("lib.core.Engine.run")
+    assert model.returned_class(run).path == "lib.core.Engine"

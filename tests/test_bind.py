@@ -1,0 +1,95 @@
+"""Binding one call against old and new signatures (no upstream needed)."""
+
+from __future__ import annotations
+
+import ast
+
+from upgrade_checklists.api import Param, Signature, normalize_annotation
+from upgrade_checklists.bind import bind_call, signature_changes
+from upgrade_checklists.calls import find_calls
+
+PK, KW, VA, VK = "positional or keyword", "keyword-only", "variadic positional", "variadic keyword"
+
+
+def sig(*params: tuple, returns: str | None = None) -> Signature:
+    return Signature([Param(n, k, d) for n, k, d in params], returns)
+
+
+def call(src: str):
+    source = f"from pkg import f\n{src}\n"
+    (c,) = find_calls(source, ast.parse(source), ["pkg"])
+    return c
+
+
+def codes(problems) -> list[tuple[str, str, str]]:
+    return sorted((code, sev, param) for code, sev, param, _ in problems)
+
+
+OLD = sig(("a", PK, None), ("b", PK, "1"), ("c", KW, "None"))
+
+
+def test_unchanged_signature_binds_cleanly() -> None:
+    assert bind_call(call("f(1, b=2, c=3)"), "pkg.f", OLD, OLD, "2") == []
+
+
+def test_star_args_and_kwargs_in_the_call_skip_required_checks() -> None:
+    new = sig(("a", PK, None), ("b", PK, "1"), ("d", KW, None))
+    assert codes(bind_call(call("f(*args, **kw)"), "pkg.f", OLD, new, "2")) == []
+    assert codes(bind_call(call("f(1)"), "pkg.f", OLD, new, "2")) == [("NEW_REQUIRED_PARAM", "error", "d")]
+
+
+def test_var_positional_absorbs_extra_positionals() -> None:
+    new = sig(("a", PK, None), ("rest", VA, None))
+    assert codes(bind_call(call("f(1, 2, 3)"), "pkg.f", None, new, "2")) == []
+    assert codes(bind_call(call("f(1, 2, 3)"), "pkg.f", None, sig(("a", PK, None)), "2")) == [
+        ("REMOVED_PARAM", "error", "#2"), ("REMOVED_PARAM", "error", "#3")]
+
+
+def test_kwargs_in_new_signature_swallow_a_removed_keyword() -> None:
+    new = sig(("a", PK, None), ("b", PK, "1"), ("kw", VK, None))
+    (problem,) = bind_call(call("f(1, c=3)"), "pkg.f", OLD, new, "2")
+    assert problem == ("REMOVED_PARAM", "error", "c", "`pkg.f`: `c` was removed; `**kw` now swallows it silently")
+
+
+def test_rename_needs_the_same_position_and_kind() -> None:
+    renamed = sig(("a", PK, None), ("beta", PK, "1"), ("c", KW, "None"))
+    assert codes(bind_call(call("f(1, b=2)"), "pkg.f", OLD, renamed, "2")) == [("RENAMED_PARAM", "error", "b")]
+    other_kind = sig(("a", PK, None), ("beta", KW, "1"), ("c", KW, "None"))
+    assert codes(bind_call(call("f(1, b=2)"), "pkg.f", OLD, other_kind, "2")) == [("REMOVED_PARAM", "error", "b")]
+
+
+def test_positional_rename_still_binds() -> None:
+    renamed = sig(("alpha", PK, None), ("b", PK, "1"), ("c", KW, "None"))
+    assert codes(bind_call(call("f(1)"), "pkg.f", OLD, renamed, "2")) == [("RENAMED_PARAM", "info", "a")]
+
+
+def test_return_change_matters_only_when_the_result_is_used() -> None:
+    old, new = sig(("a", PK, None), returns="int"), sig(("a", PK, None), returns="str")
+    assert codes(bind_call(call("f(1)"), "pkg.f", old, new, "2")) == []
+    assert codes(bind_call(call("x = f(1)"), "pkg.f", old, new, "2")) == [("RETURN_CHANGED", "error", "return")]
+
+
+def test_binding_only_mode_without_old_version() -> None:
+    new = sig(("a", PK, None))
+    assert codes(bind_call(call("f(1, z=2)"), "pkg.f", None, new, "2")) == [("REMOVED_PARAM", "error", "z")]
+    assert bind_call(call("f(1, z=2)"), "pkg.f", None, new, "2")[0][3] == "`pkg.f`: `z` is not a parameter at 2"
+
+
+def test_signature_changes_are_informational() -> None:
+    new = sig(("a", PK, None), ("b", PK, None), ("e", PK, "0"), returns="str")
+    assert codes(signature_changes("pkg.f", OLD, new)) == [
+        ("NEW_OPTIONAL_PARAM", "info", "e"),
+        ("NEW_REQUIRED_PARAM", "info", "b"),
+        ("REMOVED_PARAM", "info", "c"),
+        ("RETURN_CHANGED", "info", "return"),
+    ]
+    # same position, same kind: a rename, not a removal and an addition
+    renamed = sig(("a", PK, None), ("b", PK, "1"), ("e", KW, "None"))
+    assert codes(signature_changes("pkg.f", OLD, renamed)) == [("RENAMED_PARAM", "info", "c")]
+
+
+def test_equal_annotations_compare_equal() -> None:
+    assert normalize_annotation("typing.List[Token]") == normalize_annotation("list[Token]")
+    assert normalize_annotation("Optional[Dict[str, int]]") == "dict[str, int] | None"
+    assert normalize_annotation("Union[int, str]") == "int | str"
+    assert normalize_annotation("'AutoBridge'") == "AutoBridge"
