@@ -39,7 +39,7 @@ def test_declared_encoding_is_honoured(repo: Repo) -> None:
 def test_newer_syntax_falls_back_to_libcst() -> None:
     # PEP 695 (3.12) syntax: the 3.10/3.11 ast cannot parse it, libcst can.
     src = b"from fakepkg.core import x as y\ntype Alias = list[int]\ndef f[T](a: T) -> T:\n    '''from fakepkg.core import z'''\n    return y.run(a, 'lit')\n"
-    facts = scan_file(None, "m.py", src, full=True)
+    facts = scan_file("m.py", src, full=True)
     assert not isinstance(facts, Finding)
     assert [(i.qualname, i.bound, i.line) for i in facts.imports] == [("fakepkg.core.x", "y", 1)]
     assert facts.attributes == {"fakepkg.core.x.run": 5}
@@ -56,7 +56,7 @@ def test_newer_syntax_falls_back_to_libcst() -> None:
 
 def test_facts_exclude_docstrings_and_collect_attribute_uses() -> None:
     src = b'"""mod doc"""\nimport fakepkg.core as fc\nclass A:\n    """class doc"""\n    def m(self, arg):\n        return fc.sub.call(arg, key="/generate")\n'
-    facts = scan_file(None, "m.py", src, full=True)
+    facts = scan_file("m.py", src, full=True)
     assert facts.strings == {"/generate"}
     assert facts.attributes == {"fakepkg.core.sub.call": 6, "fakepkg.core.sub": 6}
     assert {"A", "m", "arg", "key", "call", "sub", "fc"} <= facts.names

@@ -24,7 +24,7 @@ from upgrade_checklists.checklist import Checklist
 from upgrade_checklists.compare import Result
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
-from upgrade_checklists.guards import check_guard
+from upgrade_checklists.guards import catches_import_error, check_guard
 from upgrade_checklists.versions import Reader, VersionError, check_version, resolved_versions
 
 
@@ -417,10 +417,7 @@ def _fallback_import_lines(tree: ast.Module) -> set[int]:
     """Lines of imports inside ``try/except ImportError`` (either branch)."""
     out = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Try) and any(
-            h.type is not None and "Error" in ast.unparse(h.type) and "Import" in ast.unparse(h.type) or
-            (h.type is not None and "ModuleNotFound" in ast.unparse(h.type)) for h in node.handlers
-        ):
+        if isinstance(node, ast.Try) and catches_import_error(node):
             for part in [node.body, *(h.body for h in node.handlers)]:
                 for s in part:
                     for n in ast.walk(s):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
@@ -264,9 +265,11 @@ def run_check(cfg: Config, use_cache: bool = True) -> Result:
     listed = {row.file for cl in checklists for row in cl.rows}
     _scan(cfg, res, listed)
 
+    snippets = Snippets(cfg.root, res.cache)
     for cl in checklists:
         _compare_tables(cfg, res, cl, tiers)
-        _check_catalog(cfg, res, cl)
+        _check_catalog(res, cl, snippets)
+    snippets.save()
     if cfg.status_file:
         _check_status(cfg, res, checklists)
     res.cache.save()
@@ -300,7 +303,7 @@ def _scan(cfg: Config, res: Result, listed: set[str]) -> None:
             if rel not in listed and not may_import(data):
                 out = skip
             else:
-                out = scan_file(cfg.root, rel, data, False)
+                out = scan_file(rel, data, False)
             cache.put(rel, st, out)
         if isinstance(out, Finding):
             res.findings.append(out)
@@ -357,10 +360,7 @@ def _compare_tables(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -
                 add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` {why} {pkg} and none of its row's tokens match", row.file, None, pkg, {"mark": True}))
             continue
         if uncovered:
-            seen: dict[str, Import] = {}
-            for i in uncovered:
-                seen.setdefault(_describe(i), i)
-            shown = ", ".join(f"`{d}`" for d in seen)
+            shown = ", ".join(f"`{d}`" for d in dict.fromkeys(_describe(i) for i in uncovered))
             first = min(i.line for i in uncovered)
             add(Finding(cl.rel, row.line, "CHANGED", f"`{row.file}` imports {shown}, not in its row", row.file, first, pkg,
                         {"add": usage_parts(uncovered)}))
@@ -400,7 +400,7 @@ def _ensure_full(cfg: Config, res: Result, rel: str) -> Facts:
     if not facts.full:
         path = cfg.root / rel
         st = path.stat()
-        out = scan_file(cfg.root, rel, path.read_bytes(), True)
+        out = scan_file(rel, path.read_bytes(), True)
         if isinstance(out, Facts):
             res.facts[rel] = facts = out
             if res.cache is not None:
@@ -441,29 +441,69 @@ def _moved_target(row: Row, missing: dict[str, list[Import]], facts: dict[str, F
     return best
 
 
-def _check_catalog(cfg: Config, res: Result, cl: Checklist) -> None:
+@dataclass
+class _Source:
+    rel: str
+    st: os.stat_result
+    answers: dict  # snippet -> places, None -> line count
+    text: SquashedText | None = None  # read only when an answer is not cached
+
+
+class Snippets:
+    """Where snippets occur in source files (and how long the files are), remembered
+    in the scan cache by each file's stat, so that a warm run reads no source file."""
+
+    def __init__(self, root: Path, cache: ScanCache) -> None:
+        self.root = root
+        self.cache = cache
+        self.files: dict[str, _Source | None] = {}
+
+    def _answer(self, rel: str, key: str | None, compute):
+        if rel not in self.files:
+            try:
+                st = os.stat(os.path.join(self.root, rel))
+            except OSError:
+                st = None
+            if st is None or not stat.S_ISREG(st.st_mode):
+                self.files[rel] = None
+            else:
+                hit, known = self.cache.get("snippets:" + rel, st)
+                self.files[rel] = _Source(rel, st, dict(known) if hit else {})
+        src = self.files[rel]
+        if src is None:
+            return None  # the file does not exist
+        if key not in src.answers:
+            if src.text is None:
+                src.text = SquashedText((self.root / rel).read_text(encoding="utf-8", errors="replace"))
+            src.answers[key] = compute(src.text)
+        return src.answers[key]
+
+    def places(self, rel: str, snippet: str) -> list[tuple[int, int]] | None:
+        """(start, end) lines of each occurrence; None when the file does not exist."""
+        return self._answer(rel, snippet, lambda text: text.find(snippet))
+
+    def line_count(self, rel: str) -> int | None:
+        return self._answer(rel, None, lambda text: text.line_count)
+
+    def save(self) -> None:
+        for src in self.files.values():
+            if src is not None and src.text is not None:  # something new was computed
+                self.cache.put("snippets:" + src.rel, src.st, src.answers)
+
+
+def _check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
     add = res.findings.append
     pkg = cl.package
-    cache: dict[str, SquashedText | None] = {}
-
-    def squashed(rel: str) -> SquashedText | None:
-        if rel not in cache:
-            p = cfg.root / rel
-            try:
-                cache[rel] = SquashedText(p.read_text(encoding="utf-8", errors="replace")) if p.is_file() else None
-            except OSError:
-                cache[rel] = None
-        return cache[rel]
-
     for e in cl.entries:
         for cs in e.call_sites:
-            text = squashed(cs.file)
-            if text is None:
+            if not cs.snippet:
+                if snippets.line_count(cs.file) is None:
+                    add(Finding(cl.rel, cs.ref_line, "SNIPPET", f"entry {e.number}: call site `{cs.file}` does not exist", cs.file, cs.line, pkg))
+                continue
+            places = snippets.places(cs.file, cs.snippet)
+            if places is None:
                 add(Finding(cl.rel, cs.ref_line, "SNIPPET", f"entry {e.number}: call site `{cs.file}` does not exist", cs.file, cs.line, pkg))
                 continue
-            if not cs.snippet:
-                continue
-            places = text.find(cs.snippet)
             if not places:
                 add(Finding(cl.rel, cs.snippet_line or cs.ref_line, "SNIPPET", f"entry {e.number}: snippet no longer occurs in `{cs.file}`", cs.file, cs.line, pkg))
                 continue
@@ -477,11 +517,11 @@ def _check_catalog(cfg: Config, res: Result, cl: Checklist) -> None:
             add(Finding(cl.rel, cs.ref_line, "LINE", f"entry {e.number}: snippet in `{cs.file}` is now at {now} (recorded {was})", cs.file, start, pkg,
                         {"start": start, "end": end}))
     for g in cl.guards:
-        text = squashed(g.file)
-        if text is None:
+        count = snippets.line_count(g.file)
+        if count is None:
             add(Finding(cl.rel, g.ref_line, "GUARD", f"version guard `{g.file}` does not exist", g.file, g.line, pkg))
-        elif g.line is not None and g.line > text.line_count:
-            add(Finding(cl.rel, g.ref_line, "GUARD", f"version guard `{g.file}:{g.line}` is past the end of the file ({text.line_count} lines)", g.file, g.line, pkg))
+        elif g.line is not None and g.line > count:
+            add(Finding(cl.rel, g.ref_line, "GUARD", f"version guard `{g.file}:{g.line}` is past the end of the file ({count} lines)", g.file, g.line, pkg))
 
 
 def _check_status(cfg: Config, res: Result, checklists: list[Checklist]) -> None:

@@ -146,9 +146,19 @@ def _try_for(tree: ast.Module, stmt: ast.stmt, line: int) -> ast.Try | None:
     return None
 
 
+def catches_import_error(node: ast.Try) -> bool:
+    """``except ImportError`` / ``ModuleNotFoundError`` (alone or in a tuple, any prefix)."""
+    for h in node.handlers:
+        types = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+        for t in types:
+            name = t.attr if isinstance(t, ast.Attribute) else getattr(t, "id", None)
+            if name in ("ImportError", "ModuleNotFoundError"):
+                return True
+    return False
+
+
 def _try_import(node: ast.Try, model: UpstreamModel, modules: list[str]) -> list[GuardResult]:
-    catches = {ast.unparse(h.type) for h in node.handlers if h.type is not None}
-    if not catches & {"ImportError", "ModuleNotFoundError", "(ImportError, AttributeError)", "(ModuleNotFoundError, ImportError)", "(ImportError, ModuleNotFoundError)"}:
+    if not catches_import_error(node):
         return []
     out = []
     for stmt in node.body:

@@ -150,7 +150,7 @@ def _users(cfg: Config, sources: list[str], names: list[str]) -> dict[str, Facts
         data = (cfg.root / rel).read_bytes()
         if not may(data):
             continue
-        facts = scan_file(cfg.root, rel, data, True)
+        facts = scan_file(rel, data, True)
         if isinstance(facts, Facts) and facts.imports_of(names):
             out[rel] = facts
     return out

@@ -62,33 +62,35 @@ class Facts:
 
 
 def iter_sources(root: Path, roots: list[str], exclude: list[str]) -> list[str]:
-    """Repository-relative paths of the ``*.py`` files below ``roots``, sorted."""
+    """Repository-relative paths of the ``*.py`` files below ``roots``, sorted.
+
+    Plain strings and ``os.scandir``: this runs on every commit, over every file.
+    """
     out: list[str] = []
     seen: set[str] = set()
+    prefix = len(os.path.join(str(root), ""))
+    sep = os.sep
     for r in roots:
-        base = root / r
-        if base.is_file() and base.suffix == ".py":
-            rel = base.relative_to(root).as_posix()
-            if rel not in seen:
-                seen.add(rel)
-                out.append(rel)
+        base = os.path.join(str(root), r)
+        if os.path.isfile(base):
+            if base.endswith(".py") and r not in seen:
+                seen.add(r)
+                out.append(r)
             continue
         stack = [base]
         while stack:
-            d = stack.pop()
             try:
-                it = os.scandir(d)
+                it = os.scandir(stack.pop())
             except OSError:
                 continue
             with it:
                 for e in it:
                     name = e.name
                     if e.is_dir(follow_symlinks=False):
-                        if name.startswith(".") or name in SKIP_DIRS or name.endswith(".egg-info"):
-                            continue
-                        stack.append(Path(e.path))
+                        if not (name.startswith(".") or name in SKIP_DIRS or name.endswith(".egg-info")):
+                            stack.append(e.path)
                     elif name.endswith(".py"):
-                        rel = Path(e.path).relative_to(root).as_posix()
+                        rel = e.path[prefix:].replace(sep, "/")
                         if rel not in seen and not any(fnmatch(rel, pat) for pat in exclude):
                             seen.add(rel)
                             out.append(rel)
@@ -123,7 +125,7 @@ class Prefilter:
         return False
 
 
-def scan_file(root: Path, rel: str, data: bytes, full: bool) -> Facts | Finding:
+def scan_file(rel: str, data: bytes, full: bool) -> Facts | Finding:
     """Facts of one file, or a ``PARSE`` finding if it cannot be read."""
     try:
         tree = ast.parse(data, filename=rel)
