@@ -4,7 +4,16 @@ The pipeline, one module a step:
 
     checklist.py  read a checklist into a model with positions
     scan.py       scan the code for facts (imports, names, strings, with lines)
-    compare.py    compare the two into findings
+    compare.py    run the check: read -> scan -> compare, over the modules below
+      import_names.py  which import paths a checklist's package is used through
+      tiers.py         which tier a file's location maps to
+      tokens.py        row tokens against a file's facts
+      rows.py          Affected Files rows: MISSING / STALE / MOVED / CHANGED / TIER
+      snippets.py      where catalog snippets occur in the code
+      catalog.py       catalog references and version guards: SNIPPET / LINE / GUARD
+      status.py        the status file's table: STATUS
+    result.py     the check's result (findings, facts) shared with fix and audit
+    fix.py        rewrite checklists from findings (--fix)
     report.py     format findings (text / json / github)
 
 ``cli.py`` is the thin command line over it.

@@ -21,11 +21,16 @@ from upgrade_checklists.api import Api, Unresolved, UpstreamModel
 from upgrade_checklists.bind import bind_call, signature_changes
 from upgrade_checklists.calls import Call, find_calls, find_method_calls
 from upgrade_checklists.checklist import Checklist
-from upgrade_checklists.compare import Result
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
 from upgrade_checklists.guards import catches_import_error, check_guard
-from upgrade_checklists.versions import Reader, VersionError, check_version, resolved_versions
+from upgrade_checklists.result import Result
+from upgrade_checklists.versions import (
+    Reader,
+    VersionError,
+    check_version,
+    resolved_versions,
+)
 
 
 @dataclass

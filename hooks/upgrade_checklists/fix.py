@@ -19,9 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from upgrade_checklists.checklist import REMOVAL_MARK, Checklist
-from upgrade_checklists.compare import Result, TierRules, covers, usage_parts
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
+from upgrade_checklists.result import Result
+from upgrade_checklists.rows import usage_parts
+from upgrade_checklists.tiers import TierRules
+from upgrade_checklists.tokens import covers
 
 FIXABLE = ("MISSING", "MOVED", "STALE", "CHANGED", "TIER", "LINE", "NUMBERING", "STATUS")
 NOT_FIXABLE = ("SNIPPET", "FRONTMATTER", "FORMAT", "GUARD", "PARSE")

@@ -15,10 +15,12 @@ from pathlib import Path
 
 from upgrade_checklists.calls import Call, find_calls
 from upgrade_checklists.checklist import TIERS, read_checklist
-from upgrade_checklists.compare import TierRules, load_checklists, usage_parts
+from upgrade_checklists.compare import load_checklists
 from upgrade_checklists.config import Config, ConfigError
 from upgrade_checklists.fix import Table, status_text, write_atomic
+from upgrade_checklists.rows import usage_parts
 from upgrade_checklists.scan import Facts, Prefilter, iter_sources, scan_file
+from upgrade_checklists.tiers import TierRules
 
 _TIER_TITLES = {
     "primary": "Primary (most likely to break)",

@@ -1,0 +1,38 @@
+"""The structure check's result: findings plus what later steps (fix, audit) reuse."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from upgrade_checklists.cache import ScanCache
+from upgrade_checklists.checklist import Checklist
+from upgrade_checklists.config import Config
+from upgrade_checklists.findings import Finding
+from upgrade_checklists.scan import Facts, scan_file
+from upgrade_checklists.tiers import TierRules
+
+
+@dataclass
+class Result:
+    findings: list[Finding] = field(default_factory=list)
+    checklists: list[Checklist] = field(default_factory=list)
+    files_scanned: int = 0
+    notes: list[str] = field(default_factory=list)
+    facts: dict[str, Facts] = field(default_factory=dict)
+    import_names: dict[str, list[str]] = field(default_factory=dict)
+    tiers: "TierRules | None" = None
+    cache: ScanCache | None = None
+
+
+def ensure_full(cfg: Config, res: Result, rel: str) -> Facts:
+    """The file's full facts (names, attribute uses, strings), scanned once."""
+    facts = res.facts[rel]
+    if not facts.full:
+        path = cfg.root / rel
+        st = path.stat()
+        out = scan_file(rel, path.read_bytes(), True)
+        if isinstance(out, Facts):
+            res.facts[rel] = facts = out
+            if res.cache is not None:
+                res.cache.put(rel, st, out)
+    return facts

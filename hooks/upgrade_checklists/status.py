@@ -1,0 +1,34 @@
+"""The status file's table against the checklists: STATUS."""
+
+from __future__ import annotations
+
+from upgrade_checklists.checklist import Checklist, read_status
+from upgrade_checklists.config import Config
+from upgrade_checklists.findings import Finding
+from upgrade_checklists.result import Result
+
+
+def check_status(cfg: Config, res: Result, checklists: list[Checklist]) -> None:
+    rel = cfg.status_file
+    path = cfg.root / rel
+    if not path.is_file():
+        res.findings.append(Finding(rel, 1, "STATUS", f"status file {rel} does not exist"))
+        return
+    try:
+        rows = read_status(path)
+    except UnicodeDecodeError as exc:
+        res.findings.append(Finding(rel, 1, "STATUS", f"status file is not valid UTF-8 ({exc.reason})"))
+        return
+    by_name = {r.name: r for r in rows}
+    names = {cl.name for cl in checklists}
+    for cl in checklists:
+        row = by_name.get(cl.name)
+        if row is None:
+            res.findings.append(Finding(rel, 1, "STATUS", f"no status row for {cl.name} ({len(cl.entries)} API entries)", cl.rel, None, cl.package,
+                                        {"name": cl.name, "count": len(cl.entries)}))
+        elif row.count != len(cl.entries):
+            res.findings.append(Finding(rel, row.line, "STATUS", f"{cl.name}: status says {row.count} API entries, the catalog has {len(cl.entries)}", cl.rel, None, cl.package,
+                                        {"count": len(cl.entries)}))
+    for r in rows:
+        if r.name not in names:
+            res.findings.append(Finding(rel, r.line, "STATUS", f"status row for {r.name}, which has no checklist"))
