@@ -291,7 +291,10 @@ def test_index_source_uses_locally_built_sdists(project: Repo, upstreams: Path, 
 def test_failed_fetch_is_exit_2_and_written_in_the_summary(project: Repo) -> None:
     r = audit(project, "fakepkg-core==9.9.9", "--source", "git")
     assert r.code == 2
-    assert "upgrade-checklists: error: fakepkg-core: cannot fetch fakepkg-core 9.9.9: git: `git -c` failed:" in r.err
+    assert ("upgrade-checklists: error: fakepkg-core: cannot fetch fakepkg-core 9.9.9: git: `git -c "
+            "advice.detachedHead=false clone --quiet --depth 1 --branch v9.9.9 --no-checkout --filter=blob:none -- "
+            "file://") in r.err
+    assert "` failed: fatal: Remote branch v9.9.9 not found in upstream origin" in r.err
     summary = project.read("upgrade-summary.md")
     assert "**The audit could not complete** (see Unresolved issues)." in summary
     assert "## Unresolved issues\n\n- fakepkg-core: cannot fetch fakepkg-core 9.9.9: git:" in summary
@@ -341,3 +344,33 @@ def test_lock_file_reveals_a_transitive_bump(project: Repo, upstreams: Path) -> 
     r = audit(project)
     assert r.code == 1
     assert "Why: moved in uv.lock since HEAD." in project.read("upgrade-summary.md")
+
+
+def test_fetch_error_names_the_whole_command_and_pips_first_error_line(tmp_path: Path) -> None:
+    import sys
+
+    from upgrade_checklists.fetch import FetchError, _run
+
+    fake_pip = tmp_path / "fake_pip.py"
+    fake_pip.write_text(
+        "import sys\n"
+        "print('Collecting fakepkg==9', file=sys.stderr)\n"
+        "print('ERROR: Could not find a version that satisfies fakepkg==9', file=sys.stderr)\n"
+        "print('ERROR: No matching distribution found for fakepkg==9', file=sys.stderr)\n"
+        "sys.exit(1)\n"
+    )
+    with pytest.raises(FetchError) as exc:
+        _run([sys.executable, str(fake_pip), "download", "--no-deps", "fakepkg==9"], timeout=60)
+    assert str(exc.value) == (f"`python3 {fake_pip} download --no-deps fakepkg==9` failed: "
+                              "ERROR: Could not find a version that satisfies fakepkg==9")
+
+
+def test_fetch_error_without_an_error_line_gives_the_last_line_or_the_exit_code() -> None:
+    import sys
+
+    from upgrade_checklists.fetch import FetchError, _run
+
+    with pytest.raises(FetchError, match=r"^`python3 -c 'print\(1\); print\(2\); exit\(3\)'` failed: 2$"):
+        _run([sys.executable, "-c", "print(1); print(2); exit(3)"], timeout=60)
+    with pytest.raises(FetchError, match=r"^`python3 -c 'exit\(4\)'` failed: exit 4$"):
+        _run([sys.executable, "-c", "exit(4)"], timeout=60)

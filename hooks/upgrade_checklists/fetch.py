@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -63,13 +64,26 @@ def _run(cmd: list[str], timeout: int, cwd: Path | None = None) -> subprocess.Co
     try:
         r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
-        raise FetchError(f"`{' '.join(cmd[:3])} …` timed out after {timeout}s") from None
+        raise FetchError(f"`{_shown(cmd)}` timed out after {timeout}s") from None
     except OSError as exc:
         raise FetchError(f"cannot run {cmd[0]}: {exc.strerror}") from None
     if r.returncode != 0:
-        last = (r.stderr or r.stdout).strip().splitlines()
-        raise FetchError(f"`{' '.join(cmd[:2])}` failed: {last[-1] if last else 'exit ' + str(r.returncode)}")
+        raise FetchError(f"`{_shown(cmd)}` failed: {_first_error(r.stderr or r.stdout) or 'exit ' + str(r.returncode)}")
     return r
+
+
+def _shown(cmd: list[str]) -> str:
+    """The command whole, as a person would type it (the interpreter by its name)."""
+    return shlex.join(["python3" if c == sys.executable else c for c in cmd])
+
+
+def _first_error(output: str) -> str:
+    """The first line that states the error (pip's ``ERROR:``, git's ``fatal:``), else the last line."""
+    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
+    for line in lines:
+        if re.match(r"^(ERROR|error|fatal):", line):
+            return line
+    return lines[-1] if lines else ""
 
 
 def _slug(text: str) -> str:
