@@ -3,7 +3,7 @@ triggers it, and the clean fixture that does not."""
 
 from __future__ import annotations
 
-from conftest import Repo
+from conftest import Repo, git
 
 
 def test_clean_fixture_passes(repo: Repo) -> None:
@@ -232,3 +232,25 @@ def test_json_format_envelope(repo: Repo) -> None:
         }],
         "summary": {"checklists": 1, "files_scanned": 9, "findings_by_code": {"MISSING": 1}},
     }
+
+
+def test_hook_run_without_files_reports_only_what_concerns_deleted_files(repo: Repo, monkeypatch) -> None:
+    repo.write("app/utils/late.py", "from fakepkg.core import optimizer\n")
+    repo.commit("an old finding")
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    # nothing staged (pre-commit passed no file: the commit touches none of our types)
+    r = repo.run("check")
+    assert (r.code, r.out) == (0, "")
+    # a staged deletion: its finding only; a rename counts as deleting the old path
+    git(repo.path, "rm", "-q", "app/tools/names.py")
+    git(repo.path, "mv", "tests/test_core.py", "app/tools/test_core.py")
+    r = repo.run("check")
+    assert r.code == 1
+    assert r.lines == [
+        "checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` does not exist",
+        "checklists/fakepkg-core.md:26:1: MOVED `tests/test_core.py` moved to `app/tools/test_core.py` "
+        "(same name, same imports) (app/tools/test_core.py:2)",
+    ]
+    # outside pre-commit, no file arguments still mean the whole repository
+    monkeypatch.delenv("PRE_COMMIT")
+    assert "late.py" in repo.run("check").out

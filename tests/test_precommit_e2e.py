@@ -9,6 +9,8 @@ package index, like any user's pre-commit would.
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -92,3 +94,82 @@ def test_upgrade_audit_manual_hook(tmp_path: Path, capsys, precommit_home: Path)
     assert "Audited 1 package(s): 15 breaking, 8 other." in r.stdout
     assert "## fakepkg-core 1.0.0 -> 2.0.0" in project.read("upgrade-summary.md")
     assert (env_cache / "upgrade-checklists" / "git").is_dir()
+
+
+def test_manifest_runs_the_structure_hook_at_commit_stages_only() -> None:
+    import yaml
+
+    hooks = {h["id"]: h for h in yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert hooks["checklist-structure"]["stages"] == ["pre-commit", "pre-merge-commit", "pre-push", "manual"]
+    assert hooks["checklist-structure"]["always_run"] is True  # deletion-only commits
+    assert hooks["upgrade-audit"]["stages"] == ["manual"]
+
+
+def _hooks_repo(dest: Path) -> str:
+    """This working tree as a git repository pre-commit can clone at a commit (as try-repo
+    does, but for a real ``pre-commit install``); returns the commit."""
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO_ROOT,
+                           capture_output=True, check=True).stdout.decode().split("\0")
+    for rel in filter(None, files):
+        src = REPO_ROOT / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dest / rel)
+    git(dest, "init", "-q")
+    git(dest, "add", "-A")
+    git(dest, "commit", "-qm", "hooks")
+    return git(dest, "rev-parse", "HEAD").strip()
+
+
+def test_installed_with_commit_msg_hooks_an_unrelated_commit_passes(repo: Repo, precommit_home: Path, tmp_path: Path) -> None:
+    rev = _hooks_repo(tmp_path / "hooks-repo")
+    # an old finding, committed before the hooks were installed: not this commit's business
+    repo.write("app/utils/late.py", "from fakepkg.core import optimizer\n")
+    repo.write("deploy.yaml", "replicas: 1\n")
+    repo.write(".pre-commit-config.yaml", f"""\
+default_install_hook_types: [pre-commit, commit-msg]
+repos:
+  - repo: {tmp_path / "hooks-repo"}
+    rev: {rev}
+    hooks:
+      - id: checklist-structure
+  - repo: local
+    hooks:
+      - id: no-wip
+        name: no WIP commits
+        language: pygrep
+        entry: '^WIP'
+        stages: [commit-msg]
+""")
+    repo.commit("late import, before the hooks")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(precommit_home), "PRE_COMMIT_COLOR": "never",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env.pop("PYTHONPATH", None)
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(list(args), cwd=repo.path, env=env, capture_output=True, text=True, timeout=900)
+
+    r = run(sys.executable, "-m", "pre_commit", "install")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (repo.path / ".git/hooks/pre-commit").is_file() and (repo.path / ".git/hooks/commit-msg").is_file()
+
+    # a commit touching only a YAML file: the hook runs (always_run) with no files, reports
+    # nothing; at the commit-msg stage it does not run at all
+    repo.write("deploy.yaml", "replicas: 2\n")
+    git(repo.path, "add", "deploy.yaml")
+    r = run("git", "commit", "-m", "Scale the deployment")
+    out = r.stdout + r.stderr  # git shows the hooks' output on stderr
+    assert r.returncode == 0, out
+    assert re.search(r"^checklist structure\.+Passed$", out, re.M), out
+    assert out.count("checklist structure") == 1
+    assert re.search(r"^no WIP commits\.+Passed$", out, re.M), out
+
+    # a deletion-only commit: fails on the deleted file alone, not on the old finding
+    git(repo.path, "rm", "-q", "app/tools/names.py")
+    r = run("git", "commit", "-m", "Drop the names table")
+    out = r.stdout + r.stderr
+    assert r.returncode == 1, out
+    assert re.search(r"^checklist structure\.+Failed$", out, re.M), out
+    assert "checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` does not exist" in out
+    assert "late.py" not in out

@@ -11,8 +11,8 @@ import re
 import sys
 from pathlib import Path
 
-from upgrade_checklists import __version__, config, fix, report
-from upgrade_checklists.compare import run_check, select
+from upgrade_checklists import __version__, config, fix, gitfiles, report
+from upgrade_checklists.compare import run_check, select, select_deleted
 from upgrade_checklists.config import ConfigError
 
 
@@ -72,9 +72,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _check(args: argparse.Namespace, cfg: config.Config) -> int:
     use_cache = not args.no_cache
+    # pre-commit without file arguments: a commit that only deletes files, or touches none of
+    # our types: only what concerns the deleted files is this commit's business
+    deleted = gitfiles.deleted_in_index(cfg.root) if not args.paths and gitfiles.in_pre_commit() else None
 
     def run():
         result = run_check(cfg, use_cache=use_cache)
+        if deleted is not None:
+            return result, select_deleted(result.findings, deleted)
         return result, (select(result.findings, args.paths, cfg) if args.paths else result.findings)
 
     result, findings = run()

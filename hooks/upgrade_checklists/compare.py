@@ -24,7 +24,7 @@ from upgrade_checklists.snippets import Snippets
 from upgrade_checklists.status import check_status
 from upgrade_checklists.tiers import TierRules
 
-__all__ = ["Result", "load_checklists", "run_check", "select"]
+__all__ = ["Result", "load_checklists", "run_check", "select", "select_deleted"]
 
 
 def load_checklists(cfg: Config, cache: ScanCache | None = None) -> list[Checklist]:
@@ -133,3 +133,10 @@ def select(findings: list[Finding], paths: list[str], cfg: Config) -> list[Findi
         elif f.file is not None and f.code in ("STALE", "MOVED", "SNIPPET", "GUARD") and not (cfg.root / f.file).exists():
             out.append(f)
     return out
+
+
+def select_deleted(findings: list[Finding], deleted: list[str]) -> list[Finding]:
+    """The findings about ``deleted`` files only: what a hook run without file arguments
+    (pre-commit passes none for a deletion-only commit, nor for files of other types) reports."""
+    gone = {Path(p).as_posix() for p in deleted}
+    return [f for f in findings if f.file in gone or f.checklist in gone or (f.fix or {}).get("old") in gone]
