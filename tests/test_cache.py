@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
+import pickle
+import shutil
 import time
+from pathlib import Path
 
-from conftest import Repo
+from conftest import Repo, git
 
 
 def age(repo: Repo, seconds: int = 3600) -> None:
@@ -45,7 +49,7 @@ def test_corrupt_cache_is_ignored(repo: Repo) -> None:
     repo.run("check")
     cache = repo.path / ".upgrade-checklists-cache"
     assert (cache / ".gitignore").read_text().endswith("*\n")
-    (cache / "scan-v1.pickle").write_bytes(b"not a pickle")
+    (cache / "v2/check.json").write_bytes(b"not json")
     repo.write("app/utils/new.py", "import fakepkg.core\n")
     assert repo.run("check").codes == ["MISSING"]
 
@@ -54,4 +58,95 @@ def test_cache_dir_is_configurable(repo: Repo) -> None:
     repo.edit("pyproject.toml", 'roots = ["app", "tests"]', 'roots = ["app", "tests"]\ncache_dir = "build/uc-cache"')
     age(repo)
     repo.run("check")
-    assert (repo.path / "build/uc-cache/scan-v1.pickle").is_file()
+    assert (repo.path / "build/uc-cache/v2/check.json").is_file()
+
+
+class _Pwn:
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def _clone(repo: Repo, dest: Path) -> Repo:
+    git(repo.path.parent, "clone", "-q", str(repo.path), str(dest))
+    return Repo(dest, repo._capsys)
+
+
+def test_committed_pickle_cache_runs_nothing(repo: Repo, tmp_path: Path) -> None:
+    # the reproducer of the old format: a crafted pickle where the cache used to be
+    marker = tmp_path / "PWNED"
+    cache = repo.path / ".upgrade-checklists-cache"
+    cache.mkdir()
+    (cache / "scan-v1.pickle").write_bytes(pickle.dumps(_Pwn(marker)))
+    (cache / "v2").mkdir()
+    (cache / "v2/check.json").write_bytes(pickle.dumps(_Pwn(marker)))
+    git(repo.path, "add", "-f", ".upgrade-checklists-cache")
+    repo.commit("a poisoned cache")
+    clone = _clone(repo, tmp_path / "clone")
+    age(clone)
+    assert clone.run("check").code == 0
+    assert not marker.exists()
+    assert clone.run("check").code == 0 and not marker.exists()
+
+
+def test_committed_json_cache_never_matches_a_checkout(repo: Repo, tmp_path: Path) -> None:
+    # a cache written for these very files, then edited to say a file imports nothing,
+    # and committed: a fresh checkout has other inodes and ctimes, so no entry is used
+    repo.write("app/engine/new.py", "import fakepkg.core\n")
+    repo.edit("checklists/fakepkg-core.md", "| `app/engine/core.py` |", "| `app/engine/new.py` | `fakepkg.core` |\n| `app/engine/core.py` |")
+    age(repo)
+    first = repo.run("check", "-v")
+    assert "; 0 from the cache" in first.err
+    store = repo.path / ".upgrade-checklists-cache/v2/check.json"
+    header, entries = store.read_text().split("\n", 1)
+    entries = json.loads(entries)
+    assert entries["app/engine/new.py"][4]["facts"]["imports"]  # what is about to be forged
+    entries["app/engine/new.py"][4] = {"facts": {"path": "app/engine/new.py", "imports": [], "full": True}}
+    store.write_text(header + "\n" + json.dumps(entries))
+    mtimes = {p.relative_to(repo.path): p.stat().st_mtime_ns for p in repo.path.rglob("*") if ".git" not in p.parts}
+    git(repo.path, "add", "-f", ".upgrade-checklists-cache")
+    repo.commit("a forged cache")
+    clone = _clone(repo, tmp_path / "clone")
+    for rel, ns in mtimes.items():  # same sizes and mtimes as where the cache was written
+        if (clone.path / rel).exists():
+            os.utime(clone.path / rel, ns=(ns, ns))
+    r = clone.run("check", "-v")
+    assert "; 0 from the cache" in r.err
+    assert clone.run("check").code == 0  # the row is not STALE: the file's imports were read
+
+
+def test_cache_of_another_format_or_build_is_ignored(repo: Repo) -> None:
+    age(repo)
+    repo.run("check")
+    store = repo.path / ".upgrade-checklists-cache/v2/check.json"
+    header, entries = store.read_text().split("\n", 1)
+    fields = json.loads(header)
+    assert set(fields) == {"format", "build", "machine", "key"}
+    for key, value in (("format", 1), ("build", "0.0.0+other"), ("machine", "elsewhere"), ("key", "/elsewhere")):
+        store.write_text(json.dumps({**fields, key: value}) + "\n" + entries)
+        r = repo.run("check", "-v")
+        assert r.code == 0 and "; 0 from the cache" in r.err, key
+    store.write_text(header + "\n" + entries)
+    assert "; 10 from the cache" in repo.run("check", "-v").err
+
+
+def test_malformed_entries_are_misses(repo: Repo) -> None:
+    age(repo)
+    repo.run("check")
+    store = repo.path / ".upgrade-checklists-cache/v2/check.json"
+    header, entries = store.read_text().split("\n", 1)
+    entries = json.loads(entries)
+    bad = [None, 3, "x", [], {"facts": {"path": 1}}, {"facts": {"path": "p", "imports": [["a"]]}},
+           {"finding": {"code": "PARSE"}}, {"skip": 7}, {"facts": {}, "skip": "x"}]
+    for i, (key, entry) in enumerate(sorted(entries.items())):
+        entry[4] = bad[i % len(bad)]
+    store.write_text(header + "\n" + json.dumps(entries))
+    r = repo.run("check", "-v")
+    assert r.code == 0 and r.out == ""
+    # a cache directory that is a symlink, or a FIFO where the file was, is not followed or opened
+    shutil.rmtree(repo.path / ".upgrade-checklists-cache/v2")
+    (repo.path / ".upgrade-checklists-cache/v2").mkdir()
+    os.mkfifo(store)
+    assert repo.run("check").code == 0

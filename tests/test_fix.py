@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Repo
-from upgrade_checklists import fix
+from upgrade_checklists import atomic, fix
 
 CL = "checklists/fakepkg-core.md"
 
@@ -293,7 +293,7 @@ def test_write_failure_leaves_original_and_no_temp(repo: Repo, monkeypatch: pyte
     def fail(src, dst):
         raise OSError(28, "No space left on device", str(dst))
 
-    monkeypatch.setattr(fix.os, "replace", fail)
+    monkeypatch.setattr(atomic.os, "replace", fail)
     r = repo.run("check", "--fix")
     assert r.code == 2
     assert r.err == f"upgrade-checklists: error: {repo.path / CL}: No space left on device\n"

@@ -1,76 +1,156 @@
-"""A per-repository cache of scan results, keyed by each file's size and mtime.
+"""A per-repository cache of what the check learnt about each file, as plain JSON.
 
-Like ruff's ``.ruff_cache``: a directory in the repository root (configurable
-with ``cache_dir``, disabled with ``--no-cache``) that ignores itself in git.
-A warm run stats files instead of reading and parsing them.
+Like ruff's ``.ruff_cache``: a directory in the repository root (configurable with
+``cache_dir``, disabled with ``--no-cache``) that ignores itself in git, with one
+sub-directory per cache format (``v2/``). A warm run stats files instead of reading
+and parsing them.
 
-Racy entries are never stored: a file modified in the last two seconds could
-change again within the filesystem's timestamp granularity without changing
-its size, so it is read again next time (git's "racily clean" rule).
+What a repository can put in that directory is data, never code: the cache is JSON
+(no pickle), and every entry is keyed like git's index -- path, size, mtime, ctime
+and inode -- so an entry written anywhere else (a cache committed to the repository,
+restored from another machine) never matches a freshly checked-out file. A cache of
+another format, tool build, machine or repository root is discarded silently.
+
+The API is plain data in, plain data out::
+
+    hit, value = cache.get("snippets:" + rel, os.stat(path))
+    cache.put("snippets:" + rel, st, value)   # value: dicts, lists, str, int, float, bool, None
+
+Callers convert their dataclasses with :mod:`upgrade_checklists.plain` and treat data
+that does not convert back as a miss. Racy entries are never stored: a file changed
+in the last two seconds could change again within the filesystem's timestamp
+granularity without changing its size (git's "racily clean" rule).
+
+The tool build in the key is the package version plus a hash of the package's own
+source files, so two installs of the same code (the hook's environment and a
+developer's venv) share one cache, and an edited checkout never reads a stale one.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import pickle
-import tempfile
+import stat
 import time
 from pathlib import Path
 
 from upgrade_checklists import __version__
+from upgrade_checklists.atomic import clean_stale_temps, temp_name
 
+FORMAT = 2
+DIRECTORY = f"v{FORMAT}"
 RACY_NS = 2_000_000_000
-_FILE = "scan-v1.pickle"
+MAX_BYTES = 256 * 1024 * 1024  # a bigger "cache" is not ours: ignored
+_FILE = "check.json"
+
+_build_id: str | None = None
 
 
-def _code_stamp() -> int:
-    """Changes whenever this package's code does (an editable install, a new release)."""
-    here = Path(__file__).parent
-    return max(p.stat().st_mtime_ns for p in here.glob("*.py"))
+def build_id() -> str:
+    """The package version and a hash of its source files' contents."""
+    global _build_id
+    if _build_id is None:
+        import hashlib
+
+        here = os.path.dirname(os.path.abspath(__file__))
+        h = hashlib.blake2b(digest_size=12)
+        for name in sorted(os.listdir(here)):
+            if name.endswith(".py"):
+                with open(os.path.join(here, name), "rb") as f:
+                    h.update(name.encode() + b"\0" + f.read() + b"\0")
+        _build_id = f"{__version__}+{h.hexdigest()}"
+    return _build_id
+
+
+def _machine() -> str:
+    u = os.uname() if hasattr(os, "uname") else None
+    return f"{u.nodename if u else os.environ.get('COMPUTERNAME', '')}"
+
+
+def stamp(st: os.stat_result) -> list[int]:
+    """The key parts of a file's stat, as git's index keeps them."""
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
 class ScanCache:
     def __init__(self, directory: Path | None, key: str) -> None:
-        self.directory = directory
-        self.key = f"{__version__}:{_code_stamp()}:{key}"
-        self.entries: dict[str, tuple[int, int, object]] = {}
+        self.root = directory
+        self.directory = directory / DIRECTORY if directory is not None else None
+        self.header = {"format": FORMAT, "build": build_id(), "machine": _machine(), "key": key}
+        self.entries: dict[str, list] = {}
         self.dirty = False
         self.hits = 0
-        if directory is not None:
-            try:
-                with open(directory / _FILE, "rb") as f:
-                    stored_key, entries = pickle.load(f)
-                if stored_key == self.key:
-                    self.entries = entries
-            except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
-                pass  # no cache, or one from another version: start empty
+        if self.directory is not None:
+            self.entries = self._load(self.directory / _FILE)
 
-    def get(self, rel: str, st: os.stat_result) -> tuple[bool, object]:
-        entry = self.entries.get(rel)
-        if entry is not None and entry[0] == st.st_mtime_ns and entry[1] == st.st_size:
+    def _load(self, path: Path) -> dict[str, list]:
+        """The stored entries, or nothing when the file is absent, not ours or not valid."""
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return {}
+        try:
+            with os.fdopen(fd, "rb") as f:
+                st = os.fstat(f.fileno())
+                if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
+                    return {}
+                if json.loads(f.readline(1 << 16)) != self.header:
+                    return {}  # another format, build, machine or repository
+                entries = json.loads(f.read())
+        except (OSError, ValueError, RecursionError, MemoryError):
+            return {}
+        return entries if type(entries) is dict else {}
+
+    def get(self, key: str, st: os.stat_result) -> tuple[bool, object]:
+        """``(True, value)`` when ``key`` was stored for a file with exactly this stat."""
+        entry = self.entries.get(key)
+        if (type(entry) is list and len(entry) == 5 and entry[0] == st.st_size and entry[1] == st.st_mtime_ns
+                and entry[2] == st.st_ctime_ns and entry[3] == st.st_ino):
             self.hits += 1
-            return True, entry[2]
+            return True, entry[4]
         return False, None
 
-    def put(self, rel: str, st: os.stat_result, value: object) -> None:
+    def put(self, key: str, st: os.stat_result, value: object) -> None:
+        """Remember ``value`` (plain JSON data) for the file with stat ``st``."""
         if self.directory is None or st.st_mtime_ns > time.time_ns() - RACY_NS:
-            self.entries.pop(rel, None)
+            if self.entries.pop(key, None) is not None:
+                self.dirty = True
             return
-        self.entries[rel] = (st.st_mtime_ns, st.st_size, value)
+        self.entries[key] = [*stamp(st), value]
         self.dirty = True
 
+    def forget(self, key: str) -> None:
+        if self.entries.pop(key, None) is not None:
+            self.dirty = True
+
     def save(self) -> None:
-        """Write atomically (temporary file in the same directory, then rename)."""
-        if self.directory is None or not self.dirty:
+        """Write atomically (temporary file in the same directory, then rename); clean
+        up the temporary files of runs that were killed."""
+        if self.directory is None:
             return
         try:
+            if self.root is not None and self.root.is_dir():
+                clean_stale_temps(self.directory)
+            if not self.dirty:
+                return
             self.directory.mkdir(parents=True, exist_ok=True)
-            ignore = self.directory / ".gitignore"
+            ignore = self.root / ".gitignore"
             if not ignore.exists():
                 ignore.write_text("# Automatically created by upgrade-checklists.\n*\n")
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".scan-", suffix=".tmp")
-            with os.fdopen(fd, "wb") as f:
-                pickle.dump((self.key, self.entries), f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.directory / _FILE)
-        except OSError:
+            data = (json.dumps(self.header, separators=(",", ":")) + "\n"
+                    + json.dumps(self.entries, separators=(",", ":"))).encode("ascii")
+            tmp = self.directory / temp_name(_FILE)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, self.directory / _FILE)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+            self.dirty = False
+        except (OSError, ValueError):
             pass  # a read-only checkout still gets its check

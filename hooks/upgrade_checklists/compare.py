@@ -17,7 +17,8 @@ from upgrade_checklists.checklist import Checklist, read_checklist
 from upgrade_checklists.config import Config, ConfigError
 from upgrade_checklists.findings import Finding
 from upgrade_checklists.import_names import read_guide_mapping, resolve_import_names
-from upgrade_checklists.result import Result
+from upgrade_checklists.plain import PlainError, from_plain, to_plain
+from upgrade_checklists.result import Result, scan_from_plain, scan_to_plain
 from upgrade_checklists.rows import compare_rows
 from upgrade_checklists.scan import Facts, Prefilter, iter_sources, scan_file
 from upgrade_checklists.snippets import Snippets
@@ -40,10 +41,23 @@ def load_checklists(cfg: Config, cache: ScanCache | None = None) -> list[Checkli
             out.append(read_checklist(path, rel))
             continue
         st = path.stat()
-        hit, cl = cache.get("checklist:" + rel, st)
-        if not hit:
+        hit, data = cache.get("checklist:" + rel, st)
+        cl = None
+        if hit:
+            try:
+                cl = from_plain(Checklist, data)
+            except PlainError:
+                cl = None
+        if cl is None or cl.rel != rel:
             cl = read_checklist(path, rel)
-            cache.put("checklist:" + rel, st, cl)
+            try:
+                data = to_plain(cl)
+                if from_plain(Checklist, data).frontmatter != cl.frontmatter:
+                    raise PlainError("frontmatter changes in JSON")
+                cache.put("checklist:" + rel, st, data)
+            except PlainError:
+                cache.forget("checklist:" + rel)  # frontmatter JSON cannot hold (dates, non-string keys): read each time
+        cl.path = path
         out.append(cl)
     return out
 
@@ -86,7 +100,7 @@ def _scan(cfg: Config, res: Result, listed: set[str]) -> None:
     the listed files whose rows the imports alone cannot decide."""
     modules = sorted({m for names in res.import_names.values() for m in names})
     may_import = Prefilter(modules)
-    skip = ("skip", tuple(modules))  # a negative pre-filter result holds for these modules only
+    skip = _skip_id(modules)  # a negative pre-filter result holds for these modules only
     cache = res.cache
     sources = iter_sources(cfg.root, cfg.roots, cfg.exclude)
     known = set(sources)
@@ -97,8 +111,9 @@ def _scan(cfg: Config, res: Result, listed: set[str]) -> None:
             st = os.stat(path)
         except OSError:
             continue
-        hit, out = cache.get(rel, st)
-        if not hit or (out == skip and rel in listed) or (type(out) is tuple and out != skip):
+        hit, data = cache.get(rel, st)
+        out = scan_from_plain(data) if hit else None
+        if out is None or (type(out) is str and (out != skip or rel in listed)):
             try:
                 with open(path, "rb") as f:
                     data = f.read()
@@ -108,12 +123,18 @@ def _scan(cfg: Config, res: Result, listed: set[str]) -> None:
                 out = skip
             else:
                 out = scan_file(rel, data, False)
-            cache.put(rel, st, out)
+            cache.put(rel, st, scan_to_plain(out))
         if isinstance(out, Finding):
             res.findings.append(out)
         elif isinstance(out, Facts):
             res.facts[rel] = out
     res.files_scanned = len(sources)
+
+
+def _skip_id(modules: list[str]) -> str:
+    import hashlib
+
+    return hashlib.blake2b("\0".join(modules).encode(), digest_size=8).hexdigest()
 
 
 # --- path selection (pre-commit passes the changed files) -----------------------------

@@ -10,14 +10,12 @@ Files are written atomically (temporary file in the same directory, then rename)
 from __future__ import annotations
 
 import difflib
-import os
 import re
-import stat
-import tempfile
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from upgrade_checklists.atomic import write_atomic, write_atomic_any  # noqa: F401 (the writers --fix uses)
 from upgrade_checklists.checklist import REMOVAL_MARK, Checklist
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
@@ -406,30 +404,6 @@ def status_text(text: str, counts: dict[int, int], new_rows: list[tuple[str, int
 
 
 # --- writing -------------------------------------------------------------------------
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same directory and a rename."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8"))
-        os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def write_atomic_any(path: Path, text: str) -> None:
-    """Like :func:`write_atomic`, for a file that may not exist yet."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists():
-        path.touch(mode=0o644)
-    write_atomic(path, text)
 
 
 def unified_diff(path: str, old: str, new: str) -> str:

@@ -8,6 +8,7 @@ from upgrade_checklists.cache import ScanCache
 from upgrade_checklists.checklist import Checklist
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
+from upgrade_checklists.plain import PlainError, from_plain, to_plain
 from upgrade_checklists.scan import Facts, scan_file
 from upgrade_checklists.tiers import TierRules
 
@@ -34,5 +35,33 @@ def ensure_full(cfg: Config, res: Result, rel: str) -> Facts:
         if isinstance(out, Facts):
             res.facts[rel] = facts = out
             if res.cache is not None:
-                res.cache.put(rel, st, out)
+                res.cache.put(rel, st, scan_to_plain(out))
     return facts
+
+
+# --- a file's scan result in the cache ------------------------------------------------
+# {"facts": Facts} | {"finding": Finding (PARSE)} | {"skip": id}: the pre-filter's
+# "cannot import" answer, which holds for the module set ``id`` names only.
+
+
+def scan_to_plain(out: Facts | Finding | str) -> dict:
+    if isinstance(out, Facts):
+        return {"facts": to_plain(out)}
+    if isinstance(out, Finding):
+        return {"finding": to_plain(out)}
+    return {"skip": out}
+
+
+def scan_from_plain(data: object) -> Facts | Finding | str | None:
+    """The cached scan result, or None when the data is not one."""
+    if type(data) is not dict or len(data) != 1:
+        return None
+    try:
+        if "facts" in data:
+            return from_plain(Facts, data["facts"])
+        if "finding" in data:
+            return from_plain(Finding, data["finding"])
+    except PlainError:
+        return None
+    skip = data.get("skip")
+    return skip if type(skip) is str else None

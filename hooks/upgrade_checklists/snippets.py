@@ -90,7 +90,7 @@ class Snippets:
                 self.files[rel] = None
             else:
                 hit, known = self.cache.get("snippets:" + rel, st)
-                self.files[rel] = _Source(rel, st, dict(known) if hit else {})
+                self.files[rel] = _Source(rel, st, _answers_from_plain(known) if hit else {})
         src = self.files[rel]
         if src is None:
             return None  # the file does not exist
@@ -110,4 +110,23 @@ class Snippets:
     def save(self) -> None:
         for src in self.files.values():
             if src is not None and src.text is not None:  # something new was computed
-                self.cache.put("snippets:" + src.rel, src.st, src.answers)
+                self.cache.put("snippets:" + src.rel, src.st, [[k, v] for k, v in src.answers.items()])
+
+
+def _answers_from_plain(data: object) -> dict:
+    """Cached answers: ``[[snippet, [[start, end], ...]], [None, line count], ...]``; {} if not that."""
+    out: dict = {}
+    if type(data) is not list:
+        return out
+    for item in data:
+        if type(item) is not list or len(item) != 2:
+            return {}
+        key, value = item
+        if key is None and type(value) is int:
+            out[None] = value
+        elif type(key) is str and type(value) is list and all(
+                type(p) is list and len(p) == 2 and type(p[0]) is int and type(p[1]) is int for p in value):
+            out[key] = [(a, b) for a, b in value]
+        else:
+            return {}
+    return out

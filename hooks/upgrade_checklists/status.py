@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from upgrade_checklists.checklist import Checklist, read_status
+from pathlib import Path
+
+from upgrade_checklists.cache import ScanCache
+from upgrade_checklists.checklist import Checklist, StatusRow, read_status
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
+from upgrade_checklists.plain import PlainError, from_plain, to_plain
 from upgrade_checklists.result import Result
 
 
@@ -15,7 +19,7 @@ def check_status(cfg: Config, res: Result, checklists: list[Checklist]) -> None:
         res.findings.append(Finding(rel, 1, "STATUS", f"status file {rel} does not exist"))
         return
     try:
-        rows = read_status(path)
+        rows = _read_cached(path, rel, res.cache)
     except UnicodeDecodeError as exc:
         res.findings.append(Finding(rel, 1, "STATUS", f"status file is not valid UTF-8 ({exc.reason})"))
         return
@@ -32,3 +36,19 @@ def check_status(cfg: Config, res: Result, checklists: list[Checklist]) -> None:
     for r in rows:
         if r.name not in names:
             res.findings.append(Finding(rel, r.line, "STATUS", f"status row for {r.name}, which has no checklist"))
+
+
+def _read_cached(path: Path, rel: str, cache: ScanCache | None) -> list[StatusRow]:
+    """The status rows, from the cache when the file has not changed (no Markdown parse)."""
+    if cache is None:
+        return read_status(path)
+    st = path.stat()
+    hit, data = cache.get("status:" + rel, st)
+    if hit and type(data) is list:
+        try:
+            return [from_plain(StatusRow, row) for row in data]
+        except PlainError:
+            pass
+    rows = read_status(path)
+    cache.put("status:" + rel, st, to_plain(rows))
+    return rows
