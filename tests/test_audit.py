@@ -3,12 +3,18 @@ sdists built from them); the project is a fixture repository with git."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import Repo, git
-from upstream import build_sdists, make_upstreams
+from upstream import build_dists, make_sdist, make_upstreams, make_wheel
+from upgrade_checklists.archives import unpack
 
 CORE_PY = '''\
 from fakepkg.core import parallel_state as mpu
@@ -272,29 +278,136 @@ def test_cache_is_reused(project: Repo, upstreams: Path, tmp_path: Path) -> None
     assert audit(project).code == 1
 
 
-def test_index_source_uses_locally_built_sdists(project: Repo, upstreams: Path, tmp_path: Path, monkeypatch) -> None:
-    dist = build_sdists(upstreams, tmp_path / "dist")
-    names = sorted(p.name.replace("_", "-") for p in dist.iterdir())  # setuptools >= 69 writes fakepkg_core-...
-    assert names == ["fakepkg-bridge-1.0.0.tar.gz", "fakepkg-core-1.0.0.tar.gz", "fakepkg-core-2.0.0.tar.gz"]
-    core2 = next(p.name for p in dist.iterdir() if p.name.replace("_", "-") == "fakepkg-core-2.0.0.tar.gz")
+def index_env(monkeypatch, dist: Path) -> None:
+    """pip (and the sdist lookup, through ``pip config list``) see only ``dist``."""
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     monkeypatch.setenv("PIP_FIND_LINKS", str(dist))
-    monkeypatch.setenv("PIP_NO_BUILD_ISOLATION", "0")  # pip's spelling of "do not isolate the build"
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+
+
+def test_index_source_uses_wheels_and_unbuilt_sdists(project: Repo, upstreams: Path, tmp_path: Path, monkeypatch) -> None:
+    dist = build_dists(upstreams, tmp_path / "dist")
+    assert sorted(p.name for p in dist.iterdir()) == [
+        "fakepkg_bridge-1.0.0-py3-none-any.whl", "fakepkg_core-1.0.0.tar.gz", "fakepkg_core-2.0.0.tar.gz"]
+    index_env(monkeypatch, dist)
     bump(project, upstreams)
     r = audit(project, "--source", "index")
     assert r.code == 1
     got = {(l.split(":1: ")[0], l.split(":1: ")[1].split(" ", 1)[0]) for l in r.lines if ":1: " in l}
     assert got == {(a, b) for a, b, _ in BREAKING + OTHER}
-    assert f"| fakepkg-core | 1.0.0 | 2.0.0 | {core2} | 15 | 8 |" in project.read("upgrade-summary.md")
+    assert "| fakepkg-core | 1.0.0 | 2.0.0 | fakepkg_core-2.0.0.tar.gz | 15 | 8 |" in project.read("upgrade-summary.md")
+    cached = sorted(p.relative_to(project.cache).as_posix() for p in (project.cache / "index").glob("*/[!.]*"))
+    assert cached == ["index/fakepkg-bridge/1.0.0", "index/fakepkg-core/1.0.0", "index/fakepkg-core/2.0.0"]
+    # the bridge's wheel: its package files, unpacked as they are
+    assert (project.cache / "index/fakepkg-bridge/1.0.0/fakepkg/bridge/cfg.py").is_file()
+
+
+CANARY_SETUP = """
+    import pathlib
+    pathlib.Path({path!r}).write_text("setup.py ran")
+    from setuptools import setup
+    setup()
+    """
+
+
+def test_no_upstream_code_runs_sdist_setup_py_and_wheel_pth(project: Repo, upstreams: Path, tmp_path: Path, monkeypatch) -> None:
+    """An sdist whose ``setup.py`` and a wheel whose ``.pth`` file write a canary: after the
+    audit fetched, unpacked and read both, neither canary exists."""
+    core, bridge = upstreams / "example" / "fakepkg-core", upstreams / "example" / "fakepkg-bridge"
+    dist = tmp_path / "dist"
+    sdist_canary, pth_canary = tmp_path / "CANARY-sdist", tmp_path / "CANARY-pth"
+    make_sdist(core, "v1.0.0", dist)
+    make_sdist(core, "v2.0.0", dist, {"setup.py": CANARY_SETUP.format(path=str(sdist_canary))})
+    wheel = make_wheel(bridge, "v1.0.0", dist, {"zz_canary.pth": f"import pathlib; pathlib.Path({str(pth_canary)!r}).write_text('pth ran')\n"})
+    # both canaries are live: run the way an install would run them, they write their file
+    check = tmp_path / "check"
+    unpack(wheel, check / "site")
+    site_run = subprocess.run([sys.executable, "-c", f"import site; site.addsitedir({str(check / 'site')!r})"], capture_output=True)
+    assert site_run.returncode == 0 and pth_canary.read_text() == "pth ran"
+    unpack(dist / "fakepkg_core-2.0.0.tar.gz", check / "sdist")
+    setup_run = subprocess.run([sys.executable, "setup.py", "--name"], cwd=check / "sdist", capture_output=True)
+    assert setup_run.returncode == 0 and sdist_canary.read_text() == "setup.py ran"
+    sdist_canary.unlink()
+    pth_canary.unlink()
+
+    index_env(monkeypatch, dist)
+    bump(project, upstreams)
+    r = audit(project, "--source", "index")
+    assert r.code == 1 and "RENAMED_PARAM" in r.out  # the sources were fetched and read
+    assert (project.cache / "index/fakepkg-core/2.0.0/setup.py").is_file()
+    assert (project.cache / "index/fakepkg-bridge/1.0.0/zz_canary.pth").is_file()
+    assert not sdist_canary.exists()
+    assert not pth_canary.exists()
+
+
+def test_concurrent_audits_share_the_source_cache(project: Repo, upstreams: Path, tmp_path: Path, monkeypatch) -> None:
+    """Four audits at once on one cache directory: every one succeeds with the same findings,
+    and each source is installed once (no leftover work directory, one lock file each)."""
+    dist = build_dists(upstreams, tmp_path / "dist")
+    index_env(monkeypatch, dist)
+    bump(project, upstreams)
+    cmd = [sys.executable, "-m", "upgrade_checklists", "audit", "--source", "index", "--cache-dir", str(project.cache),
+           "--format", "json", "--summary"]
+    procs = [subprocess.Popen([*cmd, str(tmp_path / f"s{i}.md")], cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for i in range(4)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [1, 1, 1, 1], [e for _, e in outs]
+    assert len({o for o, _ in outs}) == 1
+    assert json.loads(outs[0][0])["summary"]["findings_by_code"]["RENAMED_PARAM"] == 2
+    left = sorted(p.name for p in (project.cache / "index" / "fakepkg-core").iterdir())
+    assert left == [".1.0.0.lock", ".2.0.0.lock", "1.0.0", "2.0.0"]
+
+
+def test_git_fetch_runs_no_hook_or_filter(project: Repo, upstreams: Path, tmp_path: Path, monkeypatch) -> None:
+    """The upstream's ``.gitattributes`` asks for a filter that the user's git configuration
+    defines, and that configuration also sets a hook path and a template with hooks: each
+    would write a canary during clone or checkout; the audit's git runs none of them."""
+    canary = tmp_path / "CANARY"
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    for hook in ("post-checkout", "post-merge", "reference-transaction"):
+        (hooks / hook).write_text(f"#!/bin/sh\necho {hook} >> {canary}\n")
+        (hooks / hook).chmod(0o755)
+    (tmp_path / "template" / "hooks").mkdir(parents=True)
+    for hook in hooks.iterdir():
+        (tmp_path / "template" / "hooks" / hook.name).write_text(hook.read_text())
+        (tmp_path / "template" / "hooks" / hook.name).chmod(0o755)
+    smudge = tmp_path / "smudge.sh"
+    smudge.write_text(f"#!/bin/sh\necho smudge >> {canary}\ncat\n")
+    smudge.chmod(0o755)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(
+        f"[filter \"canary\"]\n\tsmudge = {smudge}\n\trequired = true\n"
+        f"[core]\n\thooksPath = {hooks}\n[init]\n\ttemplateDir = {tmp_path / 'template'}\n")
+    mine = make_upstreams(tmp_path / "upstream")  # not the shared one: a tag is added
+    project.edit("pyproject.toml", f"file://{upstreams}/", f"file://{mine}/")
+    repo = mine / "example" / "fakepkg-core"
+    work = tmp_path / "core-work"
+    git(repo, "worktree", "add", "-q", str(work), "v2.0.0")
+    (work / ".gitattributes").write_text("*.py filter=canary\n")
+    git(work, "add", ".gitattributes")
+    git(work, "commit", "-qm", "attributes")
+    git(work, "tag", "v2.0.1")
+    # the configuration is live: a plain clone with it runs the filter and the hooks
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    subprocess.run(["git", "clone", "-q", "--branch", "v2.0.1", str(repo), str(tmp_path / "plain")], check=True, capture_output=True)
+    assert "smudge" in canary.read_text() and "post-checkout" in canary.read_text()
+    canary.unlink()
+    r = audit(project, "fakepkg-core==2.0.1", "--from", "1.0.0", "--source", "git")
+    assert r.code == 1 and "RENAMED_PARAM" in r.out
+    assert not canary.exists()
 
 
 def test_failed_fetch_is_exit_2_and_written_in_the_summary(project: Repo) -> None:
     r = audit(project, "fakepkg-core==9.9.9", "--source", "git")
     assert r.code == 2
-    assert ("upgrade-checklists: error: fakepkg-core: cannot fetch fakepkg-core 9.9.9: git: `git -c "
-            "advice.detachedHead=false clone --quiet --depth 1 --branch v9.9.9 --no-checkout --filter=blob:none -- "
-            "file://") in r.err
-    assert "` failed: fatal: Remote branch v9.9.9 not found in upstream origin" in r.err
+    # the failing command whole, and git's own error line
+    assert re.search(r"^upgrade-checklists: error: fakepkg-core: cannot fetch fakepkg-core 9\.9\.9: git: "
+                     r"`git clone --quiet --template= --no-recurse-submodules --depth 1 --branch v9\.9\.9 --no-checkout "
+                     r"--filter=blob:none -- file://\S+/example/fakepkg-core \S+/src` failed: "
+                     r"fatal: Remote branch v9\.9\.9 not found in upstream origin$", r.err, re.M), r.err
     summary = project.read("upgrade-summary.md")
     assert "**The audit could not complete** (see Unresolved issues)." in summary
     assert "## Unresolved issues\n\n- fakepkg-core: cannot fetch fakepkg-core 9.9.9: git:" in summary

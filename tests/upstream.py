@@ -1,13 +1,20 @@
 """Fixture "upstream" projects for the audit: two packages sharing the ``fakepkg``
-namespace, each a local git repository with tagged versions (and sdists built
-from them for the index source). Every audit finding code has a cause here."""
+namespace, each a local git repository with tagged versions (and sdists and
+wheels written by hand from them for the index source: nothing is built). Every audit finding code has a cause here."""
 
 from __future__ import annotations
 
+import io
 import subprocess
-import sys
+import tarfile
 import textwrap
+import zipfile
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 from conftest import git
 
@@ -195,14 +202,65 @@ def make_upstreams(base: Path) -> Path:
     return base
 
 
-def build_sdists(upstreams: Path, dist: Path) -> Path:
-    """Real sdists, built with ``python -m build`` from each tagged version."""
+def _tree(repo: Path, tag: str) -> dict[str, bytes]:
+    """The files of ``repo`` at ``tag``, read with ``git archive`` (nothing is built)."""
+    data = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", tag], check=True, capture_output=True).stdout
+    out = {}
+    with tarfile.open(fileobj=io.BytesIO(data)) as t:
+        for m in t.getmembers():
+            if m.isfile():
+                out[m.name] = t.extractfile(m).read()
+    return out
+
+
+def _add(t: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    info.mode = 0o644
+    t.addfile(info, io.BytesIO(data))
+
+
+def make_sdist(repo: Path, tag: str, dist: Path, extra: dict[str, str] | None = None) -> Path:
+    """An sdist archive of ``repo`` at ``tag`` (``name-version/`` inside), written by hand."""
+    files = _tree(repo, tag)
+    name = tomllib.loads(files["pyproject.toml"].decode())["project"]["name"].replace("-", "_")
+    version = tag.removeprefix("v")
     dist.mkdir(parents=True, exist_ok=True)
-    for name, tags in (("fakepkg-core", ["v1.0.0", "v2.0.0"]), ("fakepkg-bridge", ["v1.0.0"])):
-        repo = upstreams / "example" / name
-        for tag in tags:
-            work = dist.parent / f"build-{name}-{tag}"
-            git(repo, "worktree", "add", "-q", str(work), tag)
-            subprocess.run([sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(dist), str(work)],
-                           check=True, capture_output=True)
+    path = dist / f"{name}-{version}.tar.gz"
+    with tarfile.open(path, "w:gz") as t:
+        for rel, data in sorted(files.items()):
+            _add(t, f"{name}-{version}/{rel}", data)
+        _add(t, f"{name}-{version}/PKG-INFO", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode())
+        for rel, text in (extra or {}).items():
+            _add(t, f"{name}-{version}/{rel}", textwrap.dedent(text).lstrip("\n").encode())
+    return path
+
+
+def make_wheel(repo: Path, tag: str, dist: Path, extra: dict[str, str] | None = None) -> Path:
+    """A pure-Python wheel of ``repo`` at ``tag`` (the package files plus a dist-info), written by hand."""
+    files = {k: v for k, v in _tree(repo, tag).items() if k.startswith("fakepkg/")}
+    project = tomllib.loads(_tree(repo, tag)["pyproject.toml"].decode())["project"]["name"]
+    name, version = project.replace("-", "_"), tag.removeprefix("v")
+    info = f"{name}-{version}.dist-info"
+    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {project}\nVersion: {version}\n".encode()
+    files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    for rel, text in (extra or {}).items():
+        files[rel] = textwrap.dedent(text).lstrip("\n").encode()
+    record = "".join(f"{rel},,\n" for rel in sorted(files)) + f"{info}/RECORD,,\n"
+    files[f"{info}/RECORD"] = record.encode()
+    dist.mkdir(parents=True, exist_ok=True)
+    path = dist / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as z:
+        for rel, data in sorted(files.items()):
+            z.writestr(rel, data)
+    return path
+
+
+def build_dists(upstreams: Path, dist: Path) -> Path:
+    """fakepkg-core 1.0.0 and 2.0.0 as sdists only (no wheel: the no-build sdist path), and
+    fakepkg-bridge 1.0.0 as a wheel only (pip's path)."""
+    core, bridge = upstreams / "example" / "fakepkg-core", upstreams / "example" / "fakepkg-bridge"
+    make_sdist(core, "v1.0.0", dist)
+    make_sdist(core, "v2.0.0", dist)
+    make_wheel(bridge, "v1.0.0", dist)
     return dist

@@ -1,9 +1,25 @@
 """Get a dependency's upstream source at a version: a shallow git clone of the
-checklist's ``branch_template`` (sparse where that helps), or the sdist/wheel of
-that exact version through pip. Cached and reused.
+checklist's ``branch_template`` (sparse where that helps), or the wheel (else the
+sdist) of that exact version from the package index. Cached and reused.
+
+Nothing from upstream runs:
+
+- a wheel comes from ``pip download --only-binary :all:`` (no build); when the
+  release has no wheel for this interpreter, the sdist archive itself is found on
+  pip's configured indexes and downloaded by ``index.py`` (``pip download`` of an
+  sdist would run its build backend to prepare metadata);
+- archives are unpacked as plain files by ``archives.py`` (no links, no paths
+  outside, sizes bounded); nothing is installed, so a ``.pth`` file is inert;
+- git runs with neither system nor user configuration (so no filter driver, hook
+  path or template a ``.gitattributes`` of the fetched repository could invoke),
+  no hooks (``core.hooksPath=/dev/null``, an empty template), no LFS smudge, no
+  submodules, symlinks checked out as plain files, and only the https/http/ssh/file
+  transports.
 
 Every value that reaches a command is validated first; commands get argument
-lists, never a shell; git never prompts; every command has a timeout.
+lists, never a shell; git never prompts; every command has a timeout. A lock
+(``filelock``) around installing a fetched source lets concurrent audits share
+the cache: one fetches, the others wait and reuse it.
 """
 
 from __future__ import annotations
@@ -15,18 +31,28 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
-import zipfile
 from pathlib import Path
 from typing import Callable
 
+from filelock import FileLock, Timeout
+
+from upgrade_checklists import index
+from upgrade_checklists.archives import ArchiveError, unpack
 from upgrade_checklists.versions import check_version
 
 _GITHUB_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9_.][A-Za-z0-9_.-]*$")
 _REF_RE = re.compile(r"^[A-Za-z0-9._/+-]+$")
 _PACKAGE_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 _MARK = ".upgrade-checklists-complete"
+#: git configuration that keeps a fetched repository from running anything (given to every git
+#: command through GIT_CONFIG_COUNT/KEY/VALUE, so commands stay short in messages)
+_GIT_SAFE = {
+    "core.hooksPath": "/dev/null", "core.symlinks": "false", "core.fsmonitor": "false",
+    "submodule.recurse": "false", "filter.lfs.smudge": "", "filter.lfs.process": "", "filter.lfs.required": "false",
+    "protocol.allow": "never", "protocol.https.allow": "always", "protocol.http.allow": "always",
+    "protocol.ssh.allow": "always", "protocol.file.allow": "always", "advice.detachedHead": "false",
+}
 
 
 class FetchError(Exception):
@@ -60,7 +86,10 @@ def git_url(template: str, github: str) -> str:
 
 
 def _run(cmd: list[str], timeout: int, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "", "PIP_NO_INPUT": "1"}
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "", "PIP_NO_INPUT": "1",
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_LFS_SKIP_SMUDGE": "1", "GIT_CONFIG_COUNT": str(len(_GIT_SAFE))}
+    for i, (key, value) in enumerate(_GIT_SAFE.items()):
+        env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
     try:
         r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
@@ -90,22 +119,29 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text)
 
 
-def _cached(dest: Path, produce: Callable[[Path, Path], str]) -> Path:
+def _cached(dest: Path, produce: Callable[[Path, Path], str], timeout: int = 600) -> Path:
     """``dest`` if a complete copy is there; else ``produce(work, src)`` fills ``src`` (and
-    returns what to record of it), and ``src`` is renamed into place: never half-written."""
+    returns what to record of it), and ``src`` is renamed into place: never half-written.
+    A lock next to ``dest`` makes concurrent audits fetch once and share the result."""
     if (dest / _MARK).is_file():
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".fetch-"))
     try:
-        src = work / "src"
-        mark = produce(work, src)
-        (src / _MARK).write_text(mark + "\n")
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(src, dest)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        with FileLock(str(dest.parent / f".{dest.name}.lock"), timeout=timeout + 60):
+            if (dest / _MARK).is_file():  # another audit fetched it while we waited
+                return dest
+            work = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".fetch-"))
+            try:
+                src = work / "src"
+                mark = produce(work, src)
+                (src / _MARK).write_text(mark + "\n")
+                if dest.exists():
+                    shutil.rmtree(dest)
+                os.replace(src, dest)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+    except Timeout:
+        raise FetchError(f"another audit has been fetching into {dest} for over {timeout + 60}s") from None
     return dest
 
 
@@ -118,7 +154,8 @@ def fetch_git(github: str, branch_template: str, version: str, *, url_template: 
     key = _slug(ref) + (f"-sparse-{hashlib.sha1(' '.join(dirs).encode()).hexdigest()[:8]}" if dirs else "")
 
     def clone(work: Path, src: Path) -> str:
-        cmd = ["git", "-c", "advice.detachedHead=false", "clone", "--quiet", "--depth", "1", "--branch", ref]
+        cmd = ["git", "clone", "--quiet", "--template=", "--no-recurse-submodules", "--depth", "1",
+               "--branch", ref]
         if dirs:
             cmd += ["--no-checkout", "--filter=blob:none"]
         _run([*cmd, "--", url, str(src)], timeout)
@@ -128,63 +165,39 @@ def fetch_git(github: str, branch_template: str, version: str, *, url_template: 
         shutil.rmtree(src / ".git", ignore_errors=True)
         return f"{url} {ref}"
 
-    return _cached(cache_dir / "git" / _slug(github) / key, clone)
+    return _cached(cache_dir / "git" / _slug(github) / key, clone, timeout)
 
 
 def fetch_index(package: str, version: str, *, cache_dir: Path, timeout: int = 600) -> Path:
-    """The unpacked sdist (else wheel) of exactly ``package==version``, via ``pip download``.
+    """The unpacked wheel (else sdist) of exactly ``package==version``; nothing of it is built or run.
 
-    pip's own configuration applies (``PIP_INDEX_URL``, ``PIP_FIND_LINKS``, ``PIP_NO_INDEX``),
-    so a mirror or a local directory serves it offline.
+    pip's own configuration applies (``PIP_INDEX_URL``, ``PIP_EXTRA_INDEX_URL``, ``PIP_FIND_LINKS``,
+    ``PIP_NO_INDEX``, pip.conf), so a mirror or a local directory serves it offline.
     """
     check_version(version)
     if not _PACKAGE_RE.match(package):
         raise FetchError(f"package name {package!r} is not allowed")
 
     def download(work: Path, src: Path) -> str:
-        base = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "--quiet",
-                "-d", str(work / "dl")]
+        dl = work / "dl"
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "--quiet",
+               "--only-binary", ":all:", "-d", str(dl), f"{package}=={version}"]
         try:
-            _run([*base, "--no-binary", ":all:", f"{package}=={version}"], timeout)
-        except FetchError:
-            _run([*base, "--only-binary", ":all:", f"{package}=={version}"], timeout)
-        files = sorted((work / "dl").iterdir()) if (work / "dl").is_dir() else []
-        if not files:
-            raise FetchError(f"pip downloaded nothing for {package}=={version}")
-        _unpack(files[0], src)
-        return files[0].name
+            _run(cmd, timeout)
+            archive = next(iter(sorted(p for p in dl.iterdir() if p.name.endswith(".whl"))), None) if dl.is_dir() else None
+            if archive is None:
+                raise FetchError(f"`{_shown(cmd)}` downloaded no wheel")
+        except FetchError as wheel_error:
+            try:
+                sources = index.pip_sources(timeout=min(timeout, 120))
+                urls = index.find_sdist(package, version, sources, timeout)
+                archive = index.download(urls[0], dl, timeout, sources.cert)
+            except (index.IndexLookupError, OSError, ValueError) as exc:
+                raise FetchError(f"{wheel_error}; and no sdist: {exc}") from None
+        try:
+            unpack(archive, src)
+        except ArchiveError as exc:
+            raise FetchError(str(exc)) from None
+        return archive.name
 
-    return _cached(cache_dir / "index" / _slug(package) / _slug(version), download)
-
-
-def _unpack(archive: Path, out: Path) -> None:
-    """Unpack an sdist or wheel, refusing members that would land outside ``out``."""
-    out.mkdir(parents=True)
-    root = out.resolve()
-    if archive.name.endswith(".whl") or archive.suffix == ".zip":
-        with zipfile.ZipFile(archive) as z:
-            for name in z.namelist():
-                _inside(root, name)
-            z.extractall(out)
-        return
-    with tarfile.open(archive) as t:
-        members = []
-        for m in t.getmembers():
-            _inside(root, m.name)
-            if m.issym() or m.islnk() or m.isdev():
-                continue
-            members.append(m)
-        kwargs = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-        t.extractall(out, members=members, **kwargs)
-    tops = list(out.iterdir())
-    if len(tops) == 1 and tops[0].is_dir():  # sdists hold one top directory: use it as the root
-        top = tops[0].rename(out / ".sdist-top")
-        for child in list(top.iterdir()):
-            os.replace(child, out / child.name)
-        top.rmdir()
-
-
-def _inside(root: Path, name: str) -> None:
-    target = (root / name).resolve()
-    if target != root and root not in target.parents:
-        raise FetchError(f"archive member {name!r} would be written outside the unpack directory")
+    return _cached(cache_dir / "index" / _slug(package) / _slug(version), download, timeout)
