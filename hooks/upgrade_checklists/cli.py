@@ -1,7 +1,7 @@
 """The command line: argument parsing and exit codes only.
 
 Exit codes (as ruff): 0 clean, 1 findings (or files rewritten), 2 usage or
-configuration error.
+configuration error, or an internal error (crash.py: one line, traceback in a log).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 import sys
 from pathlib import Path
 
-from upgrade_checklists import __version__, config, fix, gitfiles, report
+from upgrade_checklists import __version__, config, crash, fix, gitfiles, report
 from upgrade_checklists.compare import run_check, select, select_deleted
 from upgrade_checklists.config import ConfigError
 
@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    return crash.run_guarded(lambda: _main(argv))  # a bug: one line and exit 2, never 1
+
+
+def _main(argv: list[str] | None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
