@@ -261,7 +261,7 @@ def test_json_output_and_summary_path(project: Repo, upstreams: Path) -> None:
     r = audit(project, "--format", "json", "--summary", "out/summary.md")
     doc = r.json()
     assert doc["packages"] == [{"package": "fakepkg-core", "old_version": "1.0.0", "new_version": "2.0.0",
-                                "source": f"file://{upstreams}/example/fakepkg-core v2.0.0"}]
+                                "source": f"file://{upstreams}/example/fakepkg-core v2.0.0", "variants": ["default"]}]
     first = next(f for f in doc["findings"] if f["code"] == "RETURN_CHANGED")
     assert first == {"code": "RETURN_CHANGED", "checklist": "checklists/fakepkg-core.md", "checklist_line": 41,
                      "file": "app/engine/core.py", "line": 12, "package": "fakepkg-core", "severity": "error",
@@ -456,7 +456,7 @@ def test_lock_file_reveals_a_transitive_bump(project: Repo, upstreams: Path) -> 
     project.write("uv.lock", lock.format("2.0.0"))
     r = audit(project)
     assert r.code == 1
-    assert "Why: moved in uv.lock since HEAD." in project.read("upgrade-summary.md")
+    assert "Why: moved in uv.lock since HEAD (transitive: no pin changed)." in project.read("upgrade-summary.md")
 
 
 def test_fetch_error_names_the_whole_command_and_pips_first_error_line(tmp_path: Path) -> None:

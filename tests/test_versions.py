@@ -58,3 +58,92 @@ def test_check_version_refuses(bad: str) -> None:
 @pytest.mark.parametrize("good", ["1.0", "0.17.0rc1", "core_r0.16.0", "release/2.0", "v1.2.3-beta_4"])
 def test_check_version_accepts(good: str) -> None:
     assert check_version(good) == good
+
+
+# --- variants: manifests and locks paired by name ----------------------------------------
+
+from upgrade_checklists.versions import Variant, git_pin, resolve, variants  # noqa: E402
+
+
+def test_variants_pair_each_lock_with_its_manifest() -> None:
+    got = variants(["pyproject.toml", "pyproject.vllm.toml", "requirements-dev.txt", "requirements.vllm.txt",
+                    "uv.lock", "uv.vllm.lock", "uv.orphan.lock"])
+    assert got == [
+        Variant("default", ("pyproject.toml", "requirements-dev.txt"), "uv.lock"),
+        Variant("orphan", (), "uv.orphan.lock"),
+        Variant("vllm", ("pyproject.vllm.toml", "requirements.vllm.txt"), "uv.vllm.lock"),
+    ]
+    assert variants(["sub/pyproject.toml", "sub/uv.lock"]) == [Variant("sub/default", ("sub/pyproject.toml",), "sub/uv.lock")]
+    assert variants([]) == []
+
+
+@pytest.mark.parametrize(("url", "want"), [
+    ("git+https://github.com/org/repo.git@310e8fb", ("https://github.com/org/repo.git", "310e8fb")),
+    ("git+https://github.com/org/repo.git@v1.2#egg=repo", ("https://github.com/org/repo.git", "v1.2")),
+    ("git+ssh://git@github.com/org/repo.git@abc1234", ("ssh://git@github.com/org/repo.git", "abc1234")),
+    ("git+https://github.com/org/repo.git", None),  # no ref: not a version
+    ("https://example.com/pkg-1.0.tar.gz", None),  # a plain URL: not a git pin
+])
+def test_git_pins(url: str, want) -> None:
+    assert git_pin(url) == want
+
+
+LOCK = '[[package]]\nname = "{}"\nversion = "{}"\nsource = {{ registry = "https://pypi.org/simple" }}\n'
+
+
+def test_two_variants_resolve_separately(repo: Repo) -> None:
+    repo.write("pyproject.toml", '[project]\nname = "x"\ndependencies = ["shared==1.0", "torchao==0.15.0"]\n'
+               '[project.optional-dependencies]\nmeg = ["gitpkg @ git+https://github.com/org/gitpkg.git@310e8fb ; sys_platform == \'linux\'"]\n')
+    repo.write("pyproject.vllm.toml", '[project]\nname = "x"\ndependencies = ["shared==1.0", "torchao==0.16.0", "only-vllm==3.0"]\n')
+    repo.write("uv.lock", LOCK.format("shared", "1.0") + LOCK.format("torchao", "0.15.0")
+               + '[[package]]\nname = "gitpkg"\nversion = "0.15.1"\nsource = { git = "https://github.com/org/gitpkg.git?rev=310e8fb#310e8fb35ccf4fcd4419d32973e563a6d43ee5fb" }\n')
+    # one package resolved differently per platform in the lock: the declared pin's entry
+    repo.write("uv.vllm.lock", LOCK.format("shared", "1.0") + LOCK.format("torchao", "0.16.0")
+               + LOCK.format("only-vllm", "3.0") + LOCK.format("torchao", "0.9.0"))
+    got = resolve(Reader(repo.path), ["shared", "torchao", "only-vllm", "gitpkg", "absent"])
+    assert list(got) == ["default", "vllm"]
+    assert got["default"].resolved == {
+        "shared": Pin("1.0", "uv.lock"),
+        "torchao": Pin("0.15.0", "uv.lock"),
+        "gitpkg": Pin("310e8fb35ccf4fcd4419d32973e563a6d43ee5fb", "uv.lock", "https://github.com/org/gitpkg.git"),
+    }
+    assert got["default"].declared["gitpkg"] == Pin("310e8fb", "pyproject.toml", "https://github.com/org/gitpkg.git")
+    assert got["default"].declared["gitpkg"].same(got["default"].resolved["gitpkg"])  # the abbreviated commit
+    assert got["vllm"].resolved == {
+        "shared": Pin("1.0", "uv.vllm.lock"),
+        "torchao": Pin("0.16.0", "uv.vllm.lock"),
+        "only-vllm": Pin("3.0", "uv.vllm.lock"),
+    }
+    # the manifests key narrows what is read
+    only = resolve(Reader(repo.path), ["torchao"], ["pyproject.vllm.toml"])
+    assert {v: p.resolved for v, p in only.items()} == {"vllm": {"torchao": Pin("0.16.0", "pyproject.vllm.toml")}}
+
+
+def test_variants_at_a_git_ref(repo: Repo) -> None:
+    repo.write("pyproject.vllm.toml", '[project]\nname = "x"\ndependencies = ["vllm==0.17.0"]\n')
+    repo.commit("vllm")
+    repo.write("pyproject.vllm.toml", '[project]\nname = "x"\ndependencies = ["vllm==0.18.0"]\n')
+    repo.write("pyproject.new.toml", '[project]\nname = "x"\ndependencies = ["vllm==1.0"]\n')
+    before = resolve(Reader(repo.path, "HEAD"), ["vllm"])
+    # (the fixture's pyproject.toml pins nothing: the default variant is empty)
+    assert {v: p.resolved for v, p in before.items()} == {"default": {}, "vllm": {"vllm": Pin("0.17.0", "pyproject.vllm.toml")}}
+    now = resolve(Reader(repo.path), ["vllm"])
+    assert {v: p.resolved.get("vllm") for v, p in now.items()} == {
+        "default": None, "new": Pin("1.0", "pyproject.new.toml"), "vllm": Pin("0.18.0", "pyproject.vllm.toml")}
+
+
+def test_pin_sameness() -> None:
+    url = "https://github.com/org/r.git"
+    assert Pin("abc1234", "a", url).same(Pin("abc1234def", "b", "https://github.com/org/r"))
+    assert not Pin("abc12", "a", url).same(Pin("abc12ff", "b", url))  # too short to be an abbreviation
+    assert not Pin("abc1234", "a", url).same(Pin("abc1234", "b", "https://github.com/other/r.git"))
+    assert not Pin("1.0", "a").same(Pin("1.0", "b", url))
+    assert Pin("1.0", "a").same(Pin("1.0", "b")) and not Pin("1.0", "a").same(None)
+
+
+@pytest.mark.parametrize("bad", ["ext::sh -c touch% /tmp/x", "-uhttps://x/y", "https://x/a b", "ftp://x/y.git", "https:///nohost", "https://x/../y"])
+def test_check_git_url_refuses(bad: str) -> None:
+    from upgrade_checklists.versions import check_git_url
+
+    with pytest.raises(VersionError):
+        check_git_url(bad)

@@ -25,24 +25,10 @@ from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
 from upgrade_checklists.guards import catches_import_error, check_guard
 from upgrade_checklists.result import Result
-from upgrade_checklists.versions import (
-    Reader,
-    VersionError,
-    check_version,
-    resolved_versions,
-)
+from upgrade_checklists.targets import AuditError, Target, plan
+from upgrade_checklists.versions import DEFAULT, Reader, resolve
 
-
-@dataclass
-class Target:
-    package: str
-    checklist: Checklist
-    old: str | None
-    new: str
-    why: str  # "pin moved in uv.lock", "command line", "pinned (nothing moved)"
-    source: str = ""  # where the new source came from (git ref / index)
-    resolved: int = 0  # catalog entries whose API resolved upstream
-    bound: int = 0  # call sites bound against a signature
+__all__ = ["AuditError", "AuditResult", "Auditor", "Target", "plan"]
 
 
 @dataclass
@@ -57,55 +43,6 @@ class AuditResult:
         return [f for f in self.findings if f.severity == "error"]
 
 
-class AuditError(Exception):
-    """Bad input that stops the audit before it starts (exit 2)."""
-
-
-def plan(cfg: Config, checklists: list[Checklist], specs: list[str], from_version: str | None, base_ref: str) -> tuple[list[Target], list[str]]:
-    by_name = {canonicalize_name(cl.package): cl for cl in checklists}
-    notes: list[str] = []
-    try:
-        now = resolved_versions(Reader(cfg.root), [cl.package for cl in checklists])
-        if from_version is not None:
-            check_version(from_version, "--from")
-        if specs:
-            targets = []
-            for spec in specs:
-                name, sep, version = spec.partition("==")
-                if not sep:
-                    raise AuditError(f"{spec!r}: expected PKG==VERSION")
-                cl = by_name.get(canonicalize_name(name))
-                if cl is None:
-                    raise AuditError(f"{name!r} has no checklist in {cfg.checklists}/")
-                check_version(version)
-                pinned = now.get(canonicalize_name(cl.package))
-                old = from_version or (pinned.version if pinned and pinned.version != version else None)
-                if old is not None:
-                    check_version(old, "old version")
-                targets.append(Target(cl.package, cl, old, version, "command line"))
-            return targets, notes
-        before = resolved_versions(Reader(cfg.root, base_ref), [cl.package for cl in checklists])
-    except VersionError as exc:
-        raise AuditError(str(exc)) from None
-    moved, pinned = [], []
-    for key, cl in sorted(by_name.items()):
-        n, o = now.get(key), before.get(key)
-        if n is None:
-            notes.append(f"{cl.package}: no pinned version in pyproject.toml, uv.lock or requirements*.txt; not audited")
-            continue
-        try:
-            check_version(n.version)
-            if o is not None:
-                check_version(o.version)
-        except VersionError as exc:
-            raise AuditError(f"{cl.package}: {exc}") from None
-        if o is not None and o.version != n.version:
-            moved.append(Target(cl.package, cl, o.version, n.version, f"moved in {n.source} since {base_ref}"))
-        else:
-            pinned.append(Target(cl.package, cl, None, n.version, f"pinned in {n.source} (nothing moved: binding only)"))
-    return (moved or pinned), notes
-
-
 class Auditor:
     def __init__(self, cfg: Config, check: Result, *, source: str = "auto", cache_dir: Path | None = None,
                  timeout: int = 600, progress=None) -> None:
@@ -116,6 +53,7 @@ class Auditor:
         self.timeout = timeout
         self.progress = progress or (lambda msg: None)
         self._fetched: dict[tuple[str, str], Path] = {}
+        self.git_pins: dict[tuple[str, str], str] = {}  # (package, ref) -> repository of a git pin
 
     # -- fetching -------------------------------------------------------------------
 
@@ -126,6 +64,11 @@ class Auditor:
         fm = cl.frontmatter
         names = self.check.import_names.get(cl.rel, [])
         errors = []
+        pinned_repo = self.git_pins.get(key)
+        if pinned_repo is not None:  # a git pin: that repository at that ref, whatever --source says
+            path = fetching.fetch_git_pin(pinned_repo, version, cache_dir=self.cache_dir, timeout=self.timeout)
+            self._fetched[key] = path
+            return path
         for kind in (["git", "index"] if self.source == "auto" else [self.source]):
             try:
                 if kind == "git":
@@ -172,17 +115,21 @@ class Auditor:
 
     def run(self, targets: list[Target]) -> AuditResult:
         result = AuditResult(targets=targets)
-        new_versions = {t.package: t.new for t in targets}
-        old_versions = {t.package: (t.old or t.new) for t in targets}
-        pinned = resolved_versions(Reader(self.cfg.root), [cl.package for cl in self.check.checklists])
-        for cl in self.check.checklists:
-            p = pinned.get(canonicalize_name(cl.package))
-            if p is not None:
-                new_versions.setdefault(cl.package, p.version)
-                old_versions.setdefault(cl.package, p.version)
+        every = resolve(Reader(self.cfg.root), [cl.package for cl in self.check.checklists], self.cfg.manifests)
+        for pins in every.values():
+            for key, pin in pins.resolved.items():
+                if pin.git:
+                    self.git_pins[(self._package(key), pin.version)] = pin.git
         for t in targets:
+            if t.old and t.old_git:
+                self.git_pins[(t.package, t.old)] = t.old_git
+            if t.new_git:
+                self.git_pins[(t.package, t.new)] = t.new_git
+        for t in targets:
+            new_versions, old_versions = self._versions(t, targets, every)
             arrow = f"{t.old} -> {t.new}" if t.old else f"at {t.new}"
-            self.progress(f"auditing {t.package} {arrow}")
+            self.progress(f"auditing {t.package} {arrow} @ {t.variant_label}")
+            start = len(result.findings)
             try:
                 new = self.model(t.checklist, t.new, new_versions, result)
                 t.source = self._fetched_how(t.checklist, t.new)
@@ -190,18 +137,39 @@ class Auditor:
             except fetching.FetchError as exc:
                 result.errors.append(f"{t.package}: {exc}")
                 result.findings.append(Finding(t.checklist.rel, 1, "FETCH", str(exc), package=t.package, at_source=False))
+                t.findings = _unique(result.findings[start:])
                 continue
             self._audit_package(t, old, new, result)
+            t.findings = _unique(result.findings[start:])
+        new_versions = self._versions(targets[0], targets, every)[0] if targets else {}
+        start = len(result.findings)
         self._families(targets, new_versions, result)
-        seen = set()
-        unique = []
-        for f in result.findings:
-            key = (f.code, f.file, f.line, f.message)
-            if key not in seen:
-                seen.add(key)
-                unique.append(f)
-        result.findings = unique
+        for f in result.findings[start:]:
+            for t in targets:
+                if t.package == f.package and t.old and t.old != t.new:
+                    t.findings.append(f)
+                    break
+        result.findings = _unique(result.findings)
         return result
+
+    def _package(self, key: str) -> str:
+        return next((cl.package for cl in self.check.checklists if canonicalize_name(cl.package) == key), key)
+
+    def _versions(self, t: Target, targets: list[Target], every) -> tuple[dict[str, str], dict[str, str]]:
+        """The versions of every package, new and old, in ``t``'s (first) variant: family members load at these."""
+        variant = t.variants[0] if t.variants else DEFAULT
+        pins = every.get(variant)
+        new_versions, old_versions = {}, {}
+        for o in targets:
+            if variant in o.variants:
+                new_versions[o.package] = o.new
+                old_versions[o.package] = o.old or o.new
+        for cl in self.check.checklists:
+            p = pins.resolved.get(canonicalize_name(cl.package)) if pins else None
+            if p is not None:
+                new_versions.setdefault(cl.package, p.version)
+                old_versions.setdefault(cl.package, p.version)
+        return new_versions, old_versions
 
     def _fetched_how(self, cl: Checklist, version: str) -> str:
         """What the source was fetched from (recorded in the cache when it was)."""
@@ -407,6 +375,17 @@ class Auditor:
                     t.checklist.rel, 1, "FAMILY",
                     f"upgrade family `{fam}`: {t.package} moves {t.old} -> {t.new} but {stays} does not; check that they are compatible",
                     package=t.package, severity="warning", at_source=False))
+
+
+def _unique(findings: list[Finding]) -> list[Finding]:
+    seen = set()
+    out = []
+    for f in findings:
+        key = (f.code, f.file, f.line, f.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
 
 
 def _is_method(api: Api) -> bool:

@@ -39,7 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("--import-name", action="append", default=[], metavar="MODULE", help="import path (repeatable; default: found in the code)")
     new.add_argument("--upstream-path", action="append", default=[], metavar="PATH", help="upstream file or directory worth reading (repeatable)")
     audit = sub.add_parser("audit", parents=[common], help="audit the code against new upstream versions (the upgrade-audit hook)")
-    audit.add_argument("specs", nargs="*", metavar="PKG==VERSION", help="packages and target versions (default: what moved since --base-ref)")
+    audit.add_argument("specs", nargs="*", metavar="PKG==VERSION[@VARIANT]",
+                       help="packages and target versions, optionally for one variant (default: what moved since --base-ref)")
     audit.add_argument("--from", dest="from_version", metavar="VERSION", help="the old version to compare with (default: the pinned one)")
     audit.add_argument("--base-ref", default="HEAD", help="git ref whose pins are the old versions (default: HEAD)")
     audit.add_argument("--source", choices=("git", "index", "auto"), default="auto", help="where upstream source comes from (default: auto, git then index)")
@@ -141,14 +142,17 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
                             progress=audit.progress_printer())
     result = auditor.run(targets)
     result.notes = notes + result.notes
+    for note in notes:  # which versions are audited, and why: always said
+        print(f"note: {note}", file=sys.stderr)
     path = args.summary if args.summary is not None else cfg.root / "upgrade-summary.md"
     if not path.is_absolute():
         path = cfg.root / path
     fix.write_atomic_any(path, summary.render(result))
     if args.verbose:
-        for note in result.notes:
+        for note in result.notes[len(notes):]:
             print(f"note: {note}", file=sys.stderr)
-    packages = [{"package": t.package, "old_version": t.old, "new_version": t.new, "source": t.source} for t in result.targets]
+    packages = [{"package": t.package, "old_version": t.old, "new_version": t.new, "source": t.source, "variants": t.variants}
+                for t in result.targets]
     sys.stdout.write(report.render(result.findings, args.format, checklists=len(check.checklists),
                                    files_scanned=check.files_scanned, extra={"packages": packages}))
     for err in result.errors:

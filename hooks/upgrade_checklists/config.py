@@ -32,6 +32,7 @@ class Config:
     families: dict[str, list[str]] = field(default_factory=dict)
     git_url: str = "https://github.com/{github}.git"
     cache_dir: str | None = ".upgrade-checklists-cache"
+    manifests: list[str] = field(default_factory=lambda: ["pyproject*.toml", "uv*.lock", "requirements*.txt"])
     source: Path | None = None  # the file the table came from, for messages
 
     @property
@@ -50,6 +51,7 @@ _KEYS = {
     "families": dict,
     "git_url": str,
     "cache_dir": str,
+    "manifests": list,
 }
 
 
@@ -113,6 +115,10 @@ def _from_table(root: Path, table: dict, path: Path, shown: str) -> Config:
         cfg.cache_dir = _relative(table["cache_dir"], f"{where} cache_dir")
     if "git_url" in table:
         cfg.git_url = table["git_url"]
+    if "manifests" in table:
+        cfg.manifests = [_relative(m, f"{where} manifests") for m in _str_list(table, "manifests", where)]
+        if not cfg.manifests:
+            raise ConfigError(f"{where}: 'manifests' must name at least one file or glob")
     return cfg
 
 

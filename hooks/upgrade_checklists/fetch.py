@@ -39,7 +39,7 @@ from filelock import FileLock, Timeout
 
 from upgrade_checklists import index
 from upgrade_checklists.archives import ArchiveError, unpack
-from upgrade_checklists.versions import check_version
+from upgrade_checklists.versions import VersionError, check_git_url, check_version
 
 _GITHUB_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9_.][A-Za-z0-9_.-]*$")
 _REF_RE = re.compile(r"^[A-Za-z0-9._/+-]+$")
@@ -166,6 +166,29 @@ def fetch_git(github: str, branch_template: str, version: str, *, url_template: 
         return f"{url} {ref}"
 
     return _cached(cache_dir / "git" / _slug(github) / key, clone, timeout)
+
+
+def fetch_git_pin(url: str, ref: str, *, cache_dir: Path, timeout: int = 600) -> Path:
+    """A checkout of a git pin (``name @ git+URL@ref``): ``ref`` a commit, tag or branch of ``url``."""
+    try:
+        check_version(ref, "git ref")
+        check_git_url(url)
+    except VersionError as exc:
+        raise FetchError(str(exc)) from None
+
+    def clone(work: Path, src: Path) -> str:
+        _run(["git", "init", "--quiet", "--template=", str(src)], timeout)
+        _run(["git", "-C", str(src), "remote", "add", "origin", url], timeout)
+        try:  # a full commit id or a tag: one shallow fetch
+            _run(["git", "-C", str(src), "fetch", "--quiet", "--depth", "1", "origin", ref], timeout)
+            _run(["git", "-C", str(src), "-c", "advice.detachedHead=false", "checkout", "--quiet", "FETCH_HEAD"], timeout)
+        except FetchError:  # an abbreviated commit id: the history, then the commit it names
+            _run(["git", "-C", str(src), "fetch", "--quiet", "--filter=blob:none", "--tags", "origin"], timeout)
+            _run(["git", "-C", str(src), "-c", "advice.detachedHead=false", "checkout", "--quiet", ref + "^{commit}"], timeout)
+        shutil.rmtree(src / ".git", ignore_errors=True)
+        return f"{url} {ref}"
+
+    return _cached(cache_dir / "git-pin" / _slug(url) / _slug(ref), clone, timeout)
 
 
 def fetch_index(package: str, version: str, *, cache_dir: Path, timeout: int = 600) -> Path:

@@ -1,21 +1,31 @@
-"""Which focused packages changed version: pins and lock files, now and at a git ref.
+"""Which versions the manifests and lock files fix, per variant, now and at a git ref.
 
-Read from ``pyproject.toml`` (``[project] dependencies``, optional dependencies,
-``[tool.uv] override-dependencies``, ``[dependency-groups]``), ``uv.lock`` (exact
-resolved versions, which also reveal transitive bumps) and ``requirements*.txt``
-at the repository root. A lock file's version wins over a pin.
+A *variant* is a manifest and the lock file paired with it by name:
+``pyproject.toml`` + ``uv.lock`` is the ``default`` variant, ``pyproject.vllm.toml`` +
+``uv.vllm.lock`` the ``vllm`` variant. ``requirements*.txt`` pin the default variant
+(``requirements.<variant>.txt`` that variant). The files are found with the
+``manifests`` globs (default: those three patterns at the repository root).
+
+Read from a manifest: ``[project] dependencies``, optional dependencies,
+``[tool.uv] override-dependencies``, ``[dependency-groups]`` (only ``==`` pins, and
+git pins ``name @ git+URL@ref``); from a lock: the exact resolved versions (which also
+reveal transitive bumps; a lock's git source gives the commit). A lock's version wins
+over a pin.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -23,6 +33,9 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 VERSION_RE = re.compile(r"^[A-Za-z0-9._/-]+$")
+DEFAULT = "default"
+DEFAULT_MANIFESTS = ["pyproject*.toml", "uv*.lock", "requirements*.txt"]
+_GIT_SCHEMES = ("https", "http", "ssh", "file")
 
 
 class VersionError(ValueError):
@@ -36,10 +49,46 @@ def check_version(version: str, what: str = "version") -> str:
     return version
 
 
+def check_git_url(url: str) -> str:
+    """A git URL from a pin: https/http/ssh/file, no whitespace, no leading ``-``."""
+    parts = urlsplit(url) if isinstance(url, str) else None
+    if parts is None or parts.scheme not in _GIT_SCHEMES or url.startswith("-") or any(c.isspace() or c == "\0" for c in url) \
+            or (parts.scheme != "file" and not parts.netloc) or ".." in parts.path.split("/"):
+        raise VersionError(f"git URL {url!r} is not allowed (https, http, ssh or file URLs only)")
+    return url
+
+
 @dataclass(frozen=True)
 class Pin:
     version: str
     source: str  # "uv.lock", "pyproject.toml", "requirements.txt"
+    git: str | None = None  # the repository of a git pin; ``version`` is then the ref
+
+    def same(self, other: Pin | None) -> bool:
+        """The same version (a git ref and the commit it abbreviates are the same)."""
+        if other is None:
+            return False
+        if self.git or other.git:
+            short, long = sorted((self.version, other.version), key=len)
+            return bool(self.git and other.git and _same_repo(self.git, other.git)
+                        and (short == long or (7 <= len(short) < len(long) and long.startswith(short))))
+        return self.version == other.version
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    manifests: tuple[str, ...] = ()  # pyproject and requirements files
+    lock: str | None = None
+
+
+@dataclass
+class Pins:
+    """One variant's versions: ``resolved`` (the lock winning) and ``declared`` (manifests only)."""
+
+    variant: Variant
+    resolved: dict[str, Pin] = field(default_factory=dict)
+    declared: dict[str, Pin] = field(default_factory=dict)
 
 
 class Reader:
@@ -58,33 +107,83 @@ class Reader:
         r = subprocess.run(["git", "show", f"{self.ref}:{rel}"], cwd=self.root, capture_output=True, timeout=60)
         return r.stdout.decode("utf-8", "replace") if r.returncode == 0 else None
 
-    def requirement_files(self) -> list[str]:
+    def files(self, patterns: list[str]) -> list[str]:
+        """Repository-relative paths matching the globs (root-level unless a glob has a ``/``)."""
+        deep = any("/" in p for p in patterns)
         if self.ref is None:
-            return sorted(p.name for p in self.root.glob("requirements*.txt"))
-        r = subprocess.run(["git", "ls-tree", "--name-only", self.ref], cwd=self.root, capture_output=True, text=True, timeout=60)
-        return sorted(n for n in r.stdout.split() if re.match(r"^requirements.*\.txt$", n))
+            names = set()
+            for pat in patterns:
+                names |= {p.relative_to(self.root).as_posix() for p in self.root.glob(pat) if p.is_file()}
+            return sorted(names)
+        cmd = ["git", "ls-tree", "--name-only"] + (["-r"] if deep else []) + [self.ref]
+        r = subprocess.run(cmd, cwd=self.root, capture_output=True, text=True, timeout=60)
+        return sorted(n for n in r.stdout.splitlines() if any(fnmatch.fnmatchcase(n, p) for p in patterns))
+
+    def requirement_files(self) -> list[str]:
+        return self.files(["requirements*.txt"])
 
 
-def resolved_versions(reader: Reader, packages: list[str]) -> dict[str, Pin]:
-    """``{canonical name: Pin}`` for the packages whose version the files fix."""
+_PYPROJECT = re.compile(r"^pyproject(?:[.-](?P<v>.+))?\.toml$")
+_LOCK = re.compile(r"^uv(?:[.-](?P<v>.+))?\.lock$")
+_REQS = re.compile(r"^requirements(?:[.-](?P<v>.+))?\.txt$")
+
+
+def variants(paths: list[str]) -> list[Variant]:
+    """Group manifest and lock paths into variants, pairing them by name."""
+    groups: dict[str, dict] = {}
+
+    def key(rel: str, suffix: str | None) -> str:
+        d = rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
+        return d + (suffix or DEFAULT)
+
+    reqs = []
+    for rel in paths:
+        base = rel.rsplit("/", 1)[-1]
+        if m := _PYPROJECT.match(base):
+            groups.setdefault(key(rel, m["v"]), {"m": [], "l": None})["m"].append(rel)
+        elif m := _LOCK.match(base):
+            groups.setdefault(key(rel, m["v"]), {"m": [], "l": None})["l"] = rel
+        elif m := _REQS.match(base):
+            reqs.append((rel, m["v"]))
+    for rel, suffix in reqs:
+        k = key(rel, suffix)
+        if k not in groups:
+            k = key(rel, None)
+        groups.setdefault(k, {"m": [], "l": None})["m"].append(rel)
+    return [Variant(name, tuple(sorted(g["m"])), g["l"]) for name, g in sorted(groups.items(), key=lambda kv: (kv[0] != DEFAULT, kv[0]))]
+
+
+def resolve(reader: Reader, packages: list[str], patterns: list[str] | None = None) -> dict[str, Pins]:
+    """``{variant name: Pins}`` for the wanted packages, in every variant the files define."""
     wanted = {canonicalize_name(p) for p in packages}
-    pins: dict[str, Pin] = {}
-    for name, version, source in _pins(reader):
-        key = canonicalize_name(name)
-        if key in wanted and version and key not in pins:
-            pins[key] = Pin(version, source)
-    lock = reader.read("uv.lock")
-    if lock:
-        for pkg in _toml(lock).get("package", []):
-            key = canonicalize_name(str(pkg.get("name", "")))
-            if key in wanted and isinstance(pkg.get("version"), str):
-                pins[key] = Pin(pkg["version"], "uv.lock")
-    return pins
+    out: dict[str, Pins] = {}
+    for var in variants(reader.files(patterns or DEFAULT_MANIFESTS)):
+        pins = Pins(var)
+        for rel in var.manifests:
+            for name, pin in _manifest_pins(reader, rel):
+                key = canonicalize_name(name)
+                if key in wanted and key not in pins.declared:
+                    pins.declared[key] = pin
+        pins.resolved = dict(pins.declared)
+        if var.lock:
+            pins.resolved.update(_lock_pins(reader, var.lock, wanted, pins.declared))
+        out[var.name] = pins
+    return out
 
 
-def _pins(reader: Reader):
-    text = reader.read("pyproject.toml")
-    if text:
+def resolved_versions(reader: Reader, packages: list[str], patterns: list[str] | None = None) -> dict[str, Pin]:
+    """The default variant's ``{canonical name: Pin}`` (the first variant when none is called default)."""
+    every = resolve(reader, packages, patterns)
+    pins = every.get(DEFAULT) or next(iter(every.values()), None)
+    return dict(pins.resolved) if pins else {}
+
+
+def _manifest_pins(reader: Reader, rel: str):
+    base = rel.rsplit("/", 1)[-1]
+    text = reader.read(rel)
+    if not text:
+        return
+    if base.endswith(".toml"):
         data = _toml(text)
         project = data.get("project", {})
         reqs = list(project.get("dependencies", []))
@@ -94,12 +193,48 @@ def _pins(reader: Reader):
         for group in data.get("dependency-groups", {}).values():
             reqs += [r for r in group if isinstance(r, str)]
         for req in reqs:
-            yield (*_exact(req), "pyproject.toml")
-    for rel in reader.requirement_files():
-        for line in (reader.read(rel) or "").splitlines():
-            line = line.split(" #", 1)[0].strip()
-            if line and not line.startswith(("#", "-")):
-                yield (*_exact(line.split(" --hash", 1)[0].rstrip("\\ ")), rel)
+            name, pin = _exact(req, rel) if isinstance(req, str) else ("", None)
+            if pin:
+                yield name, pin
+        return
+    for line in text.splitlines():
+        line = line.split(" #", 1)[0].strip()
+        if line and not line.startswith(("#", "-")):
+            name, pin = _exact(line.split(" --hash", 1)[0].rstrip("\\ "), rel)
+            if pin:
+                yield name, pin
+
+
+def _lock_pins(reader: Reader, rel: str, wanted: set[str], declared: dict[str, Pin]) -> dict[str, Pin]:
+    found: dict[str, list[Pin]] = {}
+    for pkg in _toml(reader.read(rel) or "").get("package", []):
+        key = canonicalize_name(str(pkg.get("name", "")))
+        if key not in wanted or not isinstance(pkg.get("version"), str):
+            continue
+        source = pkg.get("source") if isinstance(pkg.get("source"), dict) else {}
+        if isinstance(source.get("git"), str):
+            url, _, commit = source["git"].partition("#")
+            url = url.split("?", 1)[0]
+            found.setdefault(key, []).append(Pin(commit or pkg["version"], rel, url) if commit else Pin(pkg["version"], rel))
+        else:
+            found.setdefault(key, []).append(Pin(pkg["version"], rel))
+    out = {}
+    for key, pins in found.items():
+        if len(pins) == 1:
+            out[key] = pins[0]
+            continue
+        # several resolutions (per platform): the declared pin if the lock has it, else the newest
+        pin = declared.get(key)
+        match = [p for p in pins if pin is not None and p.version.split("+")[0] == pin.version]
+        out[key] = match[0] if match else max(pins, key=lambda p: _sort_key(p.version))
+    return out
+
+
+def _sort_key(version: str):
+    try:
+        return (1, Version(version))
+    except InvalidVersion:
+        return (0, version)
 
 
 def _toml(text: str) -> dict:
@@ -109,11 +244,31 @@ def _toml(text: str) -> dict:
         return {}  # a broken pin file pins nothing: the audit says so per package
 
 
-def _exact(text: str) -> tuple[str, str | None]:
+def _exact(text: str, source: str) -> tuple[str, Pin | None]:
     try:
         req = Requirement(text)
     except InvalidRequirement:
         return "", None
+    if req.url:
+        git = git_pin(req.url)
+        return req.name, (Pin(git[1], source, git[0]) if git else None)
     specs = list(req.specifier)
     exact = [s.version for s in specs if s.operator in ("==", "===") and "*" not in s.version]
-    return req.name, (exact[0] if exact else None)
+    return req.name, (Pin(exact[0], source) if exact else None)
+
+
+def git_pin(url: str) -> tuple[str, str] | None:
+    """``git+https://host/org/repo.git@ref`` -> (``https://host/org/repo.git``, ``ref``); None without a ref."""
+    if not url.startswith("git+"):
+        return None
+    parts = urlsplit(url[4:])
+    path, at, ref = parts.path.rpartition("@")
+    if not at or not path or not ref:
+        return None
+    return parts._replace(path=path, query="", fragment="").geturl(), ref
+
+
+def _same_repo(a: str, b: str) -> bool:
+    def norm(u: str) -> str:
+        return u.lower().rstrip("/").removesuffix(".git")
+    return norm(a) == norm(b)
