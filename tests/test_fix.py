@@ -299,3 +299,62 @@ def test_write_failure_leaves_original_and_no_temp(repo: Repo, monkeypatch: pyte
     assert r.err == f"upgrade-checklists: error: {repo.path / CL}: No space left on device\n"
     assert repo.read(CL) == before
     assert sorted(p.name for p in (repo.path / "checklists").iterdir()) == ["fakepkg-core.md"]
+
+
+# Cells whose display width Python's len() and unicodedata get wrong; the widths are those
+# mdformat-tables pads them to (see the table below, written by hand from mdformat's output).
+WIDE_CELLS = [
+    ("`x.py` ⚠️", 9),  # WARNING SIGN + VARIATION SELECTOR-16: an emoji, 2 columns
+    ("👍🏽", 2),  # thumbs up + skin-tone modifier: one emoji
+    ("👩\u200d💻", 2),  # woman + ZWJ + laptop: one emoji
+    ("soft\u00adhyphen", 11),  # the soft hyphen takes a column
+    ("日本", 4),
+    ("plain", 5),
+]
+
+MDFORMAT_TABLE = """\
+| Cell        | Note |
+| ----------- | ---- |
+| `x.py` ⚠️   | a    |
+| 👍🏽          | b    |
+| 👩\u200d💻          | c    |
+| soft\u00adhyphen | d    |
+| 日本        | e    |
+| plain       | f    |
+"""
+
+
+@pytest.mark.parametrize(("text", "expected"), WIDE_CELLS)
+def test_width_is_the_display_width_mdformat_tables_pads_to(text: str, expected: int) -> None:
+    assert fix.width(text) == expected
+
+
+def test_width_of_control_characters_is_not_negative() -> None:
+    assert fix.width("a\x07b") == 2
+
+
+def test_mdformat_pads_emoji_cells_as_width_measures_them(tmp_path: Path) -> None:
+    path = tmp_path / "t.md"
+    path.write_text("| Cell | Note |\n| --- | --- |\n" + "".join(f"| {t} | {n} |\n" for (t, _), n in zip(WIDE_CELLS, "abcdef")))
+    mdformat(path)
+    assert path.read_text() == MDFORMAT_TABLE
+    # so every line of mdformat's table has one display width: we see it as aligned
+    assert {fix.width(line) for line in MDFORMAT_TABLE.splitlines()} == {22}
+
+
+def test_fix_keeps_an_emoji_table_mdformat_clean(repo: Repo) -> None:
+    row = "| `tests/test_core.py` | `dist_checkpointing.save` ⚠️ 👩\u200d💻                          |"
+    repo.edit(CL, "| `tests/test_core.py` | `dist_checkpointing.save`                                |", row)
+    path = repo.path / CL
+    mdformat(path)
+    before = repo.read(CL)
+    assert row in before.splitlines()  # as mdformat aligns it: 25 spaces pad the emoji (2 columns each)
+    repo.commit("emoji in a row")
+    repo.write("tests/test_api.py", "import fakepkg.core\n")
+    assert repo.run("check", "--fix").code == 1
+    fixed = repo.read(CL)
+    assert changed_lines(before, fixed) == [
+        "+| `tests/test_api.py`  | `fakepkg.core`                                           |",
+    ]
+    mdformat(path)
+    assert repo.read(CL) == fixed

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import difflib
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from wcwidth import wcswidth, wcwidth
 
 from upgrade_checklists.atomic import write_atomic, write_atomic_any  # noqa: F401 (the writers --fix uses)
 from upgrade_checklists.checklist import REMOVAL_MARK, Checklist
@@ -38,13 +39,11 @@ _FENCE_RE = re.compile(r"^\s*(```|~~~)")
 
 
 def width(text: str) -> int:
-    """Display width, as mdformat-tables measures it (wide characters count 2)."""
-    w = 0
-    for ch in text:
-        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
-            continue
-        w += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-    return w
+    """Display width, measured as mdformat-tables measures it: ``wcwidth.wcswidth`` (emoji
+    with variation selectors, skin tones and ZWJ sequences, soft hyphens, wide characters).
+    A control character (``wcswidth`` -1) counts 0, where mdformat's own padding goes astray."""
+    w = wcswidth(text)
+    return w if w >= 0 else sum(max(0, wcwidth(ch)) for ch in text)
 
 
 def split_row(line: str) -> list[str]:
