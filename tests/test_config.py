@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import Repo
+from conftest import Repo, git
 
 
 @pytest.mark.parametrize(
@@ -67,3 +67,118 @@ def test_exclude_globs(repo: Repo) -> None:
     assert repo.run("check").codes == ["MISSING"]
     repo.edit("pyproject.toml", 'roots = ["app", "tests"]', 'roots = ["app", "tests"]\nexclude = ["app/utils/vendored/*"]')
     assert repo.run("check").code == 0
+
+
+def run_in(repo: Repo, subdir: str, *argv: str):
+    """``repo.run`` from a subdirectory of the repository (or any directory)."""
+    import os
+
+    from conftest import Run
+    from upgrade_checklists.cli import main
+
+    repo._capsys.readouterr()
+    old = os.getcwd()
+    os.chdir(repo.path / subdir)
+    try:
+        code = main(list(argv))
+    finally:
+        os.chdir(old)
+    captured = repo._capsys.readouterr()
+    return Run(code, captured.out, captured.err)
+
+
+MISSING_NEW = ("MISSING `app/utils/new.py` imports `fakepkg.core.optimizer` but no tier lists it "
+               "(belongs in Secondary) (app/utils/new.py:1)")
+
+
+def test_configuration_is_found_above_the_current_directory(repo: Repo) -> None:
+    repo.write("app/utils/new.py", "from fakepkg.core import optimizer\n")
+    r = run_in(repo, "app/engine", "check")
+    assert r.code == 1
+    assert MISSING_NEW in r.out  # roots and tiers from ../../pyproject.toml, paths from its directory
+    # a pyproject.toml without the table on the way up is passed over
+    repo.write("app/pyproject.toml", "[project]\nname = 'app'\n")
+    assert MISSING_NEW in run_in(repo, "app/engine", "check").out
+
+
+def test_explicit_config_above_resolves_paths_from_its_directory(repo: Repo) -> None:
+    repo.write("app/utils/new.py", "from fakepkg.core import optimizer\n")
+    r = run_in(repo, "app", "check", "--config", "../pyproject.toml")
+    assert r.code == 1
+    assert MISSING_NEW in r.out
+
+
+def test_explicit_config_kept_elsewhere_applies_to_the_current_repository(repo: Repo, tmp_path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "lint.toml").write_text(repo.read("pyproject.toml"))
+    repo.write("pyproject.toml", "[project]\nname = 'x'\n")
+    repo.write("app/utils/new.py", "from fakepkg.core import optimizer\n")
+    r = repo.run("check", "--config", str(shared / "lint.toml"))
+    assert r.code == 1
+    assert MISSING_NEW in r.out
+
+
+def test_dedicated_file_wins_over_pyproject_in_the_same_directory(repo: Repo) -> None:
+    repo.write("upgrade-checklists.toml", 'roots = ["app"]\n[tiers]\nprimary = ["app/engine/"]\nsecondary = ["app/"]\n'
+                                          'tertiary = ["tests/", "app/tools/"]\n')
+    repo.write("tests/test_more.py", "import fakepkg.core\n")  # outside roots: not scanned
+    r = run_in(repo, "app", "check")
+    assert (r.code, r.out) == (0, "")
+    repo.write("upgrade-checklists.toml", 'checklist = "x"\n')
+    r = repo.run("check")
+    assert r.code == 2
+    assert "upgrade-checklists.toml: [tool.upgrade-checklists]: unknown key 'checklist'" in r.err
+
+
+def test_underscore_table_is_not_read_and_said_so(repo: Repo) -> None:
+    repo.write("pyproject.toml", '[tool.upgrade_checklists]\nroots = ["app"]\n')
+    r = repo.run("check")
+    assert ("upgrade-checklists: warning: pyproject.toml: [tool.upgrade_checklists] is not read: "
+            "the table is spelt [tool.upgrade-checklists]\n") in r.err
+
+
+def test_empty_checklist_folder_is_a_warning(repo: Repo) -> None:
+    git(repo.path, "rm", "-q", "checklists/fakepkg-core.md")
+    repo.write("checklists/_TEMPLATE.md", "# not a checklist\n")
+    r = repo.run("check")
+    assert (r.code, r.out) == (0, "")
+    assert r.err == ("upgrade-checklists: warning: checklists/ holds no checklist yet: "
+                     "write one with `upgrade-checklists new PACKAGE`\n")
+
+
+def test_checklist_of_a_package_nothing_imports_is_a_warning(repo: Repo) -> None:
+    repo.write("checklists/unused-lib.md", "---\npackage: unused-lib\ngithub: example/unused\nbranch_template: v${VERSION}\nupstream_paths:\n  - unused_lib/\n"
+                                           "---\n\n## Affected Files\n\n### Primary\n\n_None._\n\n### Secondary\n\n_None._\n\n"
+                                           "### Tertiary\n\n_None._\n\n## API Usage Catalog\n\n## Version-Guarded Code\n\n_None._\n")
+    r = repo.run("check")
+    assert r.code == 0
+    assert r.err == ("upgrade-checklists: warning: checklists/unused-lib.md: no file in app, tests imports unused_lib "
+                     "(a package the code no longer uses, or configure 'roots' / 'import-names')\n")
+
+
+def test_nonexistent_path_argument_is_exit_2(repo: Repo) -> None:
+    r = repo.run("check", "app/engine/core.py", "app/nowhere.py")
+    assert (r.code, r.out, r.err) == (2, "", "upgrade-checklists: error: app/nowhere.py: no such file or directory\n")
+
+
+def test_path_arguments_are_relative_to_the_current_directory(repo: Repo) -> None:
+    repo.write("app/utils/new.py", "from fakepkg.core import optimizer\n")
+    assert MISSING_NEW in run_in(repo, "app", "check", "utils/new.py").out
+    assert run_in(repo, "app", "check", "engine/core.py").out == ""
+
+
+def test_gitignored_files_are_not_scanned_in_git_and_are_outside_it(repo: Repo) -> None:
+    import shutil
+
+    repo.write(".gitignore", "app/generated/\n")
+    repo.write("app/generated/stub.py", "from fakepkg.core import optimizer\n")
+    repo.write("app/utils/untracked.py", "from fakepkg.core import optimizer\n")  # untracked, not ignored: scanned
+    r = repo.run("check")
+    assert r.code == 1
+    assert "app/generated" not in r.out
+    assert "`app/utils/untracked.py` imports" in r.out
+    # outside a git work tree, the file system is walked: everything below the roots counts
+    shutil.rmtree(repo.path / ".git")
+    r = repo.run("check", "--no-cache")
+    assert "`app/generated/stub.py` imports" in r.out and "`app/utils/untracked.py` imports" in r.out

@@ -97,3 +97,17 @@ def test_new_rejects_hostile_values_and_writes_nothing(other: Repo, args: list[s
     assert error in r.err and r.err.count("\n") == 1
     assert sorted(p.name for p in (other.path / "checklists").iterdir()) == ["fakepkg-core.md"]
     assert not (other.path / "x").exists()
+
+
+def test_new_creates_the_checklist_folder(other: Repo) -> None:
+    other.edit("pyproject.toml", 'roots = ["app", "tests"]', 'checklists = "docs/deps/checklists"\nroots = ["app", "tests"]')
+    r = other.run("new", "otherlib-core", "--github", "acme/otherlib")
+    assert r.code == 0, r.err
+    assert r.out.startswith("Created docs/deps/checklists/otherlib-core.md: 2 files")
+    assert other.run("check").code == 0
+
+
+def test_new_with_a_bad_value_creates_no_folder(other: Repo) -> None:
+    other.edit("pyproject.toml", 'roots = ["app", "tests"]', 'checklists = "deps"\nroots = ["app", "tests"]')
+    assert other.run("new", "otherlib-core", "--github", "not-a-repo").code == 2
+    assert not (other.path / "deps").exists()

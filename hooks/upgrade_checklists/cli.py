@@ -62,6 +62,8 @@ def _main(argv: list[str] | None) -> int:
         return int(exc.code or 0)
     try:
         cfg = config.load(Path.cwd(), args.config)
+        for warning in cfg.warnings:
+            print(f"upgrade-checklists: warning: {warning}", file=sys.stderr)
         if args.command == "new":
             return _new(args, cfg)
         if args.command == "audit":
@@ -77,6 +79,7 @@ def _main(argv: list[str] | None) -> int:
 
 def _check(args: argparse.Namespace, cfg: config.Config) -> int:
     use_cache = not args.no_cache
+    args.paths = _root_relative(args.paths, cfg)
     # pre-commit without file arguments: a commit that only deletes files, or touches none of
     # our types: only what concerns the deleted files is this commit's business
     deleted = gitfiles.deleted_in_index(cfg.root) if not args.paths and gitfiles.in_pre_commit() else None
@@ -88,6 +91,8 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
         return result, (select(result.findings, args.paths, cfg) if args.paths else result.findings)
 
     result, findings = run()
+    for warning in result.warnings:
+        print(f"upgrade-checklists: warning: {warning}", file=sys.stderr)
     if args.diff:
         changes = fix.plan(result, cfg, findings)
         for path, (old, new) in sorted(changes.items()):
@@ -161,6 +166,22 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     if result.errors:
         return 2
     return 1 if result.breaking else 0
+
+
+def _root_relative(paths: list[str], cfg: config.Config) -> list[str]:
+    """Path arguments (relative to the current directory) as paths relative to the
+    configuration's root; a path that does not exist is a usage error."""
+    out = []
+    cwd = Path.cwd()
+    for p in paths:
+        full = cwd / p
+        if not full.exists():
+            raise ConfigError(f"{p}: no such file or directory")
+        try:
+            out.append(full.resolve().relative_to(cfg.root.resolve()).as_posix())
+        except ValueError:
+            continue  # outside the repository the configuration covers: concerns no checklist
+    return out
 
 
 def _rel(path: Path, cfg: config.Config) -> str:

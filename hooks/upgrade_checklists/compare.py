@@ -68,6 +68,8 @@ def run_check(cfg: Config, use_cache: bool = True) -> Result:
     res.cache = ScanCache(cache_dir, str(cfg.root.resolve()))
     checklists = load_checklists(cfg, res.cache)
     res.checklists = checklists
+    if not checklists:
+        res.warnings.append(f"{cfg.checklists}/ holds no checklist yet: write one with `upgrade-checklists new PACKAGE`")
     guide = read_guide_mapping(cfg)
     for cl in checklists:
         names, how = resolve_import_names(cl, cfg, guide)
@@ -82,6 +84,11 @@ def run_check(cfg: Config, use_cache: bool = True) -> Result:
 
     listed = {row.file for cl in checklists for row in cl.rows}
     _scan(cfg, res, listed)
+    for cl in checklists:
+        names = res.import_names[cl.rel]
+        if not any(facts.imports_of(names) for facts in res.facts.values()):
+            res.warnings.append(f"{cl.rel}: no file in {', '.join(cfg.roots)} imports {', '.join(names)} "
+                                "(a package the code no longer uses, or configure 'roots' / 'import-names')")
 
     snippets = Snippets(cfg.root, res.cache)
     for cl in checklists:

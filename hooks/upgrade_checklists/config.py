@@ -34,6 +34,7 @@ class Config:
     cache_dir: str | None = ".upgrade-checklists-cache"
     manifests: list[str] = field(default_factory=lambda: ["pyproject*.toml", "uv*.lock", "requirements*.txt"])
     source: Path | None = None  # the file the table came from, for messages
+    warnings: list[str] = field(default_factory=list)  # said on stderr; the run goes on
 
     @property
     def checklist_dir(self) -> Path:
@@ -55,34 +56,72 @@ _KEYS = {
 }
 
 
-def load(root: Path, config_file: Path | None = None) -> Config:
-    """Read the configuration for the repository at ``root``.
+DEDICATED = "upgrade-checklists.toml"  # top-level keys, as in the [tool.upgrade-checklists] table
 
-    ``config_file`` must hold a ``[tool.upgrade-checklists]`` table; without it,
-    ``root/pyproject.toml`` is read if present and a missing table means defaults.
+
+def load(cwd: Path, config_file: Path | None = None) -> Config:
+    """The configuration for a run started in ``cwd``.
+
+    Without ``config_file``, as ruff does: the nearest directory at or above ``cwd`` that
+    holds an ``upgrade-checklists.toml``, or a ``pyproject.toml`` with a
+    ``[tool.upgrade-checklists]`` table; paths in it are relative to that directory (the
+    repository root). Nothing found: defaults, rooted at ``cwd``.
+
+    ``config_file`` (relative to ``cwd``) must hold the table (or be an
+    ``upgrade-checklists.toml``). Its directory is the root when ``cwd`` is at or below it
+    (``--config ../pyproject.toml`` from a subdirectory); a configuration kept elsewhere
+    (shared between repositories) applies to the repository at ``cwd``.
     """
-    explicit = config_file is not None
-    path = root / config_file if explicit else root / "pyproject.toml"
-    shown = _display(path, root)
-    table: dict = {}
-    if explicit and not path.is_file():
-        raise ConfigError(f"{shown}: config file not found")
-    if path.is_file():
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{shown}: invalid TOML: {exc}") from None
-        tool = data.get("tool", {})
-        if SECTION not in tool and explicit:
+    warnings: list[str] = []
+    if config_file is not None:
+        path = cwd / config_file
+        if not path.is_file():
+            raise ConfigError(f"{_display(path, cwd)}: config file not found")
+        base = path.resolve().parent
+        root = base if (cwd.resolve() == base or base in cwd.resolve().parents) else cwd
+        table = _read_table(path, _display(path, root), warnings, required=True)
+        return _finish(root, table, path, warnings)
+    for d in (cwd, *cwd.parents):
+        dedicated = d / DEDICATED
+        if dedicated.is_file():
+            return _finish(d, _read_table(dedicated, _display(dedicated, d), warnings, required=True), dedicated, warnings)
+        pyproject = d / "pyproject.toml"
+        if pyproject.is_file():
+            table = _read_table(pyproject, _display(pyproject, d), warnings, required=False)
+            if table is not None:
+                return _finish(d, table, pyproject, warnings)
+    return _finish(cwd, {}, None, warnings)
+
+
+def _read_table(path: Path, shown: str, warnings: list[str], required: bool) -> dict | None:
+    """The settings in ``path``: the whole of an ``upgrade-checklists.toml``, else the
+    ``[tool.upgrade-checklists]`` table (None when absent and not ``required``)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{shown}: invalid TOML: {exc}") from None
+    if path.name == DEDICATED:
+        return data.get("tool", {}).get(SECTION, data) if set(data) == {"tool"} else data
+    tool = data.get("tool", {})
+    misspelt = SECTION.replace("-", "_")
+    if misspelt in tool:
+        warnings.append(f"{shown}: [tool.{misspelt}] is not read: the table is spelt [tool.{SECTION}]")
+    if SECTION not in tool:
+        if required:
             raise ConfigError(f"{shown}: no [tool.{SECTION}] table")
-        table = tool.get(SECTION, {})
-    cfg = _from_table(root, table, path, shown)
+        return None
+    return tool[SECTION]
+
+
+def _finish(root: Path, table: dict, path: Path | None, warnings: list[str]) -> Config:
+    cfg = _from_table(root, table, path, _display(path, root) if path is not None else "pyproject.toml")
+    cfg.warnings = warnings
     if not cfg.roots:
         cfg.roots = default_roots(root)
     return cfg
 
 
-def _from_table(root: Path, table: dict, path: Path, shown: str) -> Config:
+def _from_table(root: Path, table: dict, path: Path | None, shown: str) -> Config:
     where = f"{shown}: [tool.{SECTION}]"
     for key, value in table.items():
         if key not in _KEYS:

@@ -56,8 +56,6 @@ def candidates(package: str) -> list[str]:
 def create(cfg: Config, package: str, github: str, branch_template: str,
            import_names: list[str], upstream_paths: list[str]) -> Created:
     path = cfg.checklist_dir / f"{package}.md"
-    if not cfg.checklist_dir.is_dir():
-        raise ConfigError(f"checklist directory {cfg.checklists!r} not found")
     if path.exists():
         raise ConfigError(f"{path.relative_to(cfg.root).as_posix()} already exists; new never overwrites a checklist")
     sources = iter_sources(cfg.root, cfg.roots, cfg.exclude)
@@ -74,6 +72,7 @@ def create(cfg: Config, package: str, github: str, branch_template: str,
     front += [f"  - {_yaml(p)}" for p in paths]
     front += ["import_names:"] + [f"  - {n}" for n in names] + ["---", ""]
     _validate(cfg, path, "\n".join(front) + _skeleton())
+    cfg.checklist_dir.mkdir(parents=True, exist_ok=True)  # the first checklist makes the folder
 
     tiers = TierRules.build(cfg, load_checklists(cfg))
     rows: dict[str, list[list[str]]] = {t: [] for t in TIERS}

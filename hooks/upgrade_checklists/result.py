@@ -19,6 +19,7 @@ class Result:
     checklists: list[Checklist] = field(default_factory=list)
     files_scanned: int = 0
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # said on stderr, whatever the format
     facts: dict[str, Facts] = field(default_factory=dict)
     import_names: dict[str, list[str]] = field(default_factory=dict)
     tiers: "TierRules | None" = None

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
 
+from upgrade_checklists import gitfiles
 from upgrade_checklists.findings import Finding
 
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages"}
@@ -64,8 +65,31 @@ class Facts:
 def iter_sources(root: Path, roots: list[str], exclude: list[str]) -> list[str]:
     """Repository-relative paths of the ``*.py`` files below ``roots``, sorted.
 
-    Plain strings and ``os.scandir``: this runs on every commit, over every file.
+    In a git work tree, the files git tracks or would track (``git ls-files``: what
+    ``.gitignore`` excludes is not the project's code); elsewhere, a walk of the file system.
+    Either way hidden, ``__pycache__``, ``node_modules``, ``site-packages`` and ``*.egg-info``
+    directories are skipped, and ``exclude`` globs apply.
     """
+    listed = gitfiles.project_files(root, roots)
+    if listed is None:
+        return _walk_sources(root, roots, exclude)
+    out = []
+    for rel in listed:
+        if not rel.endswith(".py"):
+            continue
+        parts = rel.split("/")
+        if any(d.startswith(".") or d in SKIP_DIRS or d.endswith(".egg-info") for d in parts[:-1]):
+            continue
+        if exclude and any(fnmatch(rel, pat) for pat in exclude):
+            continue
+        out.append(rel)
+    out.sort()
+    return out
+
+
+def _walk_sources(root: Path, roots: list[str], exclude: list[str]) -> list[str]:
+    """``iter_sources`` outside git: plain strings and ``os.scandir`` (this runs on every
+    commit, over every file)."""
     out: list[str] = []
     seen: set[str] = set()
     prefix = len(os.path.join(str(root), ""))
