@@ -43,14 +43,19 @@ def test_new_creates_a_checklist_that_passes_check(other: Repo) -> None:
     )
     assert "| `app/models/lm.py` | `otherlib_core` (as `oc`), `Dense`, `build` (as `make`) |" in text
     assert "| `tests/test_lm.py` | `Dense`         |" in text
+    # all in Secondary (app/): the most used first, then by name
     assert [l for l in text.splitlines() if l.startswith("### ") and l[4].isdigit()] == [
         "### 1. `otherlib_core.layers.Dense`",
-        "### 2. `otherlib_core.utils.ready`",
+        "### 2. `otherlib_core.Model`",
         "### 3. `otherlib_core.layers.build`",
-        "### 4. `otherlib_core.Model`",
+        "### 4. `otherlib_core.utils.ready`",
     ]
-    assert "Called in `app/models/lm.py` (lines 6-9):\n\n```python\nlayer = Dense(\n    units=4,\n    activation=\"relu\",\n)\n```" in text
-    assert "**Check:** `units`, `activation` still accepted as keywords; no new required parameter." in text
+    assert ("Called in `app/models/lm.py` (lines 6-9), 1 of 2 uses in 2 files:\n\n```python\nlayer = Dense(\n"
+            "    units=4,\n    activation=\"relu\",\n)\n```") in text
+    assert ("**Check:** `units`, `activation` are still accepted as keywords; the result (`layer`)\nkeeps its type."
+            in text)
+    assert ("Called in `app/models/lm.py` (line 11):\n\n```python\nreturn make(layer, x)\n```\n\n**Check:** The 2 "
+            "positional arguments are still in the same order; the return value,\nwhich the code uses, keeps its type.") in text
     assert other.run("check").code == 0
 
 
@@ -111,3 +116,72 @@ def test_new_with_a_bad_value_creates_no_folder(other: Repo) -> None:
     other.edit("pyproject.toml", 'roots = ["app", "tests"]', 'checklists = "deps"\nroots = ["app", "tests"]')
     assert other.run("new", "otherlib-core", "--github", "not-a-repo").code == 2
     assert not (other.path / "deps").exists()
+
+
+def headings(text: str) -> list[str]:
+    return [l.split(" ", 2)[2] for l in text.splitlines() if l.startswith("### ") and l[4].isdigit()]
+
+
+def test_new_collapses_import_only_names_into_the_row(other: Repo) -> None:
+    other.write("app/models/conv.py", "from otherlib_core.layers import Conv, Dense\n\n\ndef make():\n    return Dense(units=2)\n")
+    other.run("new", "otherlib-core", "--github", "acme/otherlib")
+    text = other.read("checklists/otherlib-core.md")
+    assert "| `app/models/conv.py` | `Conv`, `Dense` " in text
+    assert "`otherlib_core.layers.Conv`" not in headings(text)
+    assert "from otherlib_core.layers import" not in text  # no entry pinned to an import line
+    assert other.run("check").code == 0
+
+
+def test_new_orders_entries_by_tier_then_by_use(other: Repo) -> None:
+    other.write("app/engine/run.py", "import otherlib_core as oc\n\n\ndef go(x):\n    return oc.serve(x)\n")
+    other.write("app/models/more.py", "from otherlib_core.layers import Dense\n\nA = Dense(1)\nB = Dense(2)\n")
+    other.run("new", "otherlib-core", "--github", "acme/otherlib")
+    assert headings(other.read("checklists/otherlib-core.md")) == [
+        "`otherlib_core.serve`",  # Primary (app/engine/), used once
+        "`otherlib_core.layers.Dense`",  # Secondary, 4 uses
+        "`otherlib_core.Model`",
+        "`otherlib_core.layers.build`",
+        "`otherlib_core.utils.ready`",
+    ]
+
+
+def test_new_shortens_a_long_statement_to_its_first_lines(other: Repo) -> None:
+    args = "".join(f"    arg{i}={i},\n" for i in range(12))
+    other.write("app/models/big.py", f"from otherlib_core.layers import Dense\n\nLAYER = Dense(\n{args})\n")
+    other.run("new", "otherlib-core", "--github", "acme/otherlib", "--import-name", "otherlib_core.layers")
+    text = other.read("checklists/otherlib-core.md")
+    assert ("Called in `app/models/big.py` (line 3), 1 of 3 uses in 3 files:\n\n```python\nLAYER = Dense(\n"
+            "    arg0=0,\n    arg1=1,\n    arg2=2,\n    arg3=3,\n...\n```") in text
+    assert other.run("check").code == 0  # the check reads `...` as elided code: the snippet is found
+
+
+def test_new_names_module_attributes_and_what_the_code_reads_from_a_result(other: Repo) -> None:
+    other.write("app/models/ver.py", (
+        "import otherlib_core\n\n"
+        "OLD = otherlib_core.__version__ < \"2\"\n\n\n"
+        "def forward(x):\n"
+        "    out = otherlib_core.run(x, mode=\"fast\")\n"
+        "    return out.logits, out.loss\n"
+    ))
+    other.run("new", "otherlib-core", "--github", "acme/otherlib")
+    text = other.read("checklists/otherlib-core.md")
+    assert ("### 3. `otherlib_core.__version__`\n\nUsed in `app/models/ver.py` (line 3):\n\n```python\n"
+            "OLD = otherlib_core.__version__ < \"2\"\n```\n\n**Check:** `__version__` still exists on `otherlib_core`, "
+            "with the same meaning.") in text
+    assert ("**Check:** `mode` is still accepted as a keyword; the positional argument is still the\nfirst "
+            "parameter; the result (`out`) still has `logits`, `loss`.") in text
+    assert other.run("check").code == 0
+
+
+def test_new_without_tier_rules_puts_tests_and_examples_in_tertiary(other: Repo) -> None:
+    other.write("pyproject.toml", "[project]\nname = 'x'\n")  # no table: default roots, no tier rules
+    other.remove("checklists/fakepkg-core.md")  # and no checklist to infer them from
+    other.write("examples/demo.py", "from otherlib_core.layers import Dense\n\nDense(units=3)\n")
+    r = other.run("new", "otherlib-core", "--github", "acme/otherlib")
+    assert r.out.startswith("Created checklists/otherlib-core.md: 3 files,")
+    text = other.read("checklists/otherlib-core.md")
+    secondary = text[text.index("### Secondary"):text.index("### Tertiary")]
+    tertiary = text[text.index("### Tertiary"):text.index("## API Usage Catalog")]
+    assert "`app/models/lm.py`" in secondary
+    assert "`examples/demo.py`" in tertiary and "`tests/test_lm.py`" in tertiary
+    assert other.run("check").code == 0

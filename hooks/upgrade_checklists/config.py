@@ -183,13 +183,14 @@ def _display(path: Path, root: Path) -> str:
 
 
 def default_roots(root: Path) -> list[str]:
-    """The repository's Python packages (top level and under ``src/``) and ``tests/``."""
+    """The repository's Python packages (top level and under ``src/``), ``tests/`` and ``examples/``."""
     roots = []
     for base in (root, root / "src"):
         if base.is_dir():
             for child in sorted(base.iterdir()):
                 if child.is_dir() and (child / "__init__.py").is_file():
                     roots.append(child.relative_to(root).as_posix())
-    if (root / "tests").is_dir():
-        roots.append("tests")
+    for extra in ("tests", "examples"):
+        if (root / extra).is_dir():
+            roots.append(extra)
     return roots or ["."]

@@ -1,8 +1,13 @@
 """``upgrade-checklists new PACKAGE``: write a first checklist from a scan of the code.
 
 Frontmatter from options (validated like any checklist's), Affected Files from the
-files that import the package (tiers by location), and one API Usage Catalog entry
-per distinct API the code calls (or only imports), with its first call site.
+files that import the package (tiers by location; with no tiers configured, tests/ and
+examples/ are Tertiary), and one API Usage Catalog entry per distinct API the code calls
+or reads as an attribute (``pkg.__version__``), ordered by tier and then by how often it
+is used. A name that is only imported is documented in its file's row, not pinned to an
+import line. Snippets are the call's own statement (its first lines and ``...`` when it
+is long); the Check line names what that call relies on: the keywords it passes, its
+positional arguments, and what the code reads from the result.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from upgrade_checklists.calls import Call, find_calls
+from upgrade_checklists.calls import Call, bindings, dotted, find_calls, resolve
 from upgrade_checklists.checklist import TIERS, read_checklist
 from upgrade_checklists.compare import load_checklists
 from upgrade_checklists.config import Config, ConfigError
@@ -75,10 +80,14 @@ def create(cfg: Config, package: str, github: str, branch_template: str,
     cfg.checklist_dir.mkdir(parents=True, exist_ok=True)  # the first checklist makes the folder
 
     tiers = TierRules.build(cfg, load_checklists(cfg))
+    if cfg.tiers is None:  # nothing configured: tests and examples are Tertiary, unless the checklists say otherwise
+        known = {pattern.rstrip("/") for pattern, _ in tiers.rules}
+        tiers = TierRules(sorted(tiers.rules + [(d, "tertiary") for d in DEFAULT_TERTIARY if d.rstrip("/") not in known],
+                                 key=lambda r: -len(r[0].rstrip("/"))), True)
+    tier_of = {rel: tiers.tier_of(rel)[0] or "secondary" for rel in users}
     rows: dict[str, list[list[str]]] = {t: [] for t in TIERS}
     for rel in sorted(users):
-        tier = tiers.tier_of(rel)[0] or "secondary"
-        rows[tier].append([f"`{rel}`", ", ".join(usage_parts(users[rel].imports_of(names)))])
+        rows[tier_of[rel]].append([f"`{rel}`", ", ".join(usage_parts(users[rel].imports_of(names)))])
 
     body = ["## Affected Files", ""]
     for tier in TIERS:
@@ -91,12 +100,15 @@ def create(cfg: Config, package: str, github: str, branch_template: str,
         else:
             body.append("_None._")
         body.append("")
-    entries = _entries(cfg, users, names)
+    entries = _entries(cfg, users, names, tier_of)
     body += ["## API Usage Catalog", ""]
-    for i, (api, rel, call, check) in enumerate(entries, 1):
-        where = f"line {call.line}" if call.line == call.end_line else f"lines {call.line}-{call.end_line}"
-        body += [f"### {i}. `{api}`", "", f"Called in `{rel}` ({where}):", "", "```python", call.snippet, "```", "",
-                 textwrap.fill(f"**Check:** {check}", 88, break_long_words=False, break_on_hyphens=False), ""]
+    for i, e in enumerate(entries, 1):
+        snippet, end = _shortened(e.call)
+        where = f"line {e.call.line}" if e.call.line == end else f"lines {e.call.line}-{end}"
+        verb = "Called" if e.called else "Used"
+        others = f", 1 of {e.count} uses in {e.files} file{'s' if e.files > 1 else ''}" if e.count > 1 else ""
+        body += [f"### {i}. `{e.api}`", "", f"{verb} in `{e.rel}` ({where}){others}:", "", "```python", snippet, "```", "",
+                 textwrap.fill(f"**Check:** {e.check}", 88, break_long_words=False, break_on_hyphens=False), ""]
     if not entries:
         body += ["_None yet._", ""]
     body += ["## Version-Guarded Code", "", "_None._", ""]
@@ -157,39 +169,122 @@ def _users(cfg: Config, sources: list[str], names: list[str]) -> dict[str, Facts
     return out
 
 
-def _entries(cfg: Config, users: dict[str, Facts], names: list[str]) -> list[tuple[str, str, Call, str]]:
-    """(api, file, first call, check text), one per distinct API, in order of first use."""
-    seen: dict[str, tuple[str, str, Call, str]] = {}
-    imported: list[tuple[str, str, Call]] = []
+#: with no tiers configured, these locations are Tertiary
+DEFAULT_TERTIARY = ("tests/", "examples/")
+#: a longer snippet shows its first lines, then ``...`` (the check reads ``...`` as elided code)
+MAX_SNIPPET_LINES = 6
+
+
+@dataclass
+class Entry:
+    api: str
+    rel: str  # the file of the call site shown
+    call: Call  # the call site shown (for an attribute use: the line that reads it)
+    check: str
+    called: bool
+    count: int  # uses across the code
+    files: int
+
+
+def _entries(cfg: Config, users: dict[str, Facts], names: list[str], tier_of: dict[str, str]) -> list[Entry]:
+    """One entry per distinct API the code calls or reads as an attribute, ordered by the
+    best tier of the files that use it, then by how often it is used, then by name."""
+    uses: dict[str, list[tuple[str, Call, str]]] = {}  # api -> (file, use, check)
+    called: set[str] = set()
+    attributes: dict[str, list[tuple[str, Call]]] = {}
     for rel in sorted(users):
         source = (cfg.root / rel).read_text(encoding="utf-8", errors="replace")
         try:
             tree = ast.parse(source)
         except SyntaxError:
             continue
-        lines = source.splitlines()
+        reads = _reads_by_target(tree)
         for call in find_calls(source, tree, names):
-            if call.api not in seen:
-                seen[call.api] = (call.api, rel, call, _check_text(call))
-        for imp in users[rel].imports_of(names):
-            stmt = lines[imp.line - 1].strip()
-            imported.append((imp.qualname, rel, Call(imp.qualname, imp.line, imp.line, stmt)))
-    out = list(seen.values())
-    for api, rel, call in imported:
-        if not any(a == api or a.startswith(api + ".") for a in seen) and api not in {e[0] for e in out}:
-            out.append((api, rel, call, f"`{api.rsplit('.', 1)[-1]}` is still importable from `{api.rsplit('.', 1)[0]}`."))
+            called.add(call.api)
+            uses.setdefault(call.api, []).append((rel, call, _check_text(call, reads)))
+        for api, use in _attribute_uses(source, tree, names):
+            attributes.setdefault(api, []).append((rel, use))
+    for api, found in attributes.items():
+        if api in called or any(c.startswith(api + ".") for c in called):
+            continue  # a module or class whose members are called: those entries cover it
+        owner, _, attr = api.rpartition(".")
+        uses[api] = [(rel, use, f"`{attr}` still exists on `{owner}`, with the same meaning.") for rel, use in found]
+    rank = {t: i for i, t in enumerate(TIERS)}
+    out = []
+    for api, found in uses.items():
+        best = min(rank[tier_of[rel]] for rel, _, _ in found)
+        rel, call, check = next(u for u in found if rank[tier_of[u[0]]] == best)
+        out.append((best, -len(found), api, Entry(api, rel, call, check, api in called, len(found), len({u[0] for u in found}))))
+    return [e for *_, e in sorted(out, key=lambda x: x[:3])]
+
+
+def _attribute_uses(source: str, tree: ast.Module, names: list[str]) -> list[tuple[str, Call]]:
+    """Attributes of the package read without a call (``pkg.__version__``, ``mpu.GROUP``):
+    the outermost dotted name only, never an assignment target."""
+    bound = bindings(tree, names)
+    if not bound:
+        return []
+    lines = source.splitlines()
+    inner: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+            inner.add(id(node.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            inner.add(id(node.func))
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or id(node) in inner or not isinstance(node.ctx, ast.Load):
+            continue
+        api = resolve(node, bound)
+        if api is None or not any(api.startswith(n + ".") for n in names):
+            continue
+        text = lines[node.lineno - 1].strip()
+        out.append((api, Call(api, node.lineno, node.lineno, text, used=True)))
+    out.sort(key=lambda u: u[1].line)
     return out
 
 
-def _check_text(call: Call) -> str:
+def _reads_by_target(tree: ast.Module) -> dict[str, list[str]]:
+    """Dotted name -> the attributes the code reads on it (``out.logits`` -> ``out: [logits]``)."""
+    out: dict[str, list[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            base = dotted(node.value)
+            if base is not None and node.attr not in out.setdefault(base, []):
+                out[base].append(node.attr)
+    return out
+
+
+def _shortened(call: Call) -> tuple[str, int]:
+    """The snippet to show and the last line it covers: the whole statement when short,
+    else its first lines and ``...`` (then only the first line is recorded)."""
+    lines = call.snippet.split("\n")
+    if len(lines) <= MAX_SNIPPET_LINES:
+        return call.snippet, call.end_line
+    return "\n".join(lines[: MAX_SNIPPET_LINES - 1] + ["..."]), call.line
+
+
+def _check_text(call: Call, reads: dict[str, list[str]]) -> str:
+    """What this call relies on, in the order a reader checks it upstream."""
     parts = []
     if call.keywords:
-        parts.append(", ".join(f"`{k}`" for k in call.keywords) + " still accepted as keyword" + ("s" if len(call.keywords) > 1 else ""))
-    if call.positional:
-        parts.append(f"the {call.positional} positional argument{'s' if call.positional > 1 else ''} still in the same order")
+        kws = ", ".join(f"`{k}`" for k in call.keywords)
+        parts.append(f"{kws} {'are still accepted as keywords' if len(call.keywords) > 1 else 'is still accepted as a keyword'}")
+    if call.positional == 1:
+        parts.append("the positional argument is still the first parameter")
+    elif call.positional > 1:
+        parts.append(f"the {call.positional} positional arguments are still in the same order")
     if call.star_args or call.star_kwargs:
-        parts.append("the `*args` / `**kwargs` passed through still land on the same parameters")
-    if not parts:
-        parts.append("still callable with no arguments")
-    parts.append("no new required parameter")
-    return "; ".join(parts) + "."
+        passed = " and ".join(x for x, on in (("`*args`", call.star_args), ("`**kwargs`", call.star_kwargs)) if on)
+        parts.append(f"what {passed} pass{'es' if ' and ' not in passed else ''} through still lands on accepted parameters")
+    if not (call.keywords or call.positional or call.star_args or call.star_kwargs):
+        parts.append("it is still callable with no arguments")
+    read = reads.get(call.assigned_to or "", [])[:4]
+    if read:
+        parts.append(f"the result (`{call.assigned_to}`) still has {', '.join(f'`{a}`' for a in read)}")
+    elif call.assigned_to:
+        parts.append(f"the result (`{call.assigned_to}`) keeps its type")
+    elif call.used:
+        parts.append("the return value, which the code uses, keeps its type")
+    text = "; ".join(parts) + "."
+    return text[0].upper() + text[1:] if text[0] != "`" else text
