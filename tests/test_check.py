@@ -254,3 +254,42 @@ def test_hook_run_without_files_reports_only_what_concerns_deleted_files(repo: R
     # outside pre-commit, no file arguments still mean the whole repository
     monkeypatch.delenv("PRE_COMMIT")
     assert "late.py" in repo.run("check").out
+
+
+def test_uncatalogued_lists_apis_no_entry_names_only_when_asked(repo: Repo) -> None:
+    from upgrade_checklists import config
+    from upgrade_checklists.compare import run_check
+
+    cfg = config.load(repo.path)
+    assert [f for f in run_check(cfg).findings if f.code == "UNCATALOGUED"] == []  # off by default
+    found = [(f.checklist, f.checklist_line, f.message, f.file, f.line)
+             for f in run_check(cfg, uncatalogued=True).findings if f.code == "UNCATALOGUED"]
+    # initialize_model_parallel and DistributedDataParallel have entries; these two do not
+    assert found == [
+        ("checklists/fakepkg-core.md", 30,
+         "`fakepkg.core.dist_checkpointing.save` is used in `tests/test_core.py` but no catalog entry names it",
+         "tests/test_core.py", 3),
+        ("checklists/fakepkg-core.md", 30,
+         "`fakepkg.core.parallel_state.destroy` is used in `app/engine/core.py` but no catalog entry names it",
+         "app/engine/core.py", 8),
+    ]
+
+
+def test_uncatalogued_counts_uses_and_accepts_relative_and_class_headings(repo: Repo) -> None:
+    from upgrade_checklists import config
+    from upgrade_checklists.compare import run_check
+    from upgrade_checklists.uncatalogued import named
+
+    repo.write("app/utils/more.py", "from fakepkg.core import dist_checkpointing as dc\n\ndc.save(1)\ndc.save(2)\nV = dc.FORMAT\n")
+    cfg = config.load(repo.path)
+    messages = [f.message for f in run_check(cfg, uncatalogued=True).findings if f.code == "UNCATALOGUED"]
+    assert messages == [
+        "`fakepkg.core.dist_checkpointing.FORMAT` is used in `app/utils/more.py` but no catalog entry names it",
+        "`fakepkg.core.dist_checkpointing.save` is used in `app/utils/more.py` (and 2 more uses) but no catalog entry names it",
+        "`fakepkg.core.parallel_state.destroy` is used in `app/engine/core.py` but no catalog entry names it",
+    ]
+    assert named("pkg.bridge.AutoBridge.from_hf", {"AutoBridge.from_hf"})  # relative heading
+    assert named("pkg.bridge.AutoBridge.from_hf", {"AutoBridge"})  # the class's entry
+    assert named("pkg.bridge.AutoBridge.from_hf", {"pkg.bridge.AutoBridge.from_hf()"})
+    assert not named("pkg.bridge.AutoBridge.from_hf", {"Bridge"})
+    assert not named("pkg.bridge.AutoBridge.from_hf", {"from"})

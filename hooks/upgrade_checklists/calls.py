@@ -96,6 +96,32 @@ def find_calls(source: str, tree: ast.Module, modules: list[str]) -> list[Call]:
     return out
 
 
+def find_attribute_uses(source: str, tree: ast.Module, names: list[str]) -> list[tuple[str, Call]]:
+    """Attributes of the package read without a call (``pkg.__version__``, ``mpu.GROUP``):
+    the outermost dotted name only, never an assignment target."""
+    bound = bindings(tree, names)
+    if not bound:
+        return []
+    lines = source.splitlines()
+    inner: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+            inner.add(id(node.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            inner.add(id(node.func))
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or id(node) in inner or not isinstance(node.ctx, ast.Load):
+            continue
+        api = resolve(node, bound)
+        if api is None or not any(api.startswith(n + ".") for n in names):
+            continue
+        text = lines[node.lineno - 1].strip()
+        out.append((api, Call(api, node.lineno, node.lineno, text, used=True)))
+    out.sort(key=lambda u: u[1].line)
+    return out
+
+
 def find_method_calls(source: str, tree: ast.Module, receiver: str | None, method: str | None) -> list[Call]:
     """Calls ``<receiver>.<method>(...)``; any receiver when ``receiver`` is None (the
     ``self.bridge.save_hf_pretrained(...)`` of ``AutoBridge.save_hf_pretrained``), any

@@ -84,8 +84,10 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
     # our types: only what concerns the deleted files is this commit's business
     deleted = gitfiles.deleted_in_index(cfg.root) if not args.paths and gitfiles.in_pre_commit() else None
 
+    uncatalogued = _selected("UNCATALOGUED", args, cfg)
+
     def run():
-        result = run_check(cfg, use_cache=use_cache)
+        result = run_check(cfg, use_cache=use_cache, uncatalogued=uncatalogued)
         if deleted is not None:
             return result, select_deleted(result.findings, deleted)
         return result, (select(result.findings, args.paths, cfg) if args.paths else result.findings)
@@ -166,6 +168,13 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     if result.errors:
         return 2
     return 1 if result.breaking else 0
+
+
+def _selected(code: str, args: argparse.Namespace, cfg: config.Config) -> bool:
+    """Whether an off-by-default code is asked for (``--select`` or the ``select`` key, ``ALL`` too)."""
+    chosen = [c.strip().upper() for v in (getattr(args, "select", None) or []) for c in v.split(",")]
+    chosen += [c.upper() for c in (getattr(cfg, "select", None) or [])]
+    return code in chosen or "ALL" in chosen
 
 
 def _root_relative(paths: list[str], cfg: config.Config) -> list[str]:

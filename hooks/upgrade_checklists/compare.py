@@ -62,7 +62,9 @@ def load_checklists(cfg: Config, cache: ScanCache | None = None) -> list[Checkli
     return out
 
 
-def run_check(cfg: Config, use_cache: bool = True) -> Result:
+def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False) -> Result:
+    """The structure check. ``uncatalogued``: also list the APIs no catalog entry names
+    (UNCATALOGUED, off by default: it parses every file that imports a package)."""
     res = Result()
     cache_dir = cfg.root / cfg.cache_dir if (use_cache and cfg.cache_dir) else None
     res.cache = ScanCache(cache_dir, str(cfg.root.resolve()))
@@ -95,6 +97,10 @@ def run_check(cfg: Config, use_cache: bool = True) -> Result:
         compare_rows(cfg, res, cl, tiers)
         check_catalog(res, cl, snippets)
     snippets.save()
+    if uncatalogued:
+        from upgrade_checklists import uncatalogued as uncat
+
+        res.findings.extend(uncat.find(cfg, res))
     if cfg.status_file:
         check_status(cfg, res, checklists)
     res.cache.save()

@@ -56,6 +56,9 @@ STRUCTURE_CODES = (
     "PARSE",
 )
 
+#: Structure codes reported only when selected (``--select``): they cost a full parse.
+OPTIONAL_CODES = ("UNCATALOGUED",)
+
 #: The upgrade audit's codes.
 AUDIT_CODES = (
     "REMOVED_PARAM",

@@ -18,7 +18,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from upgrade_checklists.calls import Call, bindings, dotted, find_calls, resolve
+from upgrade_checklists.calls import Call, dotted, find_attribute_uses, find_calls
 from upgrade_checklists.checklist import TIERS, read_checklist
 from upgrade_checklists.compare import load_checklists
 from upgrade_checklists.config import Config, ConfigError
@@ -202,7 +202,7 @@ def _entries(cfg: Config, users: dict[str, Facts], names: list[str], tier_of: di
         for call in find_calls(source, tree, names):
             called.add(call.api)
             uses.setdefault(call.api, []).append((rel, call, _check_text(call, reads)))
-        for api, use in _attribute_uses(source, tree, names):
+        for api, use in find_attribute_uses(source, tree, names):
             attributes.setdefault(api, []).append((rel, use))
     for api, found in attributes.items():
         if api in called or any(c.startswith(api + ".") for c in called):
@@ -216,32 +216,6 @@ def _entries(cfg: Config, users: dict[str, Facts], names: list[str], tier_of: di
         rel, call, check = next(u for u in found if rank[tier_of[u[0]]] == best)
         out.append((best, -len(found), api, Entry(api, rel, call, check, api in called, len(found), len({u[0] for u in found}))))
     return [e for *_, e in sorted(out, key=lambda x: x[:3])]
-
-
-def _attribute_uses(source: str, tree: ast.Module, names: list[str]) -> list[tuple[str, Call]]:
-    """Attributes of the package read without a call (``pkg.__version__``, ``mpu.GROUP``):
-    the outermost dotted name only, never an assignment target."""
-    bound = bindings(tree, names)
-    if not bound:
-        return []
-    lines = source.splitlines()
-    inner: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
-            inner.add(id(node.value))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            inner.add(id(node.func))
-    out = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Attribute) or id(node) in inner or not isinstance(node.ctx, ast.Load):
-            continue
-        api = resolve(node, bound)
-        if api is None or not any(api.startswith(n + ".") for n in names):
-            continue
-        text = lines[node.lineno - 1].strip()
-        out.append((api, Call(api, node.lineno, node.lineno, text, used=True)))
-    out.sort(key=lambda u: u[1].line)
-    return out
 
 
 def _reads_by_target(tree: ast.Module) -> dict[str, list[str]]:
