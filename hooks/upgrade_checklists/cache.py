@@ -119,6 +119,19 @@ class ScanCache:
         self.entries[key] = [*stamp(st), value]
         self.dirty = True
 
+    def get_stamped(self, key: str, stamp: str) -> tuple[bool, object]:
+        """A value stored under ``key`` for ``stamp`` (not a file's stat: e.g. a digest of git's refs)."""
+        entry = self.entries.get(key)
+        if type(entry) is list and len(entry) == 3 and entry[0] == "stamped" and entry[1] == stamp:
+            return True, entry[2]
+        return False, None
+
+    def put_stamped(self, key: str, stamp: str, value: object) -> None:
+        """Remember ``value`` (plain JSON data) under ``key`` for ``stamp``."""
+        if self.directory is not None:
+            self.entries[key] = ["stamped", stamp, value]
+            self.dirty = True
+
     def forget(self, key: str) -> None:
         if self.entries.pop(key, None) is not None:
             self.dirty = True

@@ -7,6 +7,7 @@ checklist is something to report, not a reason to stop.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from upgrade_checklists.findings import Finding
+from upgrade_checklists.tokens import RowToken, parse_cell
 
 if TYPE_CHECKING:  # imported where used: a warm cached run never parses Markdown
     from markdown_it import MarkdownIt
@@ -46,6 +48,13 @@ class Row:
     line: int
     cell: str
     marked_removal: bool = False
+    #: the cell's tokens parsed by the row-token grammar (``tokens.py``), once, when read
+    parsed: tuple[RowToken, ...] = ()
+    #: every path the File cell names (a glob, a directory and several paths are all legal)
+    files: tuple[str, ...] = ()
+    #: the row sits under a ``###`` subsection that is not a tier ("External (...)"):
+    #: ``tier`` holds that heading; such rows are never STALE nor TIER
+    extra: bool = False
 
 
 @dataclass
@@ -99,6 +108,8 @@ class Checklist:
     entries: list[Entry] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)
     problems: list[Finding] = field(default_factory=list)
+    #: ``###`` subsections under Affected Files that are not tiers: heading -> line
+    subsections: dict[str, int] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -234,6 +245,14 @@ def _validate_frontmatter(cl: Checklist) -> None:
             for p in paths:
                 if not isinstance(p, str) or not _safe_relative(p):
                     bad("upstream_paths", f"{p!r} must be a relative path without '..' or a leading '-'")
+    tiers = fm.get("tiers")
+    if tiers is not None:
+        ok = isinstance(tiers, dict) and all(
+            k in TIERS and isinstance(v, list) and all(isinstance(p, str) and _safe_relative(p) for p in v)
+            for k, v in tiers.items()
+        )
+        if not ok:
+            bad("tiers", "must map primary / secondary / tertiary to lists of relative paths or globs")
     names = fm.get("import_names")
     if names is not None:
         if not isinstance(names, list) or not all(isinstance(n, str) and _DOTTED_RE.match(n) for n in names):
@@ -276,6 +295,30 @@ def _cell_file(inline: Token) -> str:
     return text.strip()
 
 
+def _cell_files(inline: Token) -> tuple[str, ...]:
+    """Every path a File cell names: `a/*/args.py` and `*/adapter.py` (relative to the first
+    path's folder when it has none of its own), `tests/` and `examples/`."""
+    codes = [c.strip() for c in _codes(inline)]
+    paths = [c for c in codes if c and ("/" in c or c.endswith(".py")) and " " not in c]
+    if not codes:
+        return ()
+    if not paths or paths[0] != codes[0]:
+        paths.insert(0, codes[0])
+    first = paths[0]
+    out = [first]
+    folder = first.rstrip("/").rsplit("/", 1)[0] if "/" in first.rstrip("/") else ""
+    static = first.split("*")[0].split("?")[0].rsplit("/", 1)[0] if "/" in first else ""
+    for p in paths[1:]:
+        head = p.split("/", 1)[0]
+        if "/" not in p and folder and not p.endswith("/"):
+            p = f"{folder}/{p}"  # a bare file name: the same folder
+        elif static and "/" in p and ("*" in head or "?" in head):
+            p = f"{static}/{p}"  # `*/adapter.py` after `a/b/*/args.py`
+        if p not in out:
+            out.append(p)
+    return tuple(out)
+
+
 def _section(title: str) -> str:
     t = title.lower()
     if "affected files" in t:
@@ -310,9 +353,12 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
                     if tier in cl.tier_lines:
                         cl.problem("FORMAT", _line(tok), f"tier '{title}' appears twice")
                     cl.tier_lines[tier] = _line(tok)
-                else:
+                elif difflib.get_close_matches(word, TIERS, n=1, cutoff=0.75):  # `Secondry`: a typo
                     tier = None
                     cl.problem("FORMAT", _line(tok), f"unknown tier heading '{title}' (expected Primary, Secondary or Tertiary)")
+                else:  # a subsection that is not a tier ("External (...)"): legal, its rows are listed
+                    tier = title
+                    cl.subsections[title] = _line(tok)
             elif tok.tag == "h3" and section == "catalog":
                 m = _ENTRY_RE.match(title)
                 if m:
@@ -330,7 +376,7 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
                 _read_table(cl, tokens[i:close], tier)
             i = close + 1
             continue
-        if tok.type == "inline" and section == "affected" and tier and tok.content.strip() in ("_None._", "*None.*"):
+        if tok.type == "inline" and section == "affected" and tier in TIERS and tok.content.strip() in ("_None._", "*None.*"):
             cl.empty_tiers[tier] = (tok.map[0], tok.map[1])
         elif tok.type == "inline" and section == "affected" and tok.content.lstrip().startswith("|"):
             cl.problem("FORMAT", _line(tok), "broken table: lines start with '|' but there is no '| --- |' delimiter row")
@@ -391,8 +437,9 @@ def _read_table(cl: Checklist, tokens: list[Token], tier: str | None) -> None:
     if len(header) < 2 or header[0].lower() != "file":
         cl.problem("FORMAT", table_line, f"tier table has columns {header!r}; expected | File | Imports / Usage |")
         return
+    extra = tier not in TIERS
     if tier in cl.tables:
-        cl.problem("FORMAT", table_line, f"a second table under {tier.capitalize()}; merge the two")
+        cl.problem("FORMAT", table_line, f"a second table under {tier if extra else tier.capitalize()}; merge the two")
         return
     cl.tables[tier] = (tokens[0].map[0], tokens[0].map[1])
     for cells in rows:
@@ -404,7 +451,9 @@ def _read_table(cl: Checklist, tokens: list[Token], tier: str | None) -> None:
         usage = cells[1:]
         tokens_ = [c for cell in usage for c in _codes(cell)]
         marked = any(REMOVAL_MARK in cell.content for cell in cells)
-        cl.rows.append(Row(file, tokens_, tier, line, " | ".join(c.content for c in usage), marked))
+        files = _cell_files(cells[0]) or (file,)
+        cl.rows.append(Row(file, tokens_, tier, line, " | ".join(c.content for c in usage), marked,
+                           parse_cell(tokens_), files, extra))
 
 
 def _read_entry_paragraph(entry: Entry, inline: Token) -> None:

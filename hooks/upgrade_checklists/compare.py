@@ -19,7 +19,7 @@ from upgrade_checklists.findings import Finding
 from upgrade_checklists.import_names import read_guide_mapping, resolve_import_names
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
 from upgrade_checklists.result import Result, scan_from_plain, scan_to_plain
-from upgrade_checklists.rows import compare_rows
+from upgrade_checklists.rows import compare_rows, listed_paths
 from upgrade_checklists.scan import Facts, Prefilter, iter_sources, scan_file
 from upgrade_checklists.snippets import Snippets
 from upgrade_checklists.status import check_status
@@ -84,7 +84,10 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False) -
         shown = ", ".join(f"{p} -> {t}" for p, t in tiers.rules) or "none"
         res.notes.append(f"tiers inferred from the checklists (no [tool.upgrade-checklists.tiers]): {shown}")
 
-    listed = {row.file for cl in checklists for row in cl.rows}
+    listed = listed_paths(cfg, checklists)
+    for cl in checklists:
+        for title, line in cl.subsections.items():
+            res.notes.append(f"{cl.rel}:{line}: '{title}' under Affected Files is not a tier: its rows are listed, never STALE nor TIER")
     _scan(cfg, res, listed)
     for cl in checklists:
         names = res.import_names[cl.rel]

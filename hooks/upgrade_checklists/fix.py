@@ -23,7 +23,7 @@ from upgrade_checklists.findings import Finding
 from upgrade_checklists.result import Result
 from upgrade_checklists.rows import usage_parts
 from upgrade_checklists.tiers import TierRules
-from upgrade_checklists.tokens import covers
+from upgrade_checklists.tokens import covers, parse_cell
 
 FIXABLE = ("MISSING", "MOVED", "STALE", "CHANGED", "TIER", "LINE", "NUMBERING", "STATUS")
 NOT_FIXABLE = ("SNIPPET", "FRONTMATTER", "FORMAT", "GUARD", "PARSE")
@@ -242,7 +242,9 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
         row = list(t.rows[idx])
         if len(row) < 2:
             row += [""] * (2 - len(row))
-        if f.code == "STALE" and REMOVAL_MARK not in " ".join(row):
+        if f.code == "STALE" and "new" not in fx:
+            if not fx.get("mark") or REMOVAL_MARK in " ".join(row):
+                continue  # only a row whose file is gone is marked; never a live one
             row[-1] = f"{row[-1]} {REMOVAL_MARK}".strip()
         elif f.code == "CHANGED" and "add" in fx:
             row[1] = ", ".join(p for p in [row[1], *fx["add"]] if p)
@@ -250,12 +252,14 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
             for tok in fx["strike"]:
                 row[1] = _strike(row[1], tok)
         elif f.code == "TIER":
+            if "tier" not in fx:
+                continue  # the files of a glob row map to several tiers: a person decides
             moves.append((tier, idx, fx["tier"]))
-        elif f.code == "MOVED":
+        elif f.code == "MOVED" or f.code == "STALE":  # a move, or a path that never existed and its likely meaning
             old, new = f"`{fx['old']}`", f"`{fx['new']}`"
             row[0] = row[0].replace(old, new) if old in row[0] else new
             row[1] = _cover_moved(row[1], fx["new"], res.import_names.get(cl.rel, []), res)
-            want, _ = (res.tiers or TierRules([], True)).tier_of(fx["new"])
+            want, _ = (res.tiers or TierRules([], True)).for_checklist(cl).tier_of(fx["new"])
             if want and want != tier:
                 moves.append((tier, idx, want))
             line_ops.append(f)
@@ -295,7 +299,7 @@ def _cover_moved(cell: str, new: str, names: list[str], res: Result) -> str:
     facts = res.facts.get(new)
     if facts is None:
         return cell
-    tokens = re.findall(r"(?<!~~)`([^`]+)`(?!~~)", cell)
+    tokens = parse_cell(re.findall(r"(?<!~~)`([^`]+)`(?!~~)", cell))
     missing = [i for i in facts.imports_of(names) if not any(covers(t, i, facts.attributes) for t in tokens)]
     return ", ".join(p for p in [cell, *usage_parts(missing)] if p)
 
@@ -306,7 +310,7 @@ def _apply_line_ops(cl: Checklist, out: list[str], ops: list[Finding]) -> None:
         if f.code == "LINE":
             i = (f.checklist_line or 1) - 1
             out[i] = _LINES_RE.sub(lambda m: _line_text(m, fx["start"], fx["end"]), out[i], count=1)
-        elif f.code == "MOVED":
+        elif f.code == "MOVED" or f.code == "STALE":  # a move, or a path that never existed and its likely meaning
             old, new = fx["old"], fx["new"]
             refs = {cs.ref_line for e in cl.entries for cs in e.call_sites if cs.file == old}
             refs |= {g.ref_line for g in cl.guards if g.file == old}

@@ -1,24 +1,75 @@
-"""Affected Files rows against the code's imports: MISSING, STALE, MOVED, CHANGED, TIER (and duplicate rows)."""
+"""Affected Files rows against the code's imports: MISSING, STALE, MOVED, CHANGED, TIER (and duplicate rows).
+
+A row's File cell may name one file, several (`a.py` and `b.py`), a glob (every file it
+matches is listed), or a directory: a summary of the importers below it (its tokens are
+compared with theirs; each importer still wants a row of its own, so MISSING still names it). What a row's
+tokens mean is ``tokens.py``; which tier a location maps to is ``tiers.py``.
+"""
 
 from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
 
 from upgrade_checklists.checklist import Checklist, Row
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
+from upgrade_checklists.history import paths_ever
 from upgrade_checklists.result import Result, ensure_full
 from upgrade_checklists.scan import Facts, Import
-from upgrade_checklists.tiers import TierRules
-from upgrade_checklists.tokens import covers, matches
+from upgrade_checklists.tiers import EXCEPTION_HINT, TierRules
+from upgrade_checklists.tokens import RowToken, covers, matches
 
 
-def _row_tokens_cover(row: Row, imp: Import, facts: Facts) -> bool:
-    return any(covers(t, imp, facts.attributes) for t in row.tokens)
+def _row_tokens_cover(tokens: tuple[RowToken, ...], imp: Import, facts: Facts) -> bool:
+    return any(covers(t, imp, facts.attributes) for t in tokens)
+
+
+@dataclass
+class _Cell:
+    """What a File cell names, on disk: existing files, directories, and paths that are not there."""
+
+    files: list[str] = field(default_factory=list)
+    dirs: list[str] = field(default_factory=list)  # "tests/" (with the slash)
+    absent: list[str] = field(default_factory=list)
+    globbed: bool = False
+
+
+def _is_glob(p: str) -> bool:
+    return any(ch in p for ch in "*?[")
+
+
+def _expand(cfg: Config, row: Row) -> _Cell:
+    cell = _Cell()
+    for p in row.files or (row.file,):
+        if p.startswith(("/", "-")) or ".." in p.split("/") or "\x00" in p:
+            cell.absent.append(p)
+            continue
+        if _is_glob(p):
+            cell.globbed = True
+            found = sorted(q.relative_to(cfg.root).as_posix() for q in cfg.root.glob(p) if q.is_file())
+            if found:
+                cell.files.extend(f for f in found if f not in cell.files)
+            else:
+                cell.absent.append(p)
+            continue
+        path = cfg.root / p
+        if p.endswith("/") or path.is_dir():
+            (cell.dirs if path.is_dir() else cell.absent).append(p.rstrip("/") + "/")
+        elif path.is_file():
+            if p not in cell.files:
+                cell.files.append(p)
+        else:
+            cell.absent.append(p)
+    return cell
 
 
 def compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> None:
     names = res.import_names[cl.rel]
     pkg = cl.package
     add = res.findings.append
+    tiers = tiers.for_checklist(cl)
     users = {}
     for path, facts in list(res.facts.items()):
         if not facts.full and any(m.startswith(i.qualname + ".") for i in facts.imports for m in names):
@@ -27,57 +78,41 @@ def compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> N
         if imps:
             users[path] = imps
     by_file: dict[str, Row] = {}
+    listed: set[str] = set()
     gone: list[Row] = []
     for row in cl.rows:
         if row.file in by_file:
             add(Finding(cl.rel, row.line, "FORMAT", f"`{row.file}` is listed twice (also at line {by_file[row.file].line})", row.file, None, pkg))
             continue
         by_file[row.file] = row
-        path = cfg.root / row.file
-        if not path.is_file():
-            gone.append(row)
+        cell = _expand(cfg, row)
+        listed.update(cell.files)
+        if not cell.files and not cell.dirs:
+            if not row.extra:  # a subsection that is not a tier (another repository): never stale
+                gone.append(row)
             continue
-        facts = res.facts.get(row.file)
-        text = None
-        if facts is None and not row.file.endswith(".py"):
-            try:
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                text = ""
-        elif facts is None:
-            continue  # a PARSE finding already speaks for it
-        imps = users.get(row.file, [])
-        live = [t for t in row.tokens if matches(t, facts, imps, text)]
-        uncovered = [i for i in imps if not _row_tokens_cover(row, i, facts)] if facts else []
-        if facts is not None and not facts.full and (len(live) < len(row.tokens) or uncovered):
-            facts = ensure_full(cfg, res, row.file)  # imports alone do not decide: names, strings
-            live = [t for t in row.tokens if matches(t, facts, imps, text)]
-            uncovered = [i for i in imps if not _row_tokens_cover(row, i, facts)]
-        if not imps and not live:
-            if not row.marked_removal:
-                why = "no longer imports" if row.tokens else "does not import"
-                add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` {why} {pkg} and none of its row's tokens match", row.file, None, pkg, {"mark": True}))
-            continue
-        if uncovered:
-            shown = ", ".join(f"`{d}`" for d in dict.fromkeys(_describe(i) for i in uncovered))
-            first = min(i.line for i in uncovered)
-            add(Finding(cl.rel, row.line, "CHANGED", f"`{row.file}` imports {shown}, not in its row", row.file, first, pkg,
-                        {"add": usage_parts(uncovered)}))
-        dead = [t for t in row.tokens if t not in live]
-        if dead:
-            shown = ", ".join(f"`{t}`" for t in dead)
-            add(Finding(cl.rel, row.line, "CHANGED", f"`{row.file}`: {shown} no longer match anything in the file", row.file, None, pkg,
-                        {"strike": dead}))
-        want, rule = tiers.tier_of(row.file)
-        if want is not None and want != row.tier:
-            add(Finding(cl.rel, row.line, "TIER", f"`{row.file}` is listed as {row.tier.capitalize()} but its location ({rule}) maps to {want.capitalize()}", row.file, None, pkg, {"tier": want}))
+        for p in cell.absent:  # one of several paths is not there: say so, mark nothing
+            add(Finding(cl.rel, row.line, "STALE", f"`{p}` (in the row of `{row.file}`) does not exist", p, None, pkg))
+        _compare_row(cfg, res, cl, row, cell, users, tiers)
 
-    missing = {p: imps for p, imps in users.items() if p not in by_file}
+    missing = {p: imps for p, imps in users.items() if p not in listed}
     if gone:  # matching a move compares row tokens with uses: needs full facts
         for p in missing:
             ensure_full(cfg, res, p)
+    history: frozenset[str] | None = None
+    history_read = False
     for row in gone:
+        if _is_glob(row.file) or row.file.endswith("/"):
+            if not row.marked_removal:
+                what = "matches no file" if _is_glob(row.file) else "is not a directory"
+                add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` {what}", row.file, None, pkg, {"mark": True}))
+            continue
         match = _moved_target(row, missing, res.facts)
+        if not history_read:
+            history, history_read = paths_ever(cfg.root, res.cache), True
+        if history is not None and row.file not in history:
+            _never_existed(cfg, res, cl, row, match, missing, history)
+            continue
         if match is not None:
             imps = missing.pop(match)
             add(Finding(cl.rel, row.line, "MOVED", f"`{row.file}` moved to `{match}` (same name, same imports)", match, imps[0].line, pkg,
@@ -88,9 +123,124 @@ def compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> N
         tier, _ = tiers.tier_of(path)
         line = cl.tier_lines.get(tier or "", cl.section_lines.get("affected", 1))
         where = f"belongs in {tier.capitalize()}" if tier else "no tier rule matches its location"
-        shown = ", ".join(f"`{d}`" for d in dict.fromkeys(_describe(i) for i in imps))
+        shown = _shown(imps)
         fix = {"tier": tier, "cell": ", ".join(usage_parts(imps))} if tier else None
         add(Finding(cl.rel, line, "MISSING", f"`{path}` imports {shown} but no tier lists it ({where})", path, imps[0].line, pkg, fix))
+
+
+def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell, users: dict[str, list[Import]], tiers: TierRules) -> None:
+    """CHANGED / STALE / TIER for a row whose files exist (each file of a glob on its own)."""
+    add = res.findings.append
+    pkg = cl.package
+    tokens = tuple(t for t in row.parsed if t.compared)
+    live: set[int] = set()
+    importers = 0
+    inert: list[str] = []  # files that neither import the package nor match a token
+    for file in cell.files:
+        facts = res.facts.get(file)
+        text = None
+        if facts is None and not file.endswith(".py"):
+            try:
+                text = (cfg.root / file).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+        elif facts is None:
+            continue  # a PARSE finding already speaks for it (or, for a glob, not scanned)
+        imps = users.get(file, [])
+        here = _live(tokens, facts, text)
+        uncovered = [i for i in imps if not _row_tokens_cover(tokens, i, facts)] if facts and tokens else []
+        if facts is not None and not facts.full and (len(here) < len(tokens) or uncovered):
+            facts = ensure_full(cfg, res, file)  # imports alone do not decide: names, strings
+            here = _live(tokens, facts, text)
+            uncovered = [i for i in imps if not _row_tokens_cover(tokens, i, facts)] if tokens else []
+        live |= here
+        if imps:
+            importers += 1
+        if not imps and not here:
+            inert.append(file)
+            continue
+        if uncovered:
+            shown = _shown(uncovered)
+            first = min(i.line for i in uncovered)
+            add(Finding(cl.rel, row.line, "CHANGED", f"`{file}` imports {shown}, not in its row", file, first, pkg,
+                        {"add": usage_parts(uncovered)}))
+    below = sorted(p for p in users if any(p.startswith(d) for d in cell.dirs))
+    for file in below:  # a directory row sums up the importers below it: its tokens are theirs
+        importers += 1
+        if len(live) < len(tokens):
+            facts = res.facts[file]
+            live |= _live(tokens, facts, None)
+            if len(live) < len(tokens) and not facts.full:
+                live |= _live(tokens, ensure_full(cfg, res, file), None)
+    if cell.dirs and not below and not cell.files and not row.extra:
+        if not row.marked_removal:
+            shown = " and ".join(f"`{d}`" for d in cell.dirs)
+            add(Finding(cl.rel, row.line, "STALE", f"no file below {shown} imports {pkg}", row.file, None, pkg, {"mark": True}))
+        return
+    if not live and not importers and inert and not row.extra:
+        if not row.marked_removal:
+            subject = f"`{row.file}`" if not cell.globbed else f"no file `{row.file}` matches"
+            why = "no longer imports" if tokens else "does not import"
+            if cell.globbed:
+                add(Finding(cl.rel, row.line, "STALE", f"{subject} that imports {pkg} or matches its row's tokens", row.file, None, pkg, {"mark": True}))
+            else:
+                add(Finding(cl.rel, row.line, "STALE", f"{subject} {why} {pkg} and none of its row's tokens match", row.file, None, pkg, {"mark": True}))
+        return
+    dead = [t.raw for i, t in enumerate(tokens) if i not in live]
+    if dead and cell.files:
+        shown = ", ".join(f"`{t}`" for t in dead)
+        where = f"`{row.file}`" if not cell.globbed and len(cell.files) == 1 else f"`{row.file}` ({len(cell.files)} files)"
+        add(Finding(cl.rel, row.line, "CHANGED", f"{where}: {shown} no longer match anything in the file", row.file, None, pkg,
+                    {"strike": dead}))
+    if row.extra or cell.dirs:
+        return
+    wants = {}
+    for file in cell.files:
+        want, rule = tiers.tier_of(file)
+        if want is not None and want != row.tier:
+            wants[file] = (want, rule)
+    if wants:
+        targets = {w for w, _ in wants.values()}
+        movable = len(targets) == 1 and len(wants) == len(cell.files)
+        for file, (want, rule) in wants.items():
+            hint = EXCEPTION_HINT.format(tier=row.tier, path=row.file if cell.globbed else file)
+            subject = f"`{file}`" if file == row.file else f"`{file}` (row `{row.file}`)"
+            add(Finding(cl.rel, row.line, "TIER", f"{subject} is listed as {row.tier.capitalize()} but its location ({rule}) maps to {want.capitalize()}; {hint}",
+                        file, None, pkg, {"tier": want} if movable else None))
+            if movable and cell.globbed:
+                break  # one finding (and one move) for the whole glob row
+
+
+def _live(tokens: tuple[RowToken, ...], facts: Facts | None, text: str | None) -> set[int]:
+    imports = facts.imports if facts is not None else []
+    return {i for i, t in enumerate(tokens) if matches(t, facts, imports, text)}
+
+
+def _never_existed(cfg: Config, res: Result, cl: Checklist, row: Row, match: str | None,
+                   missing: dict[str, list[Import]], history: frozenset[str]) -> None:
+    """A path that no commit ever held is a typo, not a move: name the likely intended path."""
+    pkg = cl.package
+    add = res.findings.append
+    if match is not None:  # an unlisted importer with the same name and imports: the intended path
+        imps = missing.pop(match)
+        add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` never existed in this repository; it likely means `{match}` (same name, same imports)",
+                    match, imps[0].line, pkg, {"old": row.file, "new": match}))
+        return
+    guess = _likely_path(cfg, res, row.file, history)
+    hint = f"; it likely means `{guess}`" if guess else ""
+    if not row.marked_removal:  # no fix: a person decides between the guess and removal
+        add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` never existed in this repository{hint}", row.file, None, pkg))
+
+
+def _likely_path(cfg: Config, res: Result, path: str, history: frozenset[str]) -> str | None:
+    """An existing file with the same name (the closest folder wins), else the closest path."""
+    existing = [p for p in set(res.facts) | set(history) if os.path.isfile(cfg.root / p)]
+    base = path.rsplit("/", 1)[-1]
+    same = [p for p in existing if p.rsplit("/", 1)[-1] == base]
+    if same:
+        return max(same, key=lambda p: (difflib.SequenceMatcher(None, p, path).ratio(), p))
+    close = difflib.get_close_matches(path, existing, n=1, cutoff=0.8)
+    return close[0] if close else None
 
 
 def usage_parts(imports: list[Import]) -> list[str]:
@@ -99,7 +249,7 @@ def usage_parts(imports: list[Import]) -> list[str]:
     for imp in imports:
         if imp.original == "*":
             part = f"`{imp.qualname}`"
-        elif imp.bound not in (imp.original, imp.original.split(".")[0]):
+        elif imp.bound not in (imp.original, imp.original.split(".")[0]) and imp.bound.isidentifier():
             part = f"`{imp.original}` (as `{imp.bound}`)"
         else:
             part = f"`{imp.original}`"
@@ -109,18 +259,36 @@ def usage_parts(imports: list[Import]) -> list[str]:
 
 
 def _describe(imp: Import) -> str:
-    if imp.bound not in (imp.original, imp.original.split(".")[0]):
+    if imp.bound not in (imp.original, imp.original.split(".")[0]) and imp.bound.isidentifier():
         return f"{imp.qualname} as {imp.bound}"
     return imp.qualname
 
 
+def _shown(imports: list[Import]) -> str:
+    """`a.b`, `c.d` (dynamic import): each import once, in backticks."""
+    parts = {f"`{_describe(i)}`" + (" (dynamic import)" if i.dynamic else ""): None for i in imports}
+    return ", ".join(parts)
+
+
+def listed_paths(cfg: Config, checklists: list[Checklist]) -> set[str]:
+    """Every file a row names: globs expanded (the scan must read them all)."""
+    out: set[str] = set()
+    for cl in checklists:
+        for row in cl.rows:
+            if any(_is_glob(p) for p in row.files):
+                out.update(_expand(cfg, row).files)
+            out.update(p for p in row.files or (row.file,) if not _is_glob(p))
+    return out
+
+
 def _moved_target(row: Row, missing: dict[str, list[Import]], facts: dict[str, Facts]) -> str | None:
     base = row.file.rsplit("/", 1)[-1]
+    tokens = tuple(t for t in row.parsed if t.compared)
     best, score = None, -1
     for path, imps in missing.items():
         if path.rsplit("/", 1)[-1] != base:
             continue
-        covered = sum(_row_tokens_cover(row, i, facts[path]) for i in imps)
-        if (covered or not row.tokens) and covered > score:
+        covered = sum(_row_tokens_cover(tokens, i, facts[path]) for i in imps)
+        if (covered or not tokens) and covered > score:
             best, score = path, covered
     return best

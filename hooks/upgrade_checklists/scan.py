@@ -34,6 +34,7 @@ class Import:
     original: str  # DistributedDataParallel (``a.b`` for ``import a.b``)
     line: int
     target: str  # what ``bound`` refers to: megatron.core.distributed.DistributedDataParallel, or ``a``
+    dynamic: bool = False  # ``importlib.import_module("a.b")`` and the like
 
 
 @dataclass
@@ -142,11 +143,22 @@ class Prefilter:
         if self._names is None:
             return False
         stmt = self._STMT
+        dynamic = has_dynamic_import(data)
         for m in self._names.finditer(data):
+            if dynamic:  # the name may be the argument of a dynamic import, on any line
+                return True
             start = data.rfind(b"\n", 0, m.start()) + 1
             if stmt.match(data, start) or b";" in data[start : m.start()]:
                 return True
         return False
+
+
+_DYNAMIC = (b"import_module", b"importorskip", b"__import__")
+
+
+def has_dynamic_import(data: bytes) -> bool:
+    """Whether the bytes may hold a dynamic import (checked before walking expressions)."""
+    return any(d in data for d in _DYNAMIC)
 
 
 def scan_file(rel: str, data: bytes, full: bool) -> Facts | Finding:
@@ -156,8 +168,70 @@ def scan_file(rel: str, data: bytes, full: bool) -> Facts | Finding:
     except (SyntaxError, ValueError) as exc:
         return _fallback(rel, data, full, exc)
     facts = Facts(rel, full=full)
+    if has_dynamic_import(data):  # first: attribute uses through their bound names count
+        _collect_dynamic(tree, facts)
     _collect(tree, facts, full)
     return facts
+
+
+# --- dynamic imports ---------------------------------------------------------------
+
+_DYNAMIC_FUNCS = {"import_module", "importorskip", "__import__"}
+_MODULE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
+
+
+def _collect_dynamic(tree: ast.Module, facts: Facts) -> None:
+    """``importlib.import_module("pkg.x")``, ``pytest.importorskip("pkg.x")``,
+    ``__import__("pkg")`` are imports of their argument; an f-string argument imports
+    the module its literal prefix names (``f"pkg.models.{name}"`` -> ``pkg.models``).
+    An argument computed at run time (``import_module(path)``) imports the modules
+    that the file's dotted string literals name (``"pkg.models.x"``), at their lines."""
+    found: list[Import] = []
+    computed = False
+    assigned: dict[int, str] = {}
+    modules: list[tuple[str, int]] = []
+    Call, Assign, Name, Attribute, Constant, JoinedStr, Expr = (
+        ast.Call, ast.Assign, ast.Name, ast.Attribute, ast.Constant, ast.JoinedStr, ast.Expr,
+    )
+    docstrings: set[int] = set()
+    for node in ast.walk(tree):
+        t = type(node)
+        if t is Assign and len(node.targets) == 1 and type(node.targets[0]) is Name:
+            assigned[id(node.value)] = node.targets[0].id
+        elif t is Expr and type(node.value) is Constant:
+            docstrings.add(id(node.value))
+        elif t is Constant and type(node.value) is str and id(node) not in docstrings:
+            if _MODULE_RE.match(node.value):
+                modules.append((node.value, node.lineno))
+        elif t is Call and node.args:
+            f = node.func
+            name = f.id if type(f) is Name else f.attr if type(f) is Attribute else None
+            if name not in _DYNAMIC_FUNCS:
+                continue
+            arg = node.args[0]
+            module = None
+            if type(arg) is Constant and type(arg.value) is str:
+                module = arg.value.strip()
+            elif type(arg) is JoinedStr:
+                head = arg.values[0] if arg.values else None
+                prefix = head.value if type(head) is Constant and type(head.value) is str else ""
+                module = prefix[: prefix.rfind(".")] if "." in prefix else ""
+            else:
+                computed = True
+            if module and _MODULE_RE.match(module) or module and module.isidentifier():
+                bound = assigned.get(id(node), module)
+                found.append(Import(module, bound, module, node.lineno, module, True))
+    if computed:
+        seen = {i.qualname for i in found}
+        for module, line in modules:
+            if module not in seen:
+                seen.add(module)
+                found.append(Import(module, module, module, line, module, True))
+    if found:
+        facts.imports += found
+        facts.imports.sort(key=lambda i: i.line)
+        if facts.full:
+            facts.names.update(i.bound for i in found if i.bound.isidentifier())
 
 
 def _collect_imports(tree: ast.Module, facts: Facts) -> None:
