@@ -119,7 +119,8 @@ def test_tier_mismatch(repo: Repo) -> None:
     repo.edit("pyproject.toml", 'tertiary = ["tests/", "app/tools/"]', 'tertiary = ["tests/"]')
     r = repo.run("check")
     assert r.lines == [
-        "checklists/fakepkg-core.md:25:1: TIER `app/tools/names.py` is listed as Tertiary but its location (app/) maps to Secondary"
+        "checklists/fakepkg-core.md:25:1: TIER `app/tools/names.py` is listed as Tertiary but its location (app/) maps to Secondary;"
+        ' if ranked so on purpose, add `tiers: {tertiary: ["app/tools/names.py"]}` to this checklist\'s frontmatter'
     ]
 
 

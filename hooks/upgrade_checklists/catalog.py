@@ -33,9 +33,26 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
             was = f"line {cs.line}" if cs.end_line is None else f"lines {cs.line}-{cs.end_line}"
             add(Finding(cl.rel, cs.ref_line, "LINE", f"entry {e.number}: snippet in `{cs.file}` is now at {now} (recorded {was})", cs.file, start, pkg,
                         {"start": start, "end": end}))
+    outside = _outside_repository(cl, snippets)
     for g in cl.guards:
         count = snippets.line_count(g.file)
-        if count is None:
+        if count is None and outside(g.file):
+            res.notes.append(f"{cl.rel}:{g.ref_line}: version guard `{g.file}` lies outside the repository (a non-tier subsection lists it); not checked")
+        elif count is None:
             add(Finding(cl.rel, g.ref_line, "GUARD", f"version guard `{g.file}` does not exist", g.file, g.line, pkg))
         elif g.line is not None and g.line > count:
             add(Finding(cl.rel, g.ref_line, "GUARD", f"version guard `{g.file}:{g.line}` is past the end of the file ({count} lines)", g.file, g.line, pkg))
+
+
+def _outside_repository(cl: Checklist, snippets: Snippets):
+    """A path of another repository: listed under a non-tier subsection of Affected Files
+    ("External (...)"), or below the same top folder as such a row, a folder this
+    repository does not have."""
+    extra = {r.file for r in cl.rows if r.extra}
+    tops = {f.split("/", 1)[0] for f in extra if "/" in f}
+    tops = {t for t in tops if not (snippets.root / t).exists()}
+
+    def outside(path: str) -> bool:
+        return path in extra and not (snippets.root / path).exists() or path.split("/", 1)[0] in tops
+
+    return outside

@@ -55,6 +55,8 @@ class Row:
     #: the row sits under a ``###`` subsection that is not a tier ("External (...)"):
     #: ``tier`` holds that heading; such rows are never STALE nor TIER
     extra: bool = False
+    #: the File cell holds paths only (no words around them: "30+ files under `tests/`" is a summary)
+    paths_only: bool = True
 
 
 @dataclass
@@ -452,8 +454,10 @@ def _read_table(cl: Checklist, tokens: list[Token], tier: str | None) -> None:
         tokens_ = [c for cell in usage for c in _codes(cell)]
         marked = any(REMOVAL_MARK in cell.content for cell in cells)
         files = _cell_files(cells[0]) or (file,)
+        words = "".join(c.content for c in cells[0].children or [] if c.type == "text")
+        paths_only = not re.sub(r"\band\b|[,;&+]", "", words).strip()
         cl.rows.append(Row(file, tokens_, tier, line, " | ".join(c.content for c in usage), marked,
-                           parse_cell(tokens_), files, extra))
+                           parse_cell(tokens_), files, extra, paths_only))
 
 
 def _read_entry_paragraph(entry: Entry, inline: Token) -> None:

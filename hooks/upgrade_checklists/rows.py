@@ -1,8 +1,9 @@
 """Affected Files rows against the code's imports: MISSING, STALE, MOVED, CHANGED, TIER (and duplicate rows).
 
 A row's File cell may name one file, several (`a.py` and `b.py`), a glob (every file it
-matches is listed), or a directory: a summary of the importers below it (its tokens are
-compared with theirs; each importer still wants a row of its own, so MISSING still names it). What a row's
+matches is listed), or a directory: a File cell that is only `tests/` lists every importer
+below it; a cell that sums them up in words ("30+ files under `tests/`") is a summary: it is
+compared with the importers below it, and each of them still wants a row of its own. What a row's
 tokens mean is ``tokens.py``; which tier a location maps to is ``tiers.py``.
 """
 
@@ -11,13 +12,14 @@ from __future__ import annotations
 import difflib
 import os
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 
 from upgrade_checklists.checklist import Checklist, Row
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
 from upgrade_checklists.history import paths_ever
 from upgrade_checklists.result import Result, ensure_full
-from upgrade_checklists.scan import Facts, Import
+from upgrade_checklists.scan import SKIP_DIRS, Facts, Import
 from upgrade_checklists.tiers import EXCEPTION_HINT, TierRules
 from upgrade_checklists.tokens import RowToken, covers, matches
 
@@ -40,6 +42,23 @@ def _is_glob(p: str) -> bool:
     return any(ch in p for ch in "*?[")
 
 
+def _glob(cfg: Config, pattern: str) -> list[str]:
+    """Files matching ``pattern`` as the tier rules match (``*`` crosses folders:
+    `a/*/args.py` is every `args.py` below `a/`), walking only below its fixed prefix."""
+    first = min(i for i in (pattern.find(ch) for ch in "*?[") if i >= 0)
+    static = pattern[:first].rsplit("/", 1)[0] if "/" in pattern[:first] else ""
+    base = os.path.join(str(cfg.root), static)
+    found = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS]
+        rel_dir = os.path.relpath(dirpath, cfg.root).replace(os.sep, "/")
+        for name in filenames:
+            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+            if fnmatch(rel, pattern):
+                found.append(rel)
+    return sorted(found)
+
+
 def _expand(cfg: Config, row: Row) -> _Cell:
     cell = _Cell()
     for p in row.files or (row.file,):
@@ -48,7 +67,7 @@ def _expand(cfg: Config, row: Row) -> _Cell:
             continue
         if _is_glob(p):
             cell.globbed = True
-            found = sorted(q.relative_to(cfg.root).as_posix() for q in cfg.root.glob(p) if q.is_file())
+            found = _glob(cfg, p)
             if found:
                 cell.files.extend(f for f in found if f not in cell.files)
             else:
@@ -79,6 +98,7 @@ def compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> N
             users[path] = imps
     by_file: dict[str, Row] = {}
     listed: set[str] = set()
+    listing_dirs: list[str] = []  # directory rows whose File cell is only paths: every importer below is listed
     gone: list[Row] = []
     for row in cl.rows:
         if row.file in by_file:
@@ -87,6 +107,8 @@ def compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> N
         by_file[row.file] = row
         cell = _expand(cfg, row)
         listed.update(cell.files)
+        if cell.dirs and row.paths_only:  # `tests/`: a listing of every importer below
+            listing_dirs.extend(cell.dirs)
         if not cell.files and not cell.dirs:
             if not row.extra:  # a subsection that is not a tier (another repository): never stale
                 gone.append(row)
@@ -95,7 +117,7 @@ def compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> N
             add(Finding(cl.rel, row.line, "STALE", f"`{p}` (in the row of `{row.file}`) does not exist", p, None, pkg))
         _compare_row(cfg, res, cl, row, cell, users, tiers)
 
-    missing = {p: imps for p, imps in users.items() if p not in listed}
+    missing = {p: imps for p, imps in users.items() if p not in listed and not any(p.startswith(d) for d in listing_dirs)}
     if gone:  # matching a move compares row tokens with uses: needs full facts
         for p in missing:
             ensure_full(cfg, res, p)
@@ -205,6 +227,8 @@ def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell,
         for file, (want, rule) in wants.items():
             hint = EXCEPTION_HINT.format(tier=row.tier, path=row.file if cell.globbed else file)
             subject = f"`{file}`" if file == row.file else f"`{file}` (row `{row.file}`)"
+            if movable and cell.globbed:
+                subject = f"`{row.file}` ({len(cell.files)} files)"
             add(Finding(cl.rel, row.line, "TIER", f"{subject} is listed as {row.tier.capitalize()} but its location ({rule}) maps to {want.capitalize()}; {hint}",
                         file, None, pkg, {"tier": want} if movable else None))
             if movable and cell.globbed:

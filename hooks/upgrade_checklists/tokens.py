@@ -168,6 +168,8 @@ def _name_covers(n: str, imp: Import, attributes: dict[str, int]) -> bool:
         return True
     if f".{n}." in f".{q}.":  # a module inside the import's path: `gpt_layer_specs`
         return True
+    if imp.original == q and n[:1].isupper() and _snake(n.rsplit(".", 1)[-1]) == q.rsplit(".", 1)[-1]:
+        return True  # `FunctionCallParser` and a module import of `...function_call_parser`
     prefix = imp.target + "."
     head, _, rest = n.partition(".")
     if rest and head == imp.bound:  # `mpu.initialize_model_parallel`: a use through the alias
@@ -177,6 +179,11 @@ def _name_covers(n: str, imp: Import, attributes: dict[str, int]) -> bool:
         return True
     suffix = "." + n
     return any(a.startswith(prefix) and a.endswith(suffix) for a in attributes)
+
+
+def _snake(name: str) -> str:
+    """`FunctionCallParser` -> `function_call_parser` (a class named after its module)."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
 def _glob_covers(n: str, imp: Import, attributes: dict[str, int]) -> bool:
