@@ -60,3 +60,83 @@ def test_facts_exclude_docstrings_and_collect_attribute_uses() -> None:
     assert facts.strings == {"/generate"}
     assert facts.attributes == {"fakepkg.core.sub.call": 6, "fakepkg.core.sub": 6}
     assert {"A", "m", "arg", "key", "call", "sub", "fc"} <= facts.names
+
+
+# --- dynamic imports ----------------------------------------------------------------
+
+from upgrade_checklists.scan import Prefilter  # noqa: E402
+
+
+def _dynamic(source: str, full: bool = False) -> list[tuple[str, str, int]]:
+    facts = scan_file("x.py", source.encode(), full)
+    assert not isinstance(facts, Finding)
+    return [(i.qualname, i.bound, i.line) for i in facts.imports if i.dynamic]
+
+
+def test_import_module_with_a_literal_is_an_import() -> None:
+    src = 'import importlib\nmod = importlib.import_module("fakepkg.core.layers")\n'
+    assert _dynamic(src) == [("fakepkg.core.layers", "mod", 2)]
+
+
+def test_importorskip_and_dunder_import_are_imports() -> None:
+    src = 'import pytest\npytest.importorskip("fakepkg.core")\nm = __import__("fakepkg")\n'
+    assert _dynamic(src) == [("fakepkg.core", "fakepkg.core", 2), ("fakepkg", "m", 3)]
+
+
+def test_f_string_prefix_names_the_module() -> None:
+    src = 'from importlib import import_module\n\ndef load(n):\n    return import_module(f"fakepkg.core.models.{n}.impl")\n'
+    assert _dynamic(src) == [("fakepkg.core.models", "fakepkg.core.models", 4)]
+
+
+def test_f_string_without_a_dotted_prefix_names_nothing() -> None:
+    src = 'from importlib import import_module\nimport_module(f"{n}.core")\nimport_module(f"fakepkg{n}")\n'
+    assert _dynamic(src) == []
+
+
+def test_computed_argument_imports_the_dotted_strings_of_the_file() -> None:
+    src = '''\
+"""Docstring naming fakepkg.core.hidden is not an import."""
+import importlib
+TARGETS = ["fakepkg.core.alpha", "not a module", "plain"]
+
+def load():
+    for name in TARGETS:
+        importlib.import_module(name)
+'''
+    assert _dynamic(src) == [("fakepkg.core.alpha", "fakepkg.core.alpha", 3)]
+
+
+def test_dotted_strings_without_a_dynamic_import_are_not_imports() -> None:
+    assert _dynamic('TARGETS = ["fakepkg.core.alpha"]\nimport importlib\n') == []
+
+
+def test_attribute_uses_through_a_dynamic_import_are_seen() -> None:
+    src = 'import importlib\nmod = importlib.import_module("fakepkg.core")\nmod.save(1)\n'
+    facts = scan_file("x.py", src.encode(), True)
+    assert "fakepkg.core.save" in facts.attributes
+
+
+def test_prefilter_passes_a_file_that_only_imports_dynamically() -> None:
+    keep = Prefilter(["fakepkg.core"])
+    assert keep(b'import importlib\nm = importlib.import_module(\n    "fakepkg.core"\n)\n')
+    assert keep(b'import pytest\npytest.importorskip("fakepkg.core")\n')
+    assert not keep(b'NAME = "fakepkg.core"\n')
+    assert not keep(b'import importlib\nimportlib.import_module("otherpkg")\n')
+
+
+def test_dynamic_import_is_missing_stale_and_changed_alike(repo: Repo) -> None:
+    repo.write("app/utils/lazy.py", 'import importlib\n\nopt = importlib.import_module("fakepkg.core.optimizer")\n')
+    r = repo.run("check")
+    assert r.lines == [
+        "checklists/fakepkg-core.md:17:1: MISSING `app/utils/lazy.py` imports `fakepkg.core.optimizer as opt` (dynamic import)"
+        " but no tier lists it (belongs in Secondary) (app/utils/lazy.py:3)"
+    ]
+    # a listed test that only probes the package with importorskip is not stale
+    repo.write("tests/test_core.py", 'import pytest\n\nds = pytest.importorskip("fakepkg.core.dist_checkpointing")\nds.save({}, "x")\n')
+    repo.remove("app/utils/lazy.py")
+    assert repo.run("check").code == 0
+    # ...and an uncovered dynamic import is CHANGED
+    repo.write("tests/test_core.py", 'import pytest\n\npytest.importorskip("fakepkg.core.mpu")\n\ndef test_save(dist_checkpointing):\n    dist_checkpointing.save()\n')
+    assert repo.run("check").lines == [
+        "checklists/fakepkg-core.md:26:1: CHANGED `tests/test_core.py` imports `fakepkg.core.mpu` (dynamic import), not in its row (tests/test_core.py:3)"
+    ]

@@ -209,10 +209,15 @@ def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell,
                 add(Finding(cl.rel, row.line, "STALE", f"{subject} {why} {pkg} and none of its row's tokens match", row.file, None, pkg, {"mark": True}))
         return
     dead = [t.raw for i, t in enumerate(tokens) if i not in live]
-    if dead and cell.files:
+    if dead and (cell.files or below):
         shown = ", ".join(f"`{t}`" for t in dead)
-        where = f"`{row.file}`" if not cell.globbed and len(cell.files) == 1 else f"`{row.file}` ({len(cell.files)} files)"
-        add(Finding(cl.rel, row.line, "CHANGED", f"{where}: {shown} no longer match anything in the file", row.file, None, pkg,
+        if cell.dirs and not cell.files:
+            where, what = f"`{row.file}` ({len(below)} file{'s' if len(below) != 1 else ''} below)", "the files"
+        elif not cell.globbed and len(cell.files) == 1:
+            where, what = f"`{row.file}`", "the file"
+        else:
+            where, what = f"`{row.file}` ({len(cell.files)} files)", "the files"
+        add(Finding(cl.rel, row.line, "CHANGED", f"{where}: {shown} no longer match anything in {what}", row.file, None, pkg,
                     {"strike": dead}))
     if row.extra or cell.dirs:
         return

@@ -207,6 +207,8 @@ def matches(token: RowToken, facts: Facts | None, imports: list[Import], text: s
         return any(k in facts.strings or k in facts.names for k in token.names)
     if any(covers(token, imp, facts.attributes) for imp in imports):
         return True
+    if token.kind == "string":  # a quoted token is a literal, not a name
+        return any(n in facts.strings for n in token.names)
     return any(_name_matches(n, facts, imports, text) for n in token.names)
 
 
