@@ -87,7 +87,8 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False) -
     listed = listed_paths(cfg, checklists)
     for cl in checklists:
         for title, line in cl.subsections.items():
-            res.notes.append(f"{cl.rel}:{line}: '{title}' under Affected Files is not a tier: its rows are listed, never STALE nor TIER")
+            res.notes.append(f"{cl.rel}:{line}: '{title}' under Affected Files is not a tier: its rows are listed, never STALE nor TIER;"
+                             " version guards on its paths outside the repository are not checked")
     _scan(cfg, res, listed)
     for cl in checklists:
         names = res.import_names[cl.rel]
