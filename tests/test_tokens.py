@@ -177,3 +177,11 @@ def test_plain_text_file_matches_by_substring() -> None:
     tok = parse_cell(["lib.core", "ENABLE_X=1"])
     assert [matches(t, None, [], "uses lib.core and ENABLE_X") for t in tok] == [True, True]
     assert matches(tok[0], None, [], "nothing here") is False
+
+
+def test_key_format_with_a_placeholder_matches_the_fragments_the_code_uses() -> None:
+    src = 'def parse(key):\n    key = key.replace("base.model.", "")\n    return key.endswith(".adapter_A.weight")\n'
+    assert live(["base.model.layers.N.q_proj.adapter_A.weight"], src) == ["base.model.layers.N.q_proj.adapter_A.weight"]
+    # without a placeholder it is a name path, not a format; and fragments must be in the format
+    assert live(["base.model.layers.q_proj.adapter_B.bias"], src) == []
+    assert live(["other.layers.N.weight_B"], src) == []

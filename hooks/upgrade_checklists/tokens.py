@@ -212,11 +212,16 @@ def matches(token: RowToken, facts: Facts | None, imports: list[Import], text: s
     return any(_name_matches(n, facts, imports, text) for n in token.names)
 
 
+_PLACEHOLDER_RE = re.compile(r"(?:^|\.)(?:[A-Z]|\d+|<[^>.]*>)(?:\.|$)")
+
+
 def _name_matches(n: str, facts: Facts, imports: list[Import], text: str | None) -> bool:
     if not n:
         return False
     if n in facts.strings:
         return True
+    if _PLACEHOLDER_RE.search(n) and any(_fragment_of(s, n) for s in facts.strings):
+        return True  # a key format (`model.layers.N.q_proj.weight`) the code builds or parses from fragments
     last = n.rsplit(".", 1)[-1]
     if last == "*" and "." in n:
         last = n.rsplit(".", 2)[-2]
@@ -228,6 +233,12 @@ def _name_matches(n: str, facts: Facts, imports: list[Import], text: str | None)
     if any(ch.isspace() for ch in n):
         return any(matches(parse_token(w), facts, imports, text) for w in n.split())
     return False
+
+
+def _fragment_of(s: str, pattern: str) -> bool:
+    """A string literal of at least two dotted parts that the documented format contains."""
+    core = s.strip(".")
+    return "." in core and len(core) >= 5 and s in pattern
 
 
 def normalize_token(token: str) -> str:
