@@ -230,7 +230,8 @@ def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell,
         targets = {w for w, _ in wants.values()}
         movable = len(targets) == 1 and len(wants) == len(cell.files)
         for file, (want, rule) in wants.items():
-            hint = EXCEPTION_HINT.format(tier=row.tier, path=row.file if cell.globbed else file)
+            paths = [p for p in row.files if _is_glob(p)] if cell.globbed else [file]
+            hint = EXCEPTION_HINT.format(tier=row.tier, paths=", ".join(f'"{p}"' for p in paths))
             subject = f"`{file}`" if file == row.file else f"`{file}` (row `{row.file}`)"
             if movable and cell.globbed:
                 subject = f"`{row.file}` ({len(cell.files)} files)"

@@ -15,7 +15,7 @@ from upgrade_checklists.checklist import TIERS, Checklist
 from upgrade_checklists.config import Config
 
 #: how a TIER message tells the reader to state a deliberate ranking
-EXCEPTION_HINT = "if ranked so on purpose, add `tiers: {{{tier}: [\"{path}\"]}}` to this checklist's frontmatter"
+EXCEPTION_HINT = "if ranked so on purpose, add `tiers: {{{tier}: [{paths}]}}` to this checklist's frontmatter"
 
 
 @dataclass
