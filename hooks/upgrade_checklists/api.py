@@ -6,7 +6,15 @@ and sees inherited members. What griffe leaves out, we cover here:
   subpackages, importable at run time) are loaded and grafted in;
 - headings relative to a class (``LoRA.__call__``) are found through the entry's
   **Source:** file, the import names, or a unique class of that name;
-- an API that cannot be resolved is *unresolved*, with a reason, never *removed*.
+- a name a module keeps by a compatibility alias (a legacy alias table, a
+  ``sys.modules`` alias, a module ``__getattr__``: ``aliases.py``) or by plain
+  assignment (``Old = New``) still resolves, to what it names;
+- where a name went, a real definition wins over a placeholder ("dummy") object;
+- return annotations are compared as types (``annotations.py``); deprecations are
+  read with their warning text (``deprecation.py``);
+- an API that cannot be resolved is *unresolved*, with a reason, never *removed*:
+  every griffe error (an alias to a package that is not loaded, a cyclic alias)
+  becomes ``Unresolved`` naming the alias and the package.
 """
 
 from __future__ import annotations
@@ -15,6 +23,10 @@ import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from upgrade_checklists import annotations
+from upgrade_checklists.aliases import Served, SourceCache, served
+from upgrade_checklists.deprecation import deprecation_of
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 REQUIRED_KINDS = ("positional-only", "positional or keyword", "keyword-only")
@@ -60,21 +72,10 @@ class Api:
     obj: object = field(repr=False, compare=False)
 
 
-_TYPING = {"List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set", "FrozenSet": "frozenset", "Type": "type"}
-
-
 def normalize_annotation(text: str) -> str:
-    """Spell equal annotations alike: ``typing.List[int]`` == ``list[int]``,
-    ``Optional[X]`` == ``X | None``, quotes dropped."""
-    t = text.replace("typing.", "").replace("typing_extensions.", "").strip("'\"")
-    t = re.sub(r"\b(List|Dict|Tuple|Set|FrozenSet|Type)\[", lambda m: _TYPING[m.group(1)] + "[", t)
-    for _ in range(5):
-        new = re.sub(r"\bOptional\[([^\[\]]*(?:\[[^\[\]]*\])?[^\[\]]*)\]", r"\1 | None", t)
-        new = re.sub(r"\bUnion\[([^\[\]]*(?:\[[^\[\]]*\])?[^\[\]]*)\]", lambda m: m.group(1).replace(", ", " | "), new)
-        if new == t:
-            break
-        t = new
-    return t
+    """Spell an annotation given as text alike (no module context): ``typing.List[int]`` ==
+    ``list[int]``, ``Optional[X]`` == ``X | None``, quotes dropped."""
+    return annotations.normalize(text) or text
 
 
 class Unresolved(Exception):
@@ -100,6 +101,11 @@ class UpstreamModel:
                 self.loader.load(m)
             except Exception as exc:  # ModuleNotFoundError, KeyError from griffe's post-load
                 self.missing.append(f"{m} ({type(exc).__name__})")
+        self.sources = SourceCache()
+        #: dotted path -> how a module serves it (compatibility alias or __getattr__)
+        self.served: dict[str, Served] = {}
+        #: the model of the other version: old annotations name classes by their new path when it still resolves
+        self.peer: UpstreamModel | None = None
         self._graft_namespace_dirs()
         try:
             self.loader.resolve_aliases(implicit=False, external=None)
@@ -147,27 +153,109 @@ class UpstreamModel:
             try:
                 return obj.final_target
             except Exception as exc:
-                raise Unresolved(f"`{obj.path}` is an alias to `{obj.target_path}`, which is not in the loaded source ({type(exc).__name__})") from None
+                target = getattr(obj, "target_path", "?")
+                raise Unresolved(f"`{obj.path}` is an alias to `{target}` (package `{target.split('.')[0]}`), "
+                                 f"which is not in the loaded source ({type(exc).__name__})") from None
         return obj
 
-    def find(self, dotted: str):
-        """The griffe object at ``dotted`` (re-exports and inheritance followed), or None."""
+    def find(self, dotted: str, _depth: int = 0):
+        """The griffe object at ``dotted`` (re-exports, inheritance, compatibility aliases and
+        plain assignments followed), or None."""
+        if _depth > 8:
+            return None
         parts = dotted.split(".")
         obj = self.collection.members.get(parts[0])
         if obj is None:
             return None
-        for part in parts[1:]:
+        for i, part in enumerate(parts[1:], 1):
             obj = self._final(obj)
-            members = obj.all_members if obj.kind.value == "class" else obj.members
+            try:
+                members = obj.all_members if obj.kind.value == "class" else obj.members
+            except Exception as exc:
+                raise Unresolved(f"members of `{obj.path}` not known statically ({type(exc).__name__}: {exc})") from None
             nxt = members.get(part)
+            if nxt is None and obj.kind.value == "module":
+                nxt = self._served(obj, part, _depth)
             if nxt is None:
                 return None
             obj = nxt
-        return self._final(obj)
+        return self._assigned(self._final(obj), _depth)
+
+    def _served(self, mod, name: str, depth: int):
+        """What module ``mod`` serves as ``name`` through a compatibility alias, or None."""
+        fp = mod.filepath if not isinstance(mod.filepath, list) else None
+        tree = self.sources.tree(fp)
+        if tree is None:
+            return None
+        how = served(tree, mod.path, fp is not None and fp.name == "__init__.py", name)
+        if how is None:
+            return None
+        for target in how.targets:
+            if target == f"{mod.path}.{name}":
+                continue
+            found = self.find(target, depth + 1)
+            if found is not None:
+                self.served[f"{mod.path}.{name}"] = how
+                return found
+        if how.via == "module __getattr__" or how.via == "sys.modules alias":
+            self.served[f"{mod.path}.{name}"] = how
+            return self._griffe.Attribute(name, lineno=how.line, parent=mod)  # served, what it is unknown
+        return None
+
+    def _assigned(self, obj, depth: int):
+        """``Old = New`` at module or class level: the object ``New`` names."""
+        if obj.kind.value != "attribute" or type(getattr(obj, "value", None)).__name__ not in ("ExprName", "ExprAttribute"):
+            return obj
+        try:
+            path = obj.value.canonical_path
+        except Exception:
+            return obj
+        if not path or path == obj.path:
+            return obj
+        found = self.find(path, depth + 1)
+        return found if found is not None and found.kind.value in ("class", "function", "module") else obj
 
     def lookup(self, dotted: str) -> Api | None:
         obj = self.find(dotted)
         return None if obj is None else self.api(obj)
+
+    def via(self, dotted: str) -> Served | None:
+        """How ``dotted`` (or a module on its way) is served by a compatibility alias, if it is."""
+        parts = dotted.split(".")
+        for i in range(len(parts), 1, -1):
+            how = self.served.get(".".join(parts[:i]))
+            if how is not None:
+                return how
+        return None
+
+    def deprecation(self, api: Api, dotted: str | None = None) -> str | None:
+        """The deprecation warning reaching ``api`` (through ``dotted``), or None."""
+        if dotted is not None:
+            how = self.via(dotted)
+            if how is not None and how.warning:
+                return how.warning
+        how = self.served.get(api.path)
+        if how is not None and how.warning:
+            return how.warning
+        obj = api.obj
+        fp = getattr(obj, "filepath", None)
+        try:
+            return deprecation_of(obj, self.sources.tree(fp if isinstance(fp, Path) else None))
+        except Exception:  # a statically unreadable body: no verdict
+            return None
+
+    def _canon(self, path: str) -> str:
+        """A class's identity for comparing types: its definition, reached by the public path."""
+        for model in (self.peer, self):
+            if model is None:
+                continue
+            try:
+                obj = model.find(path)
+            except Unresolved:
+                obj = None
+            if obj is not None:
+                return obj.path
+        return path
 
     def api(self, obj) -> Api:
         kind = obj.kind.value
@@ -180,14 +268,14 @@ class UpstreamModel:
             parent = obj.parent
             if parent is not None and parent.kind.value == "class" and "staticmethod" not in obj.labels and params:
                 params = params[1:]
-            return Signature(params, None if obj.returns is None else normalize_annotation(str(obj.returns)))
+            return Signature(params, annotations.normalize(obj.returns, self._canon))
         if kind == "class":
             init = obj.all_members.get("__init__")
             if init is None:  # attrs, pydantic, metaclasses...: unknown, unless a plain class
-                return Signature([], obj.path) if not (obj.bases or obj.decorators) else None
+                return Signature([], self._canon(obj.path)) if not (obj.bases or obj.decorators) else None
             init = self._final(init)
             params = [Param(p.name, p.kind.value, None if p.default is None else str(p.default)) for p in init.parameters][1:]
-            return Signature(params, obj.path)
+            return Signature(params, self._canon(obj.path))
         return None
 
     def resolve_heading(self, heading: str, source: str | None, import_names: list[str]) -> Api:
@@ -203,16 +291,21 @@ class UpstreamModel:
             mod = re.sub(r"^(src|python)\.", "", mod)
             tried.append(f"{mod}.{name}")
         tried += [f"{n}.{name}" for n in import_names]
-        for cand in tried:
-            api = self.lookup(cand)
-            if api is not None:
-                return api
+        first_error: Unresolved | None = None
         head = name.split(".")[0]
         hits = self.by_name(head, kinds=("class", "function", "module"))
         if len(hits) == 1:
-            api = self.lookup(".".join([hits[0], *name.split(".")[1:]]))
+            tried.append(".".join([hits[0], *name.split(".")[1:]]))
+        for cand in tried:
+            try:
+                api = self.lookup(cand)
+            except Unresolved as exc:
+                first_error = first_error or exc
+                continue
             if api is not None:
                 return api
+        if first_error is not None:
+            raise first_error
         if self.missing:
             raise Unresolved(f"`{name}` not found; could not load {', '.join(self.missing)}")
         raise Unresolved(f"`{name}` not found in the upstream source")
@@ -231,7 +324,7 @@ class UpstreamModel:
                 out.append(obj.path)
             if obj.kind.value in ("module", "class"):
                 stack += list(obj.members.values())
-        return sorted(out)
+        return sorted(out, key=lambda p: (_placeholder(p), p))
 
     def returned_class(self, api: Api) -> Api | None:
         """The class of the object a call of ``api`` returns, when the source says."""
@@ -249,11 +342,17 @@ class UpstreamModel:
         target = getattr(ret, "canonical_path", None) or str(ret)
         target = target.strip("'\"")
         for cand in (target, f"{obj.module.path}.{target}"):
-            found = self.lookup(cand)
+            try:
+                found = self.lookup(cand)
+            except Unresolved:  # a guess at what the annotation names: try the next
+                continue
             if found is not None and found.kind == "class":
                 return found
-        hits = self.by_name(target.rsplit(".", 1)[-1], kinds=("class",))
-        return self.lookup(hits[0]) if len(hits) == 1 else None
+        hits = [h for h in self.by_name(target.rsplit(".", 1)[-1], kinds=("class",)) if not _placeholder(h)]
+        try:
+            return self.lookup(hits[0]) if len(hits) == 1 else None
+        except Unresolved:
+            return None
 
     def member(self, cls: Api, name: str) -> Api | None:
         obj = cls.obj.all_members.get(name)
@@ -266,3 +365,8 @@ class UpstreamModel:
             return self.find(dotted) is not None
         except Unresolved:
             return False
+
+
+def _placeholder(path: str) -> bool:
+    """A placeholder defined for a missing optional backend (``utils/dummy_pt_objects.py``)."""
+    return any(part.startswith("dummy") or part.endswith("_dummies") for part in path.split(".")[:-1])

@@ -23,7 +23,7 @@ from upgrade_checklists.calls import Call, find_calls, find_method_calls
 from upgrade_checklists.checklist import Checklist
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
-from upgrade_checklists.guards import catches_import_error, check_guard
+from upgrade_checklists.guards import GuardResult, catches_import_error, check_guard
 from upgrade_checklists.result import Result
 from upgrade_checklists.targets import AuditError, Target, plan
 from upgrade_checklists.versions import DEFAULT, Reader, resolve
@@ -134,12 +134,18 @@ class Auditor:
                 new = self.model(t.checklist, t.new, new_versions, result)
                 t.source = self._fetched_how(t.checklist, t.new)
                 old = self.model(t.checklist, t.old, old_versions, result) if t.old else None
+                if old is not None:
+                    old.peer = new
             except fetching.FetchError as exc:
                 result.errors.append(f"{t.package}: {exc}")
                 result.findings.append(Finding(t.checklist.rel, 1, "FETCH", str(exc), package=t.package, at_source=False))
                 t.findings = _unique(result.findings[start:])
                 continue
-            self._audit_package(t, old, new, result)
+            try:
+                self._audit_package(t, old, new, result)
+            except Unresolved as exc:  # a lookup no finer step caught: the rest of the package is not audited
+                result.findings.append(Finding(t.checklist.rel, 1, "UNRESOLVED", f"{t.package}: audit stopped: {exc}",
+                                               package=t.package, severity="info", at_source=False))
             t.findings = _unique(result.findings[start:])
         new_versions = self._versions(targets[0], targets, every)[0] if targets else {}
         start = len(result.findings)
@@ -240,9 +246,17 @@ class Auditor:
             targets = self._entry_apis(api_new, api_old, new, old, calls, site_api)
             if _is_method(api_new):  # calls on instances in the files the entry names: self.bridge.m(...)
                 targets[0][1].extend(self._instance_calls(e, api_new, sources, calls))
+            warned = new.deprecation(api_new, e.api)
+            if warned is not None and not any(sites for _, sites in targets):
+                add("DEPRECATED", "warning", f"`{api_new.path}` is deprecated at {version}: \"{warned}\" (the entry's use; no call site bound)", at=e.line)
             for (a_new, a_old), sites in targets:
                 what = a_new.path
                 hit: set[tuple[str, str]] = set()
+                if sites:
+                    warned = new.deprecation(a_new, e.api if a_new is api_new else None)
+                    if warned is not None:
+                        for rel, c, _i in sites:
+                            add("DEPRECATED", "warning", f"`{what}` is deprecated at {version}: \"{warned}\"", rel, c.line, e.line)
                 if a_new.signature is None:
                     if sites:
                         add("UNRESOLVED", "info", f"entry {e.number}: signature of `{what}` not known statically (no __init__ found)", at=e.line)
@@ -252,7 +266,10 @@ class Auditor:
                     for code, sev, param, msg in bind_call(c, what, a_old.signature if a_old else None, a_new.signature, version):
                         hit.add((code, param))
                         add(code, sev, msg, rel, c.line, e.line)
-                    self._returned_methods(rel, c, a_new, a_old, new, old, sources, add, e.line, version, catalog)
+                    try:
+                        self._returned_methods(rel, c, a_new, a_old, new, old, sources, add, e.line, version, catalog)
+                    except Unresolved as exc:
+                        add("UNRESOLVED", "info", f"entry {e.number}: methods called on the result of `{what}`: {exc}", rel, c.line, e.line)
                 if a_old is not None and a_old.signature is not None:
                     for code, sev, param, msg in signature_changes(what, a_old.signature, a_new.signature):
                         if (code, param) not in hit and not (code == "REMOVED_PARAM" and ("RENAMED_PARAM", param) in hit):
@@ -263,7 +280,11 @@ class Auditor:
             if not path.is_file() or g.line is None:
                 add("GUARD_UNKNOWN", "warning", f"version guard `{g.file}:{g.line}` not found", g.file, g.line, g.ref_line)
                 continue
-            for r in check_guard(path.read_text(encoding="utf-8", errors="replace"), g.line, new, names, version):
+            try:
+                checked = check_guard(path.read_text(encoding="utf-8", errors="replace"), g.line, new, names, version)
+            except Unresolved as exc:
+                checked = [GuardResult("GUARD_UNKNOWN", "info", f"cannot tell: {exc}")]
+            for r in checked:
                 add(r.code, r.severity, r.message, g.file, g.line, g.ref_line)
 
     def _instance_calls(self, e, api: Api, sources, calls) -> list:
@@ -341,6 +362,7 @@ class Auditor:
         rows = {row.file: row.line for row in cl.rows}
         for rel, (text, tree) in sources.items():
             fallback_lines = _fallback_import_lines(tree)
+            typing_lines = _type_checking_lines(tree)
             for node in ast.walk(tree):
                 if isinstance(node, ast.ImportFrom) and node.module and not node.level:
                     paths = [f"{node.module}.{a.name}" for a in node.names if a.name != "*"]
@@ -349,12 +371,18 @@ class Auditor:
                 else:
                     continue
                 for path in paths:
-                    if not any(path == m or path.startswith(m + ".") for m in names) or new.resolves(path):
+                    if not any(path == m or path.startswith(m + ".") for m in names):
+                        continue
+                    if new.resolves(path):
+                        how = new.via(path)
+                        if how is not None and how.warning:
+                            add("DEPRECATED", "warning", f"import `{path}` is served by a {how.via} that warns at {version}: "
+                                f"\"{how.warning}\"", rel, node.lineno, rows.get(rel))
                         continue
                     was = old is not None and old.resolves(path)
                     last = path.rsplit(".", 1)[-1]
                     elsewhere = new.by_name(last, kinds=("class", "function", "module"))
-                    sev = "info" if node.lineno in fallback_lines else "error"
+                    sev = "info" if node.lineno in fallback_lines else "warning" if node.lineno in typing_lines else "error"
                     at = rows.get(rel)
                     verb = "no longer resolves" if was else "does not resolve"
                     if elsewhere:
@@ -407,6 +435,18 @@ def _fallback_import_lines(tree: ast.Module) -> set[int]:
                     for n in ast.walk(s):
                         if isinstance(n, (ast.Import, ast.ImportFrom)):
                             out.add(n.lineno)
+    return out
+
+
+def _type_checking_lines(tree: ast.Module) -> set[int]:
+    """Lines of imports under ``if TYPE_CHECKING:`` (never run: only type checking can break)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test).split(".")[-1] == "TYPE_CHECKING":
+            for s in node.body:
+                for n in ast.walk(s):
+                    if isinstance(n, (ast.Import, ast.ImportFrom)):
+                        out.add(n.lineno)
     return out
 
 

@@ -6,6 +6,7 @@ Each problem is ``(code, severity, parameter, message)``; ``severity`` is
 
 from __future__ import annotations
 
+from upgrade_checklists.annotations import short
 from upgrade_checklists.api import Signature
 from upgrade_checklists.calls import Call
 
@@ -70,7 +71,7 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
                 if oldn is None or p.name not in oldn or not oldn[p.name].required:
                     out.append(("NEW_REQUIRED_PARAM", "error", p.name, f"`{what}`: `{p.name}` is required at {version} and this call does not pass it"))
     if old is not None and old.returns != new.returns and call.used:
-        out.append(("RETURN_CHANGED", "error", "return", f"`{what}`: returns `{new.returns}` (was `{old.returns}`), and this call uses the result"))
+        out.append(("RETURN_CHANGED", "error", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`), and this call uses the result"))
     return out
 
 
@@ -97,7 +98,7 @@ def signature_changes(what: str, old: Signature, new: Signature) -> list[Problem
         else:
             out.append(("NEW_OPTIONAL_PARAM", "info", name, f"`{what}`: new optional parameter `{name}={p.default}`"))
     if old.returns != new.returns:
-        out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{new.returns}` (was `{old.returns}`); no call site uses the result"))
+        out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`); no call site uses the result"))
     return out
 
 

@@ -1,0 +1,164 @@
+"""Annotations as types, compatibility aliases and deprecations, on small upstream trees."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from upgrade_checklists.aliases import served
+from upgrade_checklists.annotations import normalize, short
+from upgrade_checklists.api import UpstreamModel
+from upgrade_checklists.deprecation import warning_in
+
+
+def tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    return root
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> UpstreamModel:
+    tree(tmp_path, {
+        "lib/__init__.py": """
+            from lib.sub.thing import Thing
+            """,
+        "lib/sub/__init__.py": "",
+        "lib/sub/thing.py": "class Thing: ...\n",
+        "lib/a.py": """
+            import typing as t
+            import typing_extensions as te
+            from collections.abc import Callable as C
+            from datetime import datetime
+            from typing import Dict, List, Optional, Union
+
+            from lib import Thing
+
+            def opt() -> t.Optional[datetime]: ...
+            def union() -> Union[None, str, int]: ...
+            def never() -> te.NoReturn: ...
+            def lst() -> List[Dict[str, int]]: ...
+            def call() -> C[[int], str]: ...
+            def fwd() -> "Optional[Thing]": ...
+            def none() -> None: ...
+            """,
+        "lib/b.py": """
+            import typing
+            from collections.abc import Callable
+            from datetime import datetime
+
+            from lib.sub.thing import Thing
+
+            def opt() -> datetime | None: ...
+            def union() -> int | str | None: ...
+            def never() -> typing.NoReturn: ...
+            def lst() -> list[dict[str, int]]: ...
+            def call() -> Callable[[int], str]: ...
+            def fwd() -> Thing | None: ...
+            def none() -> None: ...
+            """,
+    })
+    return UpstreamModel([tmp_path], ["lib"])
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("opt", "datetime.datetime | None"),
+    ("union", "int | str | None"),
+    ("never", "typing.NoReturn"),
+    ("lst", "list[dict[str, int]]"),
+    ("call", "typing.Callable[[int], str]"),
+    ("fwd", "lib.sub.thing.Thing | None"),
+    ("none", "None"),
+])
+def test_equal_types_spelled_differently_are_equal(model: UpstreamModel, name: str, expected: str) -> None:
+    a, b = model.lookup(f"lib.a.{name}"), model.lookup(f"lib.b.{name}")
+    assert a.signature.returns == expected
+    assert b.signature.returns == expected
+
+
+def test_different_types_stay_different_and_read_short() -> None:
+    assert normalize("Optional[int]") != normalize("int")
+    assert normalize("List[int]") != normalize("list[str]")
+    assert short("lib.sub.thing.Thing | None") == "Thing | None"
+    assert short("typing.Callable[[int], str]") == "Callable[[int], str]"
+    assert normalize(None) is None
+
+
+def src(text: str) -> ast.Module:
+    return ast.parse(textwrap.dedent(text))
+
+
+def test_served_by_a_legacy_alias_table_a_call_and_sys_modules() -> None:
+    t = src("""
+        import sys
+        from pkg import new_mod
+        ALIASES = {"old_mod": "new_mod", "other": []}
+        _make_alias(f"{__name__}.older", ".newer")
+        sys.modules[__name__ + ".oldest"] = new_mod
+        """)
+    assert served(t, "pkg", True, "old_mod").targets == ("pkg.new_mod", "new_mod")
+    assert served(t, "pkg", True, "older").targets == ("pkg.newer",)
+    got = served(t, "pkg", True, "oldest")
+    assert (got.targets, got.via) == (("pkg.new_mod", "new_mod"), "sys.modules alias")
+    assert served(t, "pkg", True, "other") is None  # a key with no target named
+    assert served(t, "pkg", True, "missing") is None
+
+
+def test_served_by_module_getattr_with_and_without_a_warning() -> None:
+    t = src("""
+        import importlib
+        import warnings
+
+        def __getattr__(name):
+            if name == "__version__":
+                warnings.warn("__version__ is deprecated", DeprecationWarning, stacklevel=2)
+                return "1"
+            if name in ("lazy", "other"):
+                return importlib.import_module(".impl", __name__)
+            raise AttributeError(name)
+        """)
+    v = served(t, "pkg", True, "__version__")
+    assert (v.via, v.targets, v.warning) == ("module __getattr__", (), "__version__ is deprecated")
+    lazy = served(t, "pkg", True, "lazy")
+    assert (lazy.targets, lazy.warning) == (("pkg.impl",), None)
+    assert served(t, "pkg", True, "nothing") is None
+
+
+def test_module_getattr_name_resolves_and_is_deprecated(tmp_path: Path) -> None:
+    tree(tmp_path, {
+        "pkg/__init__.py": """
+            import warnings
+            def __getattr__(name):
+                if name == "OldThing":
+                    warnings.warn("use pkg.impl.NewThing", FutureWarning)
+                    from pkg.impl import NewThing
+                    return NewThing
+                raise AttributeError(name)
+            """,
+        "pkg/impl.py": "class NewThing:\n    def __init__(self, a): ...\n",
+    })
+    m = UpstreamModel([tmp_path], ["pkg"])
+    api = m.lookup("pkg.OldThing")
+    assert (api.kind, api.path, [p.name for p in api.signature.params]) == ("class", "pkg.impl.NewThing", ["a"])
+    assert m.deprecation(api, "pkg.OldThing") == "use pkg.impl.NewThing"
+    assert m.lookup("pkg.Nothing") is None
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ('warnings.warn("gone soon", DeprecationWarning)', "gone soon"),
+    ('warn("x", category=PendingDeprecationWarning)', "x"),
+    ('warnings.warn("not a deprecation", UserWarning)', None),
+    ('if flag:\n    warnings.warn("about flag", DeprecationWarning)', None),
+    ('if not _WARNED:\n    warnings.warn("once", FutureWarning)', "once"),
+    ('def inner():\n    warnings.warn("later", DeprecationWarning)', None),
+    ('warnings.warn("a " + "b", DeprecationWarning)', "a b"),
+    ('warnings.warn("{} is old".format(x), DeprecationWarning)', "{} is old"),
+])
+def test_warning_in_a_body(body: str, expected: str | None) -> None:
+    fn = src(f"def f(a, flag=False):\n{textwrap.indent(body, '    ')}\n").body[0]
+    assert warning_in(fn.body, fn) == expected
