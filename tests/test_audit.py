@@ -173,7 +173,8 @@ def bump(project: Repo, upstreams: Path, core: str = "2.0.0") -> None:
 
 
 def audit(project: Repo, *args: str):
-    return project.run("audit", "--cache-dir", str(project.cache), *args)
+    """The audit with -v: every finding listed, info too."""
+    return project.run("audit", "--cache-dir", str(project.cache), "-v", *args)
 
 
 def pairs(run) -> list[tuple[str, str]]:
@@ -487,3 +488,25 @@ def test_fetch_error_without_an_error_line_gives_the_last_line_or_the_exit_code(
         _run([sys.executable, "-c", "print(1); print(2); exit(3)"], timeout=60)
     with pytest.raises(FetchError, match=r"^`python3 -c 'exit\(4\)'` failed: exit 4$"):
         _run([sys.executable, "-c", "exit(4)"], timeout=60)
+
+
+def test_info_findings_are_counted_and_listed_only_with_v(project: Repo, upstreams: Path) -> None:
+    bump(project, upstreams)
+    r = project.run("audit", "--cache-dir", str(project.cache))
+    assert r.code == 1
+    assert not [line for line in r.lines if "[info]" in line]
+    assert len([line for line in r.lines if ":1: " in line]) == 15 + 8 - 4
+    assert r.lines[-1] == "Audited 1 package(s): 15 breaking, 8 other (4 info not listed; -v lists them)."
+    summary = project.read("upgrade-summary.md")
+    # the summary names what did not resolve, and why
+    assert ("Resolved 8 of 11 catalog APIs upstream; bound 8 call sites.\n\nNot resolved (3):\n\n"
+            "- entry 3 `fakepkg.core.parallel_state.get_old_group`: removed at 2.0.0 (REMOVED_API)\n"
+            "- entry 7 `fakepkg.core.utils.helper`: moved at 2.0.0 (MOVED_API)\n"
+            "- entry 11 `POST /generate`: `POST /generate` is not a Python API name (HTTP surface or prose)\n") in summary
+
+
+def test_a_failed_fetch_is_not_counted_as_breaking(project: Repo) -> None:
+    r = project.run("audit", "--cache-dir", str(project.cache), "fakepkg-core==9.9.9", "--source", "git")
+    assert r.code == 2
+    assert r.lines[-1] == "Audited 1 package(s): 0 breaking, 2 other."
+    assert "| fakepkg-core | 1.0.0 | 9.9.9 | — | 0 | 2 |" in project.read("upgrade-summary.md")

@@ -93,3 +93,12 @@ def test_equal_annotations_compare_equal() -> None:
     assert normalize_annotation("Optional[Dict[str, int]]") == "dict[str, int] | None"
     assert normalize_annotation("Union[int, str]") == "int | str"
     assert normalize_annotation("'AutoBridge'") == "AutoBridge"
+
+
+def test_new_optional_parameters_are_one_finding_per_api() -> None:
+    few = sig(("a", PK, None), ("b", PK, "1"), ("c", KW, "None"), ("d", KW, "True"), ("e", KW, "0"))
+    assert [(c, p, m) for c, _s, p, m in signature_changes("pkg.f", OLD, few)] == [
+        ("NEW_OPTIONAL_PARAM", "d,e", "`pkg.f`: 2 new optional parameters: `d=True`, `e=0`")]
+    many = sig(("a", PK, None), ("b", PK, "1"), ("c", KW, "None"), *((n, KW, "None") for n in "vwxyz"))
+    assert [m for _c, _s, _p, m in signature_changes("pkg.f", OLD, many)] == [
+        "`pkg.f`: 5 new optional parameters: `v`, `w`, `x`, `y`, `z`"]

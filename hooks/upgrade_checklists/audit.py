@@ -40,7 +40,7 @@ class AuditResult:
 
     @property
     def breaking(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "error"]
+        return [f for f in self.findings if f.severity == "error" and f.code != "FETCH"]
 
 
 class Auditor:
@@ -138,7 +138,7 @@ class Auditor:
                     old.peer = new
             except fetching.FetchError as exc:
                 result.errors.append(f"{t.package}: {exc}")
-                result.findings.append(Finding(t.checklist.rel, 1, "FETCH", str(exc), package=t.package, at_source=False))
+                result.findings.append(Finding(t.checklist.rel, 1, "FETCH", str(exc), package=t.package, severity="warning", at_source=False))
                 t.findings = _unique(result.findings[start:])
                 continue
             try:
@@ -224,6 +224,7 @@ class Auditor:
         for e in cl.entries:
             if not e.api:
                 add("UNRESOLVED", "info", f"entry {e.number}: heading names no API in backticks", at=e.line)
+                t.not_resolved.append((e.number, "", "the heading names no API in backticks"))
                 continue
             api_new = api_old = None
             reason = None
@@ -238,9 +239,11 @@ class Auditor:
                     api_old = None
             if api_new is None:
                 if api_old is not None:
-                    self._gone(e.api, api_old, new, calls, site_api, add, e.line, version)
+                    code = self._gone(e.api, api_old, new, calls, site_api, add, e.line, version)
+                    t.not_resolved.append((e.number, e.api, f"{'moved' if code == 'MOVED_API' else 'removed'} at {version} ({code})"))
                 else:
                     add("UNRESOLVED", "info", f"entry {e.number}: {reason}", at=e.line)
+                    t.not_resolved.append((e.number, e.api, reason or "not found"))
                 continue
             t.resolved += 1
             targets = self._entry_apis(api_new, api_old, new, old, calls, site_api)
@@ -329,6 +332,7 @@ class Auditor:
             add(code, "info", msg + " (no call site)", at=at)
         for rel, c in sites:
             add(code, "error", msg, rel, c.line, at)
+        return code
 
     def _returned_methods(self, rel, call, a_new, a_old, new, old, sources, add, at, version, catalog):
         """Methods called on the object an API call returned: ``b = X.make(); b.save(...)``

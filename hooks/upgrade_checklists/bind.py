@@ -79,6 +79,7 @@ def signature_changes(what: str, old: Signature, new: Signature) -> list[Problem
     """What changed in the signature, whoever calls it (reported as info when no call is hit)."""
     out: list[Problem] = []
     oldn, newn = old.named(), new.named()
+    optional: list[str] = []
     for name, p in oldn.items():
         if name not in newn:
             to = _renamed(name, old, new)
@@ -96,7 +97,13 @@ def signature_changes(what: str, old: Signature, new: Signature) -> list[Problem
         elif p.required:
             out.append(("NEW_REQUIRED_PARAM", "info", name, f"`{what}`: new required parameter `{name}` (no call site affected)"))
         else:
-            out.append(("NEW_OPTIONAL_PARAM", "info", name, f"`{what}`: new optional parameter `{name}={p.default}`"))
+            optional.append(f"{name}={p.default}")
+    if len(optional) == 1:
+        out.append(("NEW_OPTIONAL_PARAM", "info", optional[0].split("=")[0], f"`{what}`: new optional parameter `{optional[0]}`"))
+    elif optional:  # one finding per API, its parameters listed
+        names = [o.split("=")[0] for o in optional]
+        shown = ", ".join(f"`{o}`" for o in (optional if len(optional) <= 4 else names))
+        out.append(("NEW_OPTIONAL_PARAM", "info", ",".join(names), f"`{what}`: {len(optional)} new optional parameters: {shown}"))
     if old.returns != new.returns:
         out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`); no call site uses the result"))
     return out

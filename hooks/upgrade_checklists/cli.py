@@ -25,7 +25,7 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--config", type=Path, metavar="FILE", help="TOML file with a [tool.upgrade-checklists] table (default: ./pyproject.toml)")
     common.add_argument("--format", choices=report.FORMATS, default="text", help="output format (default: text)")
     common.add_argument("--no-cache", action="store_true", help="neither read nor write the scan cache")
-    common.add_argument("-v", "--verbose", action="store_true", help="say where import names and tiers came from")
+    common.add_argument("-v", "--verbose", action="store_true", help="say where import names and tiers came from; audit: list info findings too")
 
     check = sub.add_parser("check", parents=[common], help="compare checklists with the code (the checklist-structure hook)")
     check.add_argument("paths", nargs="*", help="report only findings concerning these files (as pre-commit passes them)")
@@ -161,7 +161,8 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     packages = [{"package": t.package, "old_version": t.old, "new_version": t.new, "source": t.source, "variants": t.variants}
                 for t in result.targets]
     sys.stdout.write(report.render(result.findings, args.format, checklists=len(check.checklists),
-                                   files_scanned=check.files_scanned, extra={"packages": packages}))
+                                   files_scanned=check.files_scanned, extra={"packages": packages},
+                                   hide_info=not args.verbose))
     for err in result.errors:
         print(f"upgrade-checklists: error: {err}", file=sys.stderr)
     print(f"Wrote {_rel(path, cfg)}", file=sys.stderr)

@@ -28,7 +28,9 @@ def text_line(f: Finding) -> str:
     return f"{path}:{line}:1: {f.code} {msg}"
 
 
-def render(findings: list[Finding], fmt: str, *, checklists: int, files_scanned: int, extra: dict | None = None) -> str:
+def render(findings: list[Finding], fmt: str, *, checklists: int, files_scanned: int, extra: dict | None = None,
+           hide_info: bool = False) -> str:
+    """``hide_info``: in text output, audit findings of severity ``info`` are counted, not listed."""
     findings = sorted(findings, key=sort_key)
     if fmt == "json":
         doc = {
@@ -50,13 +52,15 @@ def render(findings: list[Finding], fmt: str, *, checklists: int, files_scanned:
             level = {"error": "error", "warning": "warning"}.get(f.severity, "notice")
             out.append(f"::{level} file={_gh_prop(path)},line={line},title={f.code}::{_gh(f.message)}")
         return "".join(line + "\n" for line in out)
-    lines = [text_line(f) for f in findings]
+    hidden = [f for f in findings if hide_info and f.at_source and f.severity == "info"]
+    lines = [text_line(f) for f in findings if not (hide_info and f.at_source and f.severity == "info")]
     if findings and extra is None:
         n = len(findings)
         lines.append(f"Found {n} finding{'s' if n != 1 else ''} in {checklists} checklist{'s' if checklists != 1 else ''}.")
     elif extra is not None:
-        errors = sum(f.severity == "error" for f in findings)
-        lines.append(f"Audited {len(extra.get('packages', []))} package(s): {errors} breaking, {len(findings) - errors} other.")
+        errors = sum(f.severity == "error" and f.code != "FETCH" for f in findings)
+        more = f" ({len(hidden)} info not listed; -v lists them)" if hidden else ""
+        lines.append(f"Audited {len(extra.get('packages', []))} package(s): {errors} breaking, {len(findings) - errors} other{more}.")
     return "".join(line + "\n" for line in lines)
 
 

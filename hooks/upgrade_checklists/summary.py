@@ -28,7 +28,7 @@ def render(result: AuditResult) -> str:
         out += ["| package | old | new | source | breaking | other |", "| --- | --- | --- | --- | --- | --- |"]
         for t in result.targets:
             mine = [f for f in result.findings if f.package == t.package]
-            errors = sum(f.severity == "error" for f in mine)
+            errors = sum(f.severity == "error" and f.code != "FETCH" for f in mine)
             out.append(f"| {t.package} | {t.old or '—'} | {t.new} | {t.source or '—'} | {errors} | {len(mine) - errors} |")
         out.append("")
     else:
@@ -41,8 +41,12 @@ def render(result: AuditResult) -> str:
         mine = [f for f in result.findings if f.package == t.package]
         out += [f"## {t.package} {t.old + ' -> ' if t.old else 'at '}{t.new}", "", f"Why: {t.why}.", "",
                 f"Resolved {t.resolved} of {len(t.checklist.entries)} catalog APIs upstream; bound {t.bound} call sites.", ""]
+        if t.not_resolved:
+            out += [f"Not resolved ({len(t.not_resolved)}):", ""]
+            out += [f"- entry {n}{f' `{api}`' if api else ''}: {why}" for n, api, why in t.not_resolved]
+            out.append("")
         sections = [
-            ("Breaking changes", [f for f in mine if f.severity == "error" and f.code not in _GUARDS]),
+            ("Breaking changes", [f for f in mine if f.severity == "error" and f.code not in _GUARDS + ("FETCH",)]),
             ("Module moves", [f for f in mine if f.code in _MOVES]),
             ("Version guards", [f for f in mine if f.code in _GUARDS]),
             ("Warnings", [f for f in mine if f.severity == "warning" and f.code not in _GUARDS]),

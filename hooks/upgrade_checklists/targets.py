@@ -38,6 +38,7 @@ class Target:
     source: str = ""  # where the new source came from (git ref / index)
     resolved: int = 0  # catalog entries whose API resolved upstream
     bound: int = 0  # call sites bound against a signature
+    not_resolved: list[tuple[int, str, str]] = field(default_factory=list)  # (entry, API, why) of the others
     variants: list[str] = field(default_factory=lambda: [DEFAULT])
     old_git: str | None = None  # the repository of a git pin (the version is then a git ref)
     new_git: str | None = None
