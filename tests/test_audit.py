@@ -201,16 +201,16 @@ BREAKING = [
     # a re-export move, seen from the catalog entry and from the import
     ("app/engine/core.py:21", "MOVED_API", "`fakepkg.core.utils.helper` is gone from `fakepkg.core.utils.helpers.helper` at 2.0.0; found at `fakepkg.core.tools.helpers.helper`"),
     ("app/engine/core.py:5", "MOVED_API", "import `fakepkg.core.utils.helper` no longer resolves at 2.0.0; `helper` is at `fakepkg.core.tools.helpers.helper`"),
-    ("app/engine/lora.py:4", "GUARD_MISMATCH", "native `fakepkg.core.bridge.AutoBridge.save_hf_adapter(self, model, path, peft_config, base_model_name_or_path)` differs from the patch `save_hf_adapter(self, model, path, peft_config, show_progress, base_model_name_or_path)` (line 8): names and order must match exactly"),
+    ("app/engine/lora.py:4", "GUARD_MISMATCH", "native `fakepkg.core.bridge.AutoBridge.save_hf_adapter(self, model, path, peft_config, base_model_name_or_path)` differs from the patch `save_hf_adapter(self, model, path, peft_config, show_progress, base_model_name_or_path)` (line 8): only in the patch: `show_progress`; names and order must match exactly"),
 ]
 
 OTHER = [
     ("app/engine/compat.py:10", "MOVED_API", "[info] import `fakepkg.core.utils.helper` no longer resolves at 2.0.0; `helper` is at `fakepkg.core.tools.helpers.helper`"),
-    ("app/engine/compat.py:4", "GUARD_DEAD", "[warning] version comparison with 2.0.0: at or below the new version 2.0.0, the guard is dead"),
-    ("app/engine/compat.py:8", "GUARD_DEAD", "[warning] the primary import `fakepkg.core.tools.helper` now resolves: the ImportError fallback is dead"),
+    ("app/engine/compat.py:4", "GUARD_DEAD", "[warning] version comparison with 2.0.0: at or below the new version 2.0.0, the guard can be removed"),
+    ("app/engine/compat.py:8", "GUARD_DEAD", "[warning] the primary import `fakepkg.core.tools.helper` now resolves: the ImportError fallback can be removed"),
     ("app/engine/core.py:11", "NEW_OPTIONAL_PARAM", "[info] `fakepkg.core.parallel_state.initialize_model_parallel`: new optional parameter `context_size=1`"),
     ("app/engine/core.py:14", "NEW_REQUIRED_PARAM", "[info] `fakepkg.core.distributed.DistributedDataParallel`: `config` is now required (was optional); every call site passes it"),
-    ("app/engine/lora.py:4", "GUARD_DEAD", "[warning] `fakepkg.core.bridge.AutoBridge` now has `save_hf_adapter`: the `hasattr` guard is dead"),
+    ("app/engine/lora.py:4", "GUARD_DEAD", "[warning] `fakepkg.core.bridge.AutoBridge` now has `save_hf_adapter`: the `hasattr` guard can be removed, once callers follow the native signature"),
     ("checklists/fakepkg-core.md:1", "FAMILY", "upgrade family `fakepkg`: fakepkg-core moves 1.0.0 -> 2.0.0 but fakepkg-bridge (at 1.0.0) does not; check that they are compatible"),
     ("checklists/fakepkg-core.md:135", "UNRESOLVED", "[info] entry 11: `POST /generate` is not a Python API name (HTTP surface or prose)"),
 ]
@@ -510,3 +510,12 @@ def test_a_failed_fetch_is_not_counted_as_breaking(project: Repo) -> None:
     assert r.code == 2
     assert r.lines[-1] == "Audited 1 package(s): 0 breaking, 2 other."
     assert "| fakepkg-core | 1.0.0 | 9.9.9 | — | 0 | 2 |" in project.read("upgrade-summary.md")
+
+
+def test_guard_patch_compared_parameter_by_parameter() -> None:
+    from upgrade_checklists.guards import param_differences
+
+    pk, kw = "positional or keyword", "keyword-only"
+    assert param_differences([("self", pk), ("a", pk), ("b", pk)], [("self", pk), ("a", pk), ("b", pk)]) == []
+    assert param_differences([("self", pk), ("b", pk), ("a", pk), ("x", pk)], [("self", pk), ("a", pk), ("b", kw), ("y", kw)]) == [
+        "only in the patch: `x`", "only native: `y`", "order differs for `b`, `a`", "`b` is keyword-only natively, positional or keyword in the patch"]

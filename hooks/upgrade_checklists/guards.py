@@ -1,9 +1,12 @@
 """Version-guarded code (section 6 step 5), checked against the new upstream.
 
-- ``hasattr(Cls, "name")``: dead once upstream has ``name``; then the native
-  signature must match the monkey-patch's parameter names and order exactly.
-- a version comparison whose threshold is at or below the new version is dead.
-- a ``try`` import fallback whose primary import now resolves is dead.
+Each verdict says what to do: the guard is "still needed", or "can be removed".
+
+- ``hasattr(Cls, "name")``: can be removed once upstream has ``name``; then the
+  native signature must match the monkey-patch's, parameter by parameter (names,
+  order and kind); each difference is named.
+- a version comparison whose threshold is at or below the new version can be removed.
+- a ``try`` import fallback whose primary import now resolves can be removed.
 """
 
 from __future__ import annotations
@@ -80,15 +83,56 @@ def _hasattr(tree: ast.Module, call: ast.Call, bound: dict[str, str], model: Ups
     native = model.member(cls, name) if cls.kind == "class" else model.lookup(f"{qual}.{name}")
     if native is None:
         return [GuardResult("GUARD_NEEDED", "info", f"`{qual}` still lacks `{name}`: the guard (and its patch) is still needed")]
-    out = [GuardResult("GUARD_DEAD", "warning", f"`{qual}` now has `{name}`: the `hasattr` guard is dead")]
     patch = _patch_function(tree, ast.unparse(obj), name)
+    diffs: list[str] = []
     if patch is not None and native.signature is not None:
-        mine = [a.arg for a in patch.args.posonlyargs + patch.args.args + patch.args.kwonlyargs]
-        theirs = [p.name for p in native.obj.parameters] if native.kind == "function" else []
-        if mine != theirs:
-            out.append(GuardResult("GUARD_MISMATCH", "error",
-                                   f"native `{qual}.{name}({', '.join(theirs)})` differs from the patch "
-                                   f"`{patch.name}({', '.join(mine)})` (line {patch.lineno}): names and order must match exactly"))
+        mine = _patch_params(patch)
+        theirs = [(p.name, p.kind.value) for p in native.obj.parameters] if native.kind == "function" else []
+        diffs = param_differences(mine, theirs)
+        if diffs:
+            shown_mine = ", ".join(n for n, _ in mine)
+            shown_theirs = ", ".join(n for n, _ in theirs)
+            return [
+                GuardResult("GUARD_DEAD", "warning", f"`{qual}` now has `{name}`: the `hasattr` guard can be removed, "
+                            "once callers follow the native signature"),
+                GuardResult("GUARD_MISMATCH", "error",
+                            f"native `{qual}.{name}({shown_theirs})` differs from the patch `{patch.name}({shown_mine})` "
+                            f"(line {patch.lineno}): {'; '.join(diffs)}; names and order must match exactly"),
+            ]
+    same = " with the patch's parameters" if patch is not None and native.signature is not None else ""
+    return [GuardResult("GUARD_DEAD", "warning", f"`{qual}` now has `{name}`{same}: the `hasattr` guard (and its patch) can be removed")]
+
+
+def _patch_params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, str]]:
+    a = fn.args
+    out = [(x.arg, "positional-only") for x in a.posonlyargs] + [(x.arg, "positional or keyword") for x in a.args]
+    if a.vararg is not None:
+        out.append((a.vararg.arg, "variadic positional"))
+    out += [(x.arg, "keyword-only") for x in a.kwonlyargs]
+    if a.kwarg is not None:
+        out.append((a.kwarg.arg, "variadic keyword"))
+    return out
+
+
+def param_differences(mine: list[tuple[str, str]], theirs: list[tuple[str, str]]) -> list[str]:
+    """Each difference between a patch's parameters and the native ones, in words."""
+    out: list[str] = []
+    names_mine, names_theirs = [n for n, _ in mine], [n for n, _ in theirs]
+    only_mine = [n for n in names_mine if n not in names_theirs]
+    only_theirs = [n for n in names_theirs if n not in names_mine]
+    if only_mine:
+        out.append(f"only in the patch: {', '.join(f'`{n}`' for n in only_mine)}")
+    if only_theirs:
+        out.append(f"only native: {', '.join(f'`{n}`' for n in only_theirs)}")
+    common_mine = [n for n in names_mine if n in names_theirs]
+    common_theirs = [n for n in names_theirs if n in names_mine]
+    if common_mine != common_theirs:
+        moved = [n for i, n in enumerate(common_mine) if common_theirs[i] != n]
+        out.append(f"order differs for {', '.join(f'`{n}`' for n in moved)}")
+    kinds_theirs = dict(theirs)
+    for n, kind in mine:
+        if n in kinds_theirs and kinds_theirs[n] != kind:
+            out.append(f"`{n}` is {kinds_theirs[n]} natively, {kind} in the patch")
     return out
 
 
@@ -120,9 +164,9 @@ def _version_compare(node: ast.Compare, version: str) -> list[GuardResult]:
         except InvalidVersion:
             return [GuardResult("GUARD_UNKNOWN", "warning", f"new version {version!r} is not PEP 440; cannot compare with {threshold}")]
         if threshold <= new:
-            out.append(GuardResult("GUARD_DEAD", "warning", f"version comparison with {threshold}: at or below the new version {version}, the guard is dead"))
+            out.append(GuardResult("GUARD_DEAD", "warning", f"version comparison with {threshold}: at or below the new version {version}, the guard can be removed"))
         else:
-            out.append(GuardResult("GUARD_NEEDED", "info", f"version comparison with {threshold}: above the new version {version}, still needed"))
+            out.append(GuardResult("GUARD_NEEDED", "info", f"version comparison with {threshold}: above the new version {version}, the guard is still needed"))
     return out
 
 
@@ -172,7 +216,7 @@ def _try_import(node: ast.Try, model: UpstreamModel, modules: list[str]) -> list
             if not any(path == m or path.startswith(m + ".") for m in modules):
                 continue
             if model.resolves(path):
-                out.append(GuardResult("GUARD_DEAD", "warning", f"the primary import `{path}` now resolves: the ImportError fallback is dead"))
+                out.append(GuardResult("GUARD_DEAD", "warning", f"the primary import `{path}` now resolves: the ImportError fallback can be removed"))
             else:
-                out.append(GuardResult("GUARD_NEEDED", "info", f"the primary import `{path}` still does not resolve: the fallback is needed"))
+                out.append(GuardResult("GUARD_NEEDED", "info", f"the primary import `{path}` still does not resolve: the fallback is still needed"))
     return out

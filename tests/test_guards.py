@@ -1,0 +1,51 @@
+"""Version guards: each verdict says whether the guard is still needed or can be removed."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from upgrade_checklists.api import UpstreamModel
+from upgrade_checklists.guards import check_guard
+
+PATCH = '''\
+from up.bridge import Bridge
+
+if not hasattr(Bridge, "save"):
+    Bridge.save = save
+
+
+def save(self, model, path=None):
+    return None
+'''
+
+
+def model(tmp_path: Path, body: str) -> UpstreamModel:
+    (tmp_path / "up").mkdir()
+    (tmp_path / "up/__init__.py").write_text("")
+    (tmp_path / "up/bridge.py").write_text(textwrap.dedent(body))
+    return UpstreamModel([tmp_path], ["up"])
+
+
+def verdicts(m: UpstreamModel) -> list[tuple[str, str, str]]:
+    return [(r.code, r.severity, r.message) for r in check_guard(PATCH, 3, m, ["up"], "2.0")]
+
+
+def test_native_method_with_the_patch_parameters_can_be_removed(tmp_path: Path) -> None:
+    m = model(tmp_path, "class Bridge:\n    def save(self, model, path=None): ...\n")
+    assert verdicts(m) == [("GUARD_DEAD", "warning", "`up.bridge.Bridge` now has `save` with the patch's parameters: "
+                            "the `hasattr` guard (and its patch) can be removed")]
+
+
+def test_native_method_that_differs_names_each_difference(tmp_path: Path) -> None:
+    m = model(tmp_path, "class Bridge:\n    def save(self, path, model, *, strict=True): ...\n")
+    assert verdicts(m) == [
+        ("GUARD_DEAD", "warning", "`up.bridge.Bridge` now has `save`: the `hasattr` guard can be removed, once callers follow the native signature"),
+        ("GUARD_MISMATCH", "error", "native `up.bridge.Bridge.save(self, path, model, strict)` differs from the patch `save(self, model, path)` "
+                                    "(line 7): only native: `strict`; order differs for `model`, `path`; names and order must match exactly"),
+    ]
+
+
+def test_missing_method_means_still_needed(tmp_path: Path) -> None:
+    m = model(tmp_path, "class Bridge:\n    pass\n")
+    assert verdicts(m) == [("GUARD_NEEDED", "info", "`up.bridge.Bridge` still lacks `save`: the guard (and its patch) is still needed")]
