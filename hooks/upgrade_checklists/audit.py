@@ -19,7 +19,8 @@ from packaging.utils import canonicalize_name
 from upgrade_checklists import fetch as fetching
 from upgrade_checklists.api import Api, Unresolved, UpstreamModel
 from upgrade_checklists.bind import bind_call, signature_changes
-from upgrade_checklists.calls import Call, find_calls, find_method_calls
+from upgrade_checklists.calls import Call, bindings, find_calls, find_method_calls
+from upgrade_checklists.calls import resolve as resolve_use
 from upgrade_checklists.checklist import Checklist
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
@@ -249,9 +250,6 @@ class Auditor:
             targets = self._entry_apis(api_new, api_old, new, old, calls, site_api)
             if _is_method(api_new):  # calls on instances in the files the entry names: self.bridge.m(...)
                 targets[0][1].extend(self._instance_calls(e, api_new, sources, calls))
-            warned = new.deprecation(api_new, e.api)
-            if warned is not None and not any(sites for _, sites in targets):
-                add("DEPRECATED", "warning", f"`{api_new.path}` is deprecated at {version}: \"{warned}\" (the entry's use; no call site bound)", at=e.line)
             for (a_new, a_old), sites in targets:
                 what = a_new.path
                 hit: set[tuple[str, str]] = set()
@@ -278,6 +276,7 @@ class Auditor:
                         if (code, param) not in hit and not (code == "REMOVED_PARAM" and ("RENAMED_PARAM", param) in hit):
                             add(code, sev, msg, sites[0][0] if sites else None, sites[0][1].line if sites else None, e.line)
         self._imports(cl, sources, names, old, new, add, version)
+        self._deprecated_attributes(cl, sources, names, new, add, version)
         for g in cl.guards:
             path = self.cfg.root / g.file
             if not path.is_file() or g.line is None:
@@ -393,6 +392,29 @@ class Auditor:
                         add("MOVED_API", sev, f"import `{path}` {verb} at {version}; `{last}` is at `{elsewhere[0]}`", rel, node.lineno, at)
                     elif was or old is None:
                         add("REMOVED_API", sev, f"import `{path}` {verb} at {version}", rel, node.lineno, at)
+
+    def _deprecated_attributes(self, cl, sources, names, new, add, version):
+        """Attribute uses (``pkg.__version__``) of names a module ``__getattr__`` serves with a warning."""
+        rows = {row.file: row.line for row in cl.rows}
+        for rel, (_text, tree) in sources.items():
+            bound = bindings(tree, names)
+            seen: set[tuple[int, str]] = set()
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.Attribute):
+                    continue
+                path = resolve_use(node, bound)
+                if path is None or (node.lineno, path) in seen:
+                    continue
+                seen.add((node.lineno, path))
+                try:
+                    if new.find(path) is None:
+                        continue
+                except Unresolved:
+                    continue
+                how = new.served.get(path)
+                if how is not None and how.warning:
+                    add("DEPRECATED", "warning", f"`{path}` is served by a {how.via} that warns at {version}: "
+                        f"\"{how.warning}\"", rel, node.lineno, rows.get(rel))
 
     def _families(self, targets: list[Target], versions: dict[str, str], result: AuditResult) -> None:
         moving = {canonicalize_name(t.package): t for t in targets if t.old and t.old != t.new}
