@@ -234,6 +234,7 @@ def project(tmp_path: Path, capsys, upstream: Path) -> Repo:
     git(r.path, "init", "-q", "-b", "main")
     r.write("app/__init__.py", "")
     r.write("app/tok.py", APP)
+    r.write("app/ver.py", "from oldnew import __version__ as VERSION\n")
     r.write("checklists/oldnew.md", CHECKLIST)
     r.write("pyproject.toml", f'[project]\nname = "app"\nversion = "0"\ndependencies = ["oldnew==1.0.0"]\n\n'
                               f'[tool.upgrade-checklists]\nroots = ["app"]\ngit_url = "file://{upstream}/{{github}}"\n')
@@ -262,6 +263,8 @@ def test_aliases_equal_types_and_deprecations(project: Repo) -> None:
         # @deprecated
         ("app/tok.py:19", "DEPRECATED", "[warning] `oldnew.api.old_fetch` is deprecated at 2.0.0: \"old_fetch() is deprecated: use fetch(url, retries=0)\""),
         # a name served by a module __getattr__ that warns: not removed, deprecated
+        # imported from a module whose __getattr__ warns when serving it
+        ("app/ver.py:1", "DEPRECATED", "[warning] import `oldnew.__version__` is served by a module __getattr__ that warns at 2.0.0: \"oldnew.__version__ is deprecated and will be removed in 3.0; use importlib.metadata.version('oldnew')\""),
         ("app/tok.py:24", "DEPRECATED", "[warning] `oldnew.__version__` is served by a module __getattr__ that warns at 2.0.0: \"oldnew.__version__ is deprecated and will be removed in 3.0; use importlib.metadata.version('oldnew')\""),
         # gone, but only imported for type checking: nothing breaks at run time
         ("app/tok.py:10", "REMOVED_API", "[warning] import `oldnew.tokens.SlowTokenizer` no longer resolves at 2.0.0"),
