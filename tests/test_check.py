@@ -141,6 +141,8 @@ def test_line_moved_snippet(repo: Repo) -> None:
     assert r.lines == [
         "checklists/fakepkg-core.md:36:1: LINE entry 1: snippet in `app/engine/core.py` is now at line 10 (recorded line 9) (app/engine/core.py:10)",
         "checklists/fakepkg-core.md:50:1: LINE entry 2: snippet in `app/engine/core.py` is now at lines 11-14 (recorded lines 10-13) (app/engine/core.py:11)",
+        # the guard's quoted expression moved down with it
+        'checklists/fakepkg-core.md:63:1: GUARD version guard `hasattr(mpu, "destroy")` in `app/engine/core.py` is now at line 8 (recorded line 7) (app/engine/core.py:8)',
     ]
 
 
@@ -155,7 +157,11 @@ def test_snippet_is_whitespace_insensitive(repo: Repo) -> None:
 def test_snippet_gone_and_file_gone(repo: Repo) -> None:
     repo.edit("app/engine/core.py", "tensor_model_parallel_size=2", "tensor_model_parallel_size=4")
     r = repo.run("check")
-    assert r.lines == ["checklists/fakepkg-core.md:38:1: SNIPPET entry 1: snippet no longer occurs in `app/engine/core.py` (app/engine/core.py:9)"]
+    assert r.lines == [
+        "checklists/fakepkg-core.md:38:1: SNIPPET entry 1: documented code changed: "
+        "`mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: `tensor_model_parallel_size=2` is now "
+        "`tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`) (app/engine/core.py:9)"
+    ]
     repo.edit("checklists/fakepkg-core.md", "Called in `app/engine/core.py` (lines 10-13)", "Called in `app/engine/gone.py` (lines 10-13)")
     r = repo.run("check")
     assert "checklists/fakepkg-core.md:50:1: SNIPPET entry 2: call site `app/engine/gone.py` does not exist (app/engine/gone.py:10)" in r.lines
@@ -163,7 +169,10 @@ def test_snippet_gone_and_file_gone(repo: Repo) -> None:
 
 def test_guard_reference(repo: Repo) -> None:
     repo.edit("checklists/fakepkg-core.md", "`app/engine/core.py:7`", "`app/engine/core.py:60`")
-    r = repo.run("check")
+    r = repo.run("check")  # the quoted expression says where the guard is
+    assert r.lines == ['checklists/fakepkg-core.md:63:1: GUARD version guard `hasattr(mpu, "destroy")` in `app/engine/core.py` is now at line 7 (recorded line 60) (app/engine/core.py:7)']
+    repo.edit("checklists/fakepkg-core.md", '`hasattr(mpu, "destroy")` guard', "guard")
+    r = repo.run("check")  # nothing quoted: only the file's length can be checked
     assert r.lines == ["checklists/fakepkg-core.md:63:1: GUARD version guard `app/engine/core.py:60` is past the end of the file (13 lines) (app/engine/core.py:60)"]
     repo.edit("checklists/fakepkg-core.md", "`app/engine/core.py:60`", "`app/engine/nope.py:6`")
     assert repo.run("check").lines == ["checklists/fakepkg-core.md:63:1: GUARD version guard `app/engine/nope.py` does not exist (app/engine/nope.py:6)"]
@@ -198,12 +207,12 @@ def test_paths_select_findings(repo: Repo) -> None:
     repo.edit("app/engine/core.py", "def build(model):\n", "def build(model):\n    pass\n")
     # only the passed file's findings
     assert repo.run("check", "app/utils/new.py").codes == ["MISSING"]
-    assert repo.run("check", "app/engine/core.py").codes == ["LINE", "LINE"]
+    assert repo.run("check", "app/engine/core.py").codes == ["GUARD", "LINE", "LINE"]
     assert repo.run("check", "app/utils/other.py").code == 0
     # a changed checklist is checked whole
-    assert repo.run("check", "checklists/fakepkg-core.md").codes == ["LINE", "LINE", "MISSING"]
+    assert repo.run("check", "checklists/fakepkg-core.md").codes == ["GUARD", "LINE", "LINE", "MISSING"]
     # the configuration file selects everything
-    assert repo.run("check", "pyproject.toml").codes == ["LINE", "LINE", "MISSING"]
+    assert repo.run("check", "pyproject.toml").codes == ["GUARD", "LINE", "LINE", "MISSING"]
 
 
 def test_deleted_listed_file_concerns_every_commit(repo: Repo) -> None:

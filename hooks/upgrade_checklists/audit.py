@@ -24,6 +24,7 @@ from upgrade_checklists.calls import resolve as resolve_use
 from upgrade_checklists.checklist import Checklist
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
+from upgrade_checklists.catalog import located_guard_line
 from upgrade_checklists.guards import GuardResult, catches_import_error, check_guard
 from upgrade_checklists.result import Result
 from upgrade_checklists.targets import AuditError, Target, plan
@@ -282,12 +283,14 @@ class Auditor:
             if not path.is_file() or g.line is None:
                 add("GUARD_UNKNOWN", "warning", f"version guard `{g.file}:{g.line}` not found", g.file, g.line, g.ref_line)
                 continue
+            source = path.read_text(encoding="utf-8", errors="replace")
+            line = located_guard_line(source, g) or g.line  # where its quoted expression now is
             try:
-                checked = check_guard(path.read_text(encoding="utf-8", errors="replace"), g.line, new, names, version)
+                checked = check_guard(source, line, new, names, version)
             except Unresolved as exc:
                 checked = [GuardResult("GUARD_UNKNOWN", "info", f"cannot tell: {exc}")]
             for r in checked:
-                add(r.code, r.severity, r.message, g.file, g.line, g.ref_line)
+                add(r.code, r.severity, r.message, g.file, line, g.ref_line)
 
     def _instance_calls(self, e, api: Api, sources, calls) -> list:
         method = api.path.rsplit(".", 1)[-1]

@@ -1,47 +1,78 @@
-"""The API Usage Catalog and Version-Guarded Code against the files they name: SNIPPET, LINE, GUARD."""
+"""The API Usage Catalog and Version-Guarded Code against the files they name: SNIPPET, LINE, GUARD.
+
+- SNIPPET: a statement a snippet documents is no longer in any file the entry names
+  (the message says what differs and where the nearest match is), or a referenced
+  path does not exist (reported once per checklist, with the nearest existing path).
+- LINE: a recorded line number (every number of every reference) is neither inside a
+  statement the entry's snippets match (from its decorators to its end) nor on the
+  line where a statement or function enclosing one starts (or, for the end of a range,
+  ends). Fixable: the finding carries the exact edits.
+- GUARD: a version guard's file is missing, its quoted expression is nowhere in the
+  file, or (fixable, like LINE) its recorded line drifted from where the expression is.
+"""
 
 from __future__ import annotations
 
-from upgrade_checklists.checklist import Checklist
+import ast
+import difflib
+import os
+from pathlib import Path
+
+from upgrade_checklists.checklist import Checklist, Guard
 from upgrade_checklists.findings import Finding
+from upgrade_checklists.refs import CallSite, Part
 from upgrade_checklists.result import Result
-from upgrade_checklists.snippets import Snippets
+from upgrade_checklists.snippets import Snippets, SourceIndex, is_glob, snippet_units
+
+_GUARD_NODES = (ast.Call, ast.Compare, ast.If, ast.Try, ast.Import, ast.ImportFrom, ast.BoolOp, ast.UnaryOp)
 
 
 def check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
     add = res.findings.append
     pkg = cl.package
+    lines = cl.text.split("\n")
+    missing_reported: set[str] = set()
+
+    def missing(path: str, at: int, code: str, what: str, line: int | None) -> None:
+        if path in missing_reported:
+            return
+        missing_reported.add(path)
+        near = nearest_path(snippets.root, path)
+        hint = f" (nearest existing path: `{near}`)" if near else ""
+        add(Finding(cl.rel, at, code, f"{what} `{path}` does not exist{hint}", path, line, pkg))
+
     for e in cl.entries:
-        for cs in e.call_sites:
-            if not cs.snippet:
-                if snippets.line_count(cs.file) is None:
-                    add(Finding(cl.rel, cs.ref_line, "SNIPPET", f"entry {e.number}: call site `{cs.file}` does not exist", cs.file, cs.line, pkg))
+        files: list[str] = []
+        located: dict[int, list[str]] = {}
+        for i, cs in enumerate(e.call_sites):
+            found = _resolve(cs.file, snippets)
+            if not found:
+                if _in_repository(snippets.root, cs.file):
+                    missing(cs.file, cs.ref_line, "SNIPPET", f"entry {e.number}: call site", cs.line)
                 continue
-            places = snippets.places(cs.file, cs.snippet)
-            if places is None:
-                add(Finding(cl.rel, cs.ref_line, "SNIPPET", f"entry {e.number}: call site `{cs.file}` does not exist", cs.file, cs.line, pkg))
+            located[i] = found
+            files += [f for f in found if f not in files]
+        if e.source and not is_glob(e.source) and snippets.exists(e.source) and e.source not in files:
+            files.append(e.source)  # an entry about the repository's own code names it as its source
+        answers = {f: [snippets.match(f, code) for code, _ in e.snippets] for f in files}
+        for k, (code, fence_line) in enumerate(e.snippets):
+            _check_snippet(res, cl, e.number, code, fence_line, {f: a[k] for f, a in answers.items()})
+        for i, cs in enumerate(e.call_sites):
+            if i not in located or not cs.parts or is_glob(cs.file):
                 continue
-            if not places:
-                add(Finding(cl.rel, cs.snippet_line or cs.ref_line, "SNIPPET", f"entry {e.number}: snippet no longer occurs in `{cs.file}`", cs.file, cs.line, pkg))
-                continue
-            if cs.line is None:
-                continue
-            if any(s == cs.line and (cs.end_line is None or t == cs.end_line) for s, t in places):
-                continue
-            start, end = min(places, key=lambda p: abs(p[0] - cs.line))
-            now = f"line {start}" if cs.end_line is None or start == end else f"lines {start}-{end}"
-            was = f"line {cs.line}" if cs.end_line is None else f"lines {cs.line}-{cs.end_line}"
-            add(Finding(cl.rel, cs.ref_line, "LINE", f"entry {e.number}: snippet in `{cs.file}` is now at {now} (recorded {was})", cs.file, start, pkg,
-                        {"start": start, "end": end}))
+            f = located[i][0]
+            spans = [sp for a in answers.get(f, []) if a for u in a if u and u.get("at") for sp in u["at"]]
+            wholes = []
+            for p in cs.parts:  # "(`func`, lines N-M)": the function named with the numbers
+                q = p.qualname or cs.qualname
+                wholes.append(snippets.def_span(f, q) if q else None)
+            what = f"entry {e.number}: snippet in `{f}`"
+            _check_numbers(res, cl, lines, cs.parts, cs.words, spans, snippets.line_count(f), what, f, "LINE", wholes=wholes)
     outside = _outside_repository(cl, snippets)
     for g in cl.guards:
-        count = snippets.line_count(g.file)
-        if count is None and outside(g.file):
+        if outside(g.file) and snippets.line_count(g.file) is None:
             continue  # another repository's file (the subsection's note in -v says so)
-        if count is None:
-            add(Finding(cl.rel, g.ref_line, "GUARD", f"version guard `{g.file}` does not exist", g.file, g.line, pkg))
-        elif g.line is not None and g.line > count:
-            add(Finding(cl.rel, g.ref_line, "GUARD", f"version guard `{g.file}:{g.line}` is past the end of the file ({count} lines)", g.file, g.line, pkg))
+        _check_guard(res, cl, lines, g, snippets, missing)
 
 
 def _outside_repository(cl: Checklist, snippets: Snippets):
@@ -56,3 +87,230 @@ def _outside_repository(cl: Checklist, snippets: Snippets):
         return path in extra and not (snippets.root / path).exists() or path.split("/", 1)[0] in tops
 
     return outside
+
+
+def _resolve(path: str, snippets: Snippets) -> list[str]:
+    if is_glob(path):
+        return snippets.glob(path)
+    return [path] if snippets.exists(path) else []
+
+
+def _in_repository(root: Path, path: str) -> bool:
+    """Whether a path that does not exist is meant to be in this repository: its top
+    folder is (else it names an upstream file, or another repository's)."""
+    top = path.split("/", 1)[0]
+    return "/" not in path or (not is_glob(top) and os.path.isdir(os.path.join(root, top)))
+
+
+def nearest_path(root: Path, path: str) -> str | None:
+    """The existing file most like ``path``: the same name elsewhere, else a close name
+    in the deepest folder of ``path`` that exists."""
+    name = path.rsplit("/", 1)[-1]
+    if is_glob(name):
+        return None
+    top = path.split("/", 1)[0]
+    base = root / top if "/" in path and (root / top).is_dir() else root
+    try:
+        same = [p.relative_to(root).as_posix() for p in base.rglob(name) if p.is_file() and ".git" not in p.parts]
+    except OSError:
+        same = []
+    if same:
+        return max(same, key=lambda p: difflib.SequenceMatcher(None, p, path).ratio())
+    folder = root / path.rsplit("/", 1)[0] if "/" in path else root
+    while folder != root and not folder.is_dir():
+        folder = folder.parent
+    try:
+        names = [p.name for p in folder.iterdir() if p.is_file()]
+    except OSError:
+        return None
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
+    return (folder / close[0]).relative_to(root).as_posix() if close else None
+
+
+def _check_snippet(res: Result, cl: Checklist, number: int, code: str, fence_line: int, per_file: dict[str, list | None]) -> None:
+    answers = {f: a for f, a in per_file.items() if a is not None}
+    if not answers:
+        return
+    units = snippet_units(code)
+    problems = []
+    for i, unit in enumerate(units):
+        if any(i < len(a) and a[i] and a[i].get("at") for a in answers.values()):
+            continue
+        nears = [(len(a[i]["near"][1]), f, a[i]["near"]) for f, a in answers.items() if i < len(a) and a[i] and a[i].get("near")]
+        shown = _source(unit.node)
+        if nears:
+            _, f, (line, diffs) = min(nears, key=lambda x: x[0])
+            problems.append((f, line, f"`{shown}`: {'; '.join(diffs[:3])} (nearest match `{f}:{line}`)"))
+        else:
+            names = list(answers)
+            where = ", ".join(f"`{f}`" for f in names[:3]) + (f" and {len(names) - 3} more files" if len(names) > 3 else "")
+            problems.append((None, None, f"`{shown}` is not in {where}"))
+    if problems:
+        f, line = next(((f, ln) for f, ln, _ in problems if f), (next(iter(answers)), None))
+        text = "; ".join(p[2] for p in problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+        res.findings.append(Finding(cl.rel, fence_line, "SNIPPET", f"entry {number}: documented code changed: {text}", f, line, cl.package))
+
+
+def _source(node: ast.AST) -> str:
+    try:
+        text = ast.unparse(node)
+    except Exception:  # noqa: BLE001
+        text = type(node).__name__
+    text = " ".join(text.split("\n")[0].split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- line numbers ------------------------------------------------------------------------
+
+
+def _ok(n: int, spans: list, end: bool) -> bool:
+    for start, stop, starts, ends, _ in spans:
+        if start <= n <= stop or n in starts or (end and n in ends):
+            return True
+    return False
+
+
+def _distance(span: list, a: int, b: int) -> int:
+    start, stop = span[0], span[1]
+    return 0 if start <= b and a <= stop else min(abs(start - b), abs(a - stop))
+
+
+def wrong_parts(parts: list[Part], spans: list, wholes: list | None = None) -> list[tuple[Part, int, int]]:
+    """(part, new start, new end) for every part whose number(s) are not where the
+    matched statements are. Each matched statement belongs to its nearest part; a part
+    naming a function (``wholes[i]``: its span) is read against the statements inside
+    it, else against the function itself. A wrong range becomes whichever is most like
+    what was recorded (length first, then place): the statements it owns (in one
+    function), the function it names, or, when its start is right, that start to the
+    end of either."""
+    wholes = wholes or [None] * len(parts)
+    owned: dict[int, list] = {i: [] for i in range(len(parts))}
+    for sp in spans:
+        i = min(range(len(parts)), key=lambda i: _distance(sp, parts[i].start.value, (parts[i].end or parts[i].start).value))
+        owned[i].append(sp)
+    out = []
+    for i, p in enumerate(parts):
+        mine_all, whole = spans, wholes[i]
+        if whole:
+            mine_all = [sp for sp in spans if whole[0] <= sp[0] and sp[1] <= whole[1]] or [whole]
+            owned[i] = [sp for sp in owned[i] if sp in mine_all] or mine_all
+        if not mine_all:
+            continue
+        start_ok = _ok(p.start.value, mine_all, False)
+        if start_ok and (p.end is None or _ok(p.end.value, mine_all, True)):
+            continue
+        a, b = p.start.value, (p.end or p.start).value
+        nearest = min(owned[i] or mine_all, key=lambda sp: (_distance(sp, a, b), sp[0]))
+        if p.end is None:
+            out.append((p, nearest[0], nearest[1]))
+            continue
+        mine = [sp for sp in owned[i] if sp[4] == nearest[4]] or [nearest]
+        choices = [(min(sp[0] for sp in mine), max(sp[1] for sp in mine))]
+        if whole:
+            choices.append((whole[0], whole[1]))
+        if start_ok:
+            choices += [(a, max(a, c[1])) for c in choices]
+        start, end = min(choices, key=lambda c: (abs((c[1] - c[0]) - (b - a)), abs(c[0] - a) + abs(c[1] - b)))
+        out.append((p, start, end))
+    return out
+
+
+def _edits(lines: list[str], parts: list[Part], words, part: Part, start: int, end: int) -> list[list] | None:
+    """Exact text edits [line, col, old, new] that write ``start``/``end`` into ``part``."""
+    a, b = part.start, part.end
+    if b is None:
+        edits = [[a.line, a.col, a.text, str(start)]]
+        single = True
+    elif a.line == b.line:
+        old = lines[a.line - 1][a.col : b.col + len(b.text)]
+        dash = lines[a.line - 1][a.col + len(a.text) : b.col]
+        new = str(start) if start == end else f"{start}{dash}{end}"
+        edits = [[a.line, a.col, old, new]]
+        single = start == end
+    else:
+        edits = [[a.line, a.col, a.text, str(start)], [b.line, b.col, b.text, str(max(end, start))]]
+        single = False
+    if len(parts) == 1 and len(words) == 1:
+        w = words[0]
+        want = ("line" if single else "lines")
+        want = want.capitalize() if w.text[:1].isupper() else want
+        if want != w.text:
+            edits.append([w.line, w.col, w.text, want])
+    for line, col, old, _ in edits:
+        if not (0 < line <= len(lines)) or lines[line - 1][col : col + len(old)] != old:
+            return None
+    return edits
+
+
+def _shown(start: int, end: int | None) -> str:
+    return f"line {start}" if end is None or end == start else f"lines {start}-{end}"
+
+
+def _check_numbers(res, cl, lines, parts, words, spans, count, what, file, code, subject="", wholes=None) -> None:
+    if not spans and not any(wholes or []):
+        for p in parts:
+            for n in (p.start, p.end):
+                if n is not None and count is not None and n.value > count:
+                    res.findings.append(Finding(cl.rel, n.line, code, f"{what}: line {n.value} is past the end of the file ({count} lines)", file, None, cl.package))
+        return
+    for p, start, end in wrong_parts(parts, spans, wholes):
+        was = _shown(p.start.value, p.end.value if p.end else None)
+        now = _shown(start, end if p.end else None)
+        edits = _edits(lines, parts, words, p, start, end)
+        msg = f"{what}{subject} is now at {now} (recorded {was})"
+        res.findings.append(Finding(cl.rel, p.start.line, code, msg, file, start, cl.package, {"edits": edits} if edits else None))
+
+
+# --- version guards -------------------------------------------------------------------------
+
+
+def guard_code(g: Guard) -> str | None:
+    """The guard's quoted expression: the first quoted code after the path that is a
+    call, a comparison or a statement (``hasattr(Cls, "name")``, ``if ...: raise ...``)."""
+    for code in g.codes:
+        text = code.replace("\u2026", "...")
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        if any(isinstance(n, _GUARD_NODES) for n in ast.walk(tree)) and snippet_units(text):
+            return text
+    return None
+
+
+def _check_guard(res: Result, cl: Checklist, lines: list[str], g: Guard, snippets: Snippets, missing) -> None:
+    count = snippets.line_count(g.file)
+    if count is None:
+        missing(g.file, g.ref_line, "GUARD", "version guard", g.line)
+        return
+    code = guard_code(g)
+    answer = snippets.match(g.file, code) if code else None
+    if answer:
+        if not (answer[0] and answer[0].get("at")):
+            near = answer[0].get("near") if answer[0] else None
+            hint = f" (nearest: line {near[0]}: {'; '.join(near[1][:2])})" if near else ""
+            res.findings.append(Finding(cl.rel, g.ref_line, "GUARD", f"version guard `{code}` is not in `{g.file}`{hint}", g.file, g.line, cl.package))
+            return
+        spans = [sp for u in answer if u and u.get("at") for sp in u["at"]]
+        _check_numbers(res, cl, lines, g.parts, [], spans, count, "version guard", g.file, "GUARD", f" `{code}` in `{g.file}`")
+        return
+    if g.line is not None and g.line > count:
+        res.findings.append(Finding(cl.rel, g.ref_line, "GUARD", f"version guard `{g.file}:{g.line}` is past the end of the file ({count} lines)", g.file, g.line, cl.package))
+
+
+def located_guard_line(source: str, g: Guard) -> int | None:
+    """Where the guard's quoted expression is in ``source`` (the statement nearest to
+    the recorded line); the recorded line when nothing is quoted or nothing matches."""
+    code = guard_code(g)
+    if code is None:
+        return g.line
+    try:
+        index = SourceIndex(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return g.line
+    units = snippet_units(code)
+    places = index.match(units[0]).get("at") if units else None
+    if not places:
+        return g.line
+    near = g.line or 0
+    return min(places, key=lambda sp: _distance(sp, near, near))[0]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from upgrade_checklists.findings import Finding
 from upgrade_checklists.tokens import RowToken, parse_cell
+from upgrade_checklists.refs import CallSite, Part, read_guard_ref, read_references
 
 if TYPE_CHECKING:  # imported where used: a warm cached run never parses Markdown
     from markdown_it import MarkdownIt
@@ -31,10 +32,7 @@ _TEMPLATE_RE = re.compile(r"^[A-Za-z0-9._/${}+-]+$")
 _DOTTED_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 _BREAK_RE = re.compile(r"^\s*(?:-{3,}|_{3,}|\*{3,})\s*$")
 _ENTRY_RE = re.compile(r"^(\d+)\.\s*(.*)$")
-_CALLED_RE = re.compile(r"\b(?:called|used|instantiated|invoked|referenced|defined)\s+in\b", re.I)
-_REF_RE = re.compile(r"`([^`]+)`(?:\s*\(([^)]*)\))?")
-_LINES_RE = re.compile(r"\blines?\s+(\d+)(?:\s*[-\u2013\u2014]\s*(\d+))?", re.I)
-_GUARD_REF_RE = re.compile(r"^(.+?):(\d+)(?:\s*[-\u2013]\s*(\d+))?$")
+_PYTHON_FENCES = ("", "python", "py", "python3", "pycon")
 _STATUS_RE = re.compile(r"(\d+)\s+API\s+entr(?:y|ies)\b", re.I)
 
 
@@ -60,18 +58,6 @@ class Row:
 
 
 @dataclass
-class CallSite:
-    """``Called in `file` (lines N-M)`` plus the fenced snippet after it."""
-
-    file: str
-    line: int | None
-    end_line: int | None
-    ref_line: int
-    snippet: str | None = None
-    snippet_line: int | None = None
-
-
-@dataclass
 class Entry:
     """A numbered API Usage Catalog entry (``### N. heading``)."""
 
@@ -82,6 +68,7 @@ class Entry:
     source: str | None = None
     call_sites: list[CallSite] = field(default_factory=list)
     check: str | None = None
+    snippets: list[tuple[str, int]] = field(default_factory=list)  # (Python code, line of its fence)
 
 
 @dataclass
@@ -93,6 +80,8 @@ class Guard:
     end_line: int | None
     ref_line: int
     text: str
+    parts: list[Part] = field(default_factory=list)  # the numbers, with their positions
+    codes: list[str] = field(default_factory=list)  # quoted code after the path (the guard's expression first)
 
 
 @dataclass
@@ -336,6 +325,7 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
     section = None
     tier = None
     entry: Entry | None = None
+    lines = cl.text.split("\n")
     i = 0
     n = len(tokens)
     while i < n:
@@ -383,8 +373,12 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
         elif tok.type == "inline" and section == "affected" and tok.content.lstrip().startswith("|"):
             cl.problem("FORMAT", _line(tok), "broken table: lines start with '|' but there is no '| --- |' delimiter row")
         elif tok.type == "inline" and section == "catalog" and entry is not None:
-            _read_entry_paragraph(entry, tok)
+            _read_entry_paragraph(entry, tok, lines)
         elif tok.type == "fence" and section == "catalog" and entry is not None:
+            if tok.info.strip().lower() not in _PYTHON_FENCES:
+                i += 1
+                continue
+            entry.snippets.append((tok.content, _line(tok)))
             pending = next((c for c in entry.call_sites if c.snippet is None), None)
             if pending is not None:
                 pending.snippet, pending.snippet_line = tok.content, _line(tok)
@@ -392,7 +386,7 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
             close = next(j for j in range(i, n) if tokens[j].type == "list_item_close" and tokens[j].level == tok.level)
             inlines = [t for t in tokens[i:close] if t.type == "inline"]
             if inlines:
-                _read_guard(cl, inlines[0], _line(tok))
+                _read_guard(cl, inlines[0], _line(tok), "\n".join(lines[tok.map[0] : tok.map[1]]), tok.map[0] + 1)
             i = close + 1
             continue
         i += 1
@@ -460,42 +454,29 @@ def _read_table(cl: Checklist, tokens: list[Token], tier: str | None) -> None:
                            parse_cell(tokens_), files, extra, paths_only))
 
 
-def _read_entry_paragraph(entry: Entry, inline: Token) -> None:
+def _read_entry_paragraph(entry: Entry, inline: Token, lines: list[str]) -> None:
     content = inline.content
     stripped = content.lstrip()
     if stripped.startswith("**Source:**"):
         codes = _codes(inline)
         entry.source = codes[0] if codes else stripped[len("**Source:**"):].strip()
         return
-    if stripped.startswith("**Check:**"):
+    in_check = stripped.startswith("**Check:**")
+    if in_check:
         entry.check = stripped[len("**Check:**"):].strip()
+    if not inline.map:
         return
-    m = _CALLED_RE.search(content)
-    if not m:
-        return
-    for ref in _REF_RE.finditer(content, m.end()):
-        path = ref.group(1).strip()
-        if "/" not in path and not path.endswith(".py"):
-            continue
-        line = end = None
-        lines = _LINES_RE.search(ref.group(2) or "")
-        if lines:
-            line = int(lines.group(1))
-            end = int(lines.group(2)) if lines.group(2) else None
-        entry.call_sites.append(CallSite(path, line, end, _line(inline)))
+    a, b = inline.map
+    previous = entry.call_sites[-1] if entry.call_sites else None
+    entry.call_sites.extend(read_references("\n".join(lines[a:b]), a + 1, previous, in_check))
 
 
-def _read_guard(cl: Checklist, inline: Token, line: int) -> None:
-    for code in _codes(inline):
-        m = _GUARD_REF_RE.match(code.strip())
-        if m and ("/" in m.group(1) or m.group(1).endswith(".py")):
-            end = int(m.group(3)) if m.group(3) else None
-            cl.guards.append(Guard(m.group(1), int(m.group(2)), end, line, inline.content))
-            return
-    codes = [c for c in _codes(inline) if "/" in c or c.endswith(".py")]
-    lines = _LINES_RE.search(inline.content)
-    if codes:
-        cl.guards.append(Guard(codes[0], int(lines.group(1)) if lines else None, None, line, inline.content))
+def _read_guard(cl: Checklist, inline: Token, line: int, raw: str, first_line: int) -> None:
+    ref = read_guard_ref(raw, first_line)
+    if ref is not None:
+        start = ref.parts[0].start.value if ref.parts else None
+        end = ref.parts[0].end.value if ref.parts and ref.parts[0].end else None
+        cl.guards.append(Guard(ref.file, start, end, line, inline.content, ref.parts, ref.codes))
         return
     if inline.content.strip().strip("_*").lower().rstrip(".") != "none":
         cl.problem("GUARD", line, "version-guard item names no `path:line`")

@@ -25,10 +25,9 @@ from upgrade_checklists.rows import usage_parts
 from upgrade_checklists.tiers import TierRules
 from upgrade_checklists.tokens import covers, parse_cell
 
-FIXABLE = ("MISSING", "MOVED", "STALE", "CHANGED", "TIER", "LINE", "NUMBERING", "STATUS")
-NOT_FIXABLE = ("SNIPPET", "FRONTMATTER", "FORMAT", "GUARD", "PARSE")
+FIXABLE = ("MISSING", "MOVED", "STALE", "CHANGED", "TIER", "LINE", "GUARD", "NUMBERING", "STATUS")
+NOT_FIXABLE = ("SNIPPET", "FRONTMATTER", "FORMAT", "PARSE")  # and GUARD without a new line
 
-_LINES_RE = re.compile(r"\b(lines?)(\s+)(\d+)(?:(\s*[-\u2013\u2014]\s*)(\d+))?", re.I)
 _HEADING_RE = re.compile(r"^(\s*###\s*)(\d+)(\.)")
 _ENTRY_REF_RE = re.compile(r"\b([Ee]ntry\s+#?)(\d+)\b")
 _STATUS_RE = re.compile(r"(\d+)(\s+API\s+entr)(y|ies)\b", re.I)
@@ -231,7 +230,7 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
         if f.code == "MISSING":
             additions.append(f)
             continue
-        if f.code in ("LINE", "NUMBERING"):
+        if f.code in ("LINE", "GUARD", "NUMBERING"):
             line_ops.append(f)
             continue
         where = locate(f.checklist_line or 0)
@@ -305,12 +304,11 @@ def _cover_moved(cell: str, new: str, names: list[str], res: Result) -> str:
 
 
 def _apply_line_ops(cl: Checklist, out: list[str], ops: list[Finding]) -> None:
+    edits = [e for f in ops if f.code in ("LINE", "GUARD") for e in (f.fix or {}).get("edits", [])]
+    _apply_edits(out, edits)
     for f in ops:
         fx = f.fix or {}
-        if f.code == "LINE":
-            i = (f.checklist_line or 1) - 1
-            out[i] = _LINES_RE.sub(lambda m: _line_text(m, fx["start"], fx["end"]), out[i], count=1)
-        elif f.code == "MOVED" or f.code == "STALE":  # a move, or a path that never existed and its likely meaning
+        if f.code == "MOVED" or f.code == "STALE":  # a move, or a path that never existed and its likely meaning
             old, new = fx["old"], fx["new"]
             refs = {cs.ref_line for e in cl.entries for cs in e.call_sites if cs.file == old}
             refs |= {g.ref_line for g in cl.guards if g.file == old}
@@ -320,12 +318,18 @@ def _apply_line_ops(cl: Checklist, out: list[str], ops: list[Finding]) -> None:
         _renumber(cl, out)
 
 
-def _line_text(m: re.Match, start: int, end: int) -> str:
-    word = m.group(1)
-    if start == end:
-        return ("Line" if word[0] == "L" else "line") + f"{m.group(2)}{start}"
-    plural = ("Lines" if word[0] == "L" else "lines") + m.group(2)
-    return f"{plural}{start}{m.group(4) or '-'}{end}"
+def _apply_edits(out: list[str], edits: list[list]) -> None:
+    """Exact edits ``[line, col, old, new]`` (numbers of references, wherever a
+    formatter wrapped them); from the right, so that columns stay valid; an edit whose
+    old text is not there (the line changed) is skipped."""
+    seen = set()
+    for line, col, old, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        if (line, col) in seen or not (0 < line <= len(out)):
+            continue
+        seen.add((line, col))
+        text = out[line - 1]
+        if text[col : col + len(old)] == old:
+            out[line - 1] = text[:col] + new + text[col + len(old) :]
 
 
 def _renumber(cl: Checklist, out: list[str]) -> None:
