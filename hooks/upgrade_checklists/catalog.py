@@ -54,14 +54,27 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
             files += [f for f in found if f not in files]
         if e.source and not is_glob(e.source) and snippets.exists(e.source) and e.source not in files:
             files.append(e.source)  # an entry about the repository's own code names it as its source
-        answers = {f: [snippets.match(f, code) for code, _ in e.snippets] for f in files}
+        # a snippet found verbatim (whitespace aside) needs no parsing, nor do numbers that are exactly its lines
+        verbatim = {f: [snippets.verbatim(f, code) or [] for code, _ in e.snippets] for f in files}
+        answers: dict[str, list] = {}
+
+        def parsed(f: str) -> list:
+            if f not in answers:
+                answers[f] = [snippets.match(f, code) for code, _ in e.snippets]
+            return answers[f]
+
         for k, (code, fence_line) in enumerate(e.snippets):
-            _check_snippet(res, cl, e.number, code, fence_line, {f: a[k] for f, a in answers.items()})
+            if not any(v[k] for v in verbatim.values()):
+                _check_snippet(res, cl, e.number, code, fence_line, {f: parsed(f)[k] for f in files})
         for i, cs in enumerate(e.call_sites):
             if i not in located or not cs.parts or is_glob(cs.file):
                 continue
             f = located[i][0]
-            spans = [sp for a in answers.get(f, []) if a for u in a if u and u.get("at") for sp in u["at"]]
+            exact = {tuple(p) for v in verbatim.get(f, []) for p in v}
+            if all((p.start.value, (p.end or p.start).value) in exact or (p.end is None and any(
+                    a == p.start.value for a, _ in exact)) for p in cs.parts):
+                continue
+            spans = [sp for a in parsed(f) if a for u in a if u and u.get("at") for sp in u["at"]]
             wholes = []
             for p in cs.parts:  # "(`func`, lines N-M)": the function named with the numbers
                 q = p.qualname or cs.qualname

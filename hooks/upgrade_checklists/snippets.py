@@ -19,6 +19,7 @@ that a warm run reads no source file.
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 import re
 import stat
@@ -82,15 +83,29 @@ def _parse_piecewise(text: str) -> list[ast.stmt]:
     return out
 
 
+_ELIDING_COMMENT = re.compile(r"#.*(?:\.\.\.|\u2026)")
+
+
 @lru_cache(maxsize=512)
 def _snippet_statements(code: str) -> tuple[ast.stmt, ...]:
     text = textwrap.dedent(code.replace("\u2026", "...")).strip("\n")
-    for attempt in (text, "{\n" + text + "\n}"):  # the snippet whole; dict items
+    body: list[ast.stmt] | None = None
+    for attempt, shift in ((text, 0), ("{\n" + text + "\n}", 1)):  # the snippet whole; dict items
         try:
-            return tuple(ast.parse(attempt).body)
+            body = ast.parse(attempt).body
+            break
         except SyntaxError:
             continue
-    return tuple(_parse_piecewise(text))
+    if body is None:
+        body, shift = _parse_piecewise(text), 0
+    # a "# ... more fields" comment inside a call, dict or list elides the rest of it
+    eliding = [i + 1 + shift for i, line in enumerate(text.split("\n")) if _ELIDING_COMMENT.search(line)]
+    if eliding and body:
+        for node in (n for st in body for n in ast.walk(st)):
+            if isinstance(node, (ast.Call, ast.Dict, ast.List, ast.Tuple, ast.Set)) and hasattr(node, "end_lineno") and any(
+                    node.lineno <= c <= node.end_lineno for c in eliding):
+                node.elided = True
+    return tuple(body)
 
 
 @dataclass
@@ -100,6 +115,7 @@ class Unit:
     keys: list[ast.expr]  # for "expr": the expressions that must be found
     full: bool  # the match covers the whole statement (its body is not shown)
     anchors: frozenset[str]
+    callee: str | None = None  # the name of the call the unit is about, if it is about one
 
 
 def _units_of(stmts, out: list[Unit]) -> None:
@@ -141,7 +157,9 @@ def _units_of(stmts, out: list[Unit]) -> None:
 
 
 def _unit(node: ast.AST, kind: str, keys: list[ast.expr], full: bool = True) -> Unit:
-    return Unit(node, kind, keys, full, frozenset(_anchors(node, kind, keys)))
+    main = node.value if kind == "assign" else keys[0] if len(keys) == 1 else None
+    callee = _callee(main.func) if isinstance(main, ast.Call) and isinstance(main.func, (ast.Name, ast.Attribute)) else None
+    return Unit(node, kind, keys, full, frozenset(_anchors(node, kind, keys)), callee)
 
 
 def _anchors(node: ast.AST, kind: str, keys: list[ast.expr]) -> set[str]:
@@ -238,7 +256,7 @@ def _cmp(p: ast.AST, n: ast.AST, out: list[str]) -> None:
             continue
         pv, nv = getattr(p, f, None), getattr(n, f, None)
         if isinstance(pv, list):
-            _cmp_seq(pv, nv or [], out, _show(p), "items")
+            _cmp_seq(pv, nv or [], out, _show(p), "items", getattr(p, "elided", False))
         elif isinstance(pv, ast.AST):
             if nv is None:
                 out.append(f"`{_show(p)}` is now `{_show(n)}`")
@@ -249,7 +267,9 @@ def _cmp(p: ast.AST, n: ast.AST, out: list[str]) -> None:
             return
 
 
-def _cmp_seq(ps: list, ns: list, out: list[str], where: str, what: str) -> None:
+def _cmp_seq(ps: list, ns: list, out: list[str], where: str, what: str, elided: bool = False) -> None:
+    if elided and not any(_is_ellipsis(x) for x in ps):
+        ps = ps + [ast.Constant(value=Ellipsis)]
     if any(_is_ellipsis(x) for x in ps):
         first = next(i for i, x in enumerate(ps) if _is_ellipsis(x))
         last = max(i for i, x in enumerate(ps) if _is_ellipsis(x))
@@ -273,8 +293,8 @@ def _cmp_call(p: ast.Call, n: ast.Call, out: list[str]) -> None:
     if isinstance(p.func, ast.Attribute) and isinstance(n.func, ast.Attribute):
         _cmp(p.func.value, n.func.value, out)
     name = _callee(p.func)
-    elided = any(_is_ellipsis(a) for a in p.args)
-    _cmp_seq(p.args, n.args, out, f"{name}(...)", "positional arguments")
+    elided = any(_is_ellipsis(a) for a in p.args) or getattr(p, "elided", False)
+    _cmp_seq(p.args, n.args, out, f"{name}(...)", "positional arguments", getattr(p, "elided", False))
     pk = {k.arg: k.value for k in p.keywords if k.arg}
     nk = {k.arg: k.value for k in n.keywords if k.arg}
     for k, v in pk.items():
@@ -383,36 +403,20 @@ def _header(s: ast.AST) -> list[ast.AST]:
     return out
 
 
-def _tokens(s: ast.AST) -> set[str]:
-    out: set[str] = set()
-    if isinstance(s, _DEFS):
-        out.add(s.name)
-    if isinstance(s, ast.ImportFrom) and s.module:
-        out.update(s.module.split("."))
-    for h in _header(s):
-        for n in ast.walk(h):
-            if isinstance(n, ast.Name):
-                out.add(n.id)
-            elif isinstance(n, ast.Attribute):
-                out.add(n.attr)
-            elif isinstance(n, ast.keyword) and n.arg:
-                out.add(n.arg)
-            elif isinstance(n, ast.alias):
-                out.update(n.name.split("."))
-            elif isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) <= 200:
-                out.add(n.value)
-    return out
-
-
 class SourceIndex:
-    """A parsed source file: its statements by the names they contain."""
+    """A parsed source file: which statement's header covers each line, so that the
+    statements naming a word are found by searching the text (only statements are
+    walked, never every expression)."""
 
     def __init__(self, text: str) -> None:
+        self.text = text
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.line_count = len(text.splitlines())
         self.tree = ast.parse(text)
         self.parent: dict[int, ast.AST] = {}
-        self.by_token: dict[str, list[ast.AST]] = {}
+        self.at_line: dict[int, list[ast.AST]] = {}
         self.defs: dict[str, list[ast.AST]] = {}
+        self._found: dict[str, list[ast.AST]] = {}
         stack: list[ast.AST] = [self.tree]
         while stack:
             node = stack.pop()
@@ -421,10 +425,29 @@ class SourceIndex:
                     if isinstance(child, (ast.stmt, ast.ExceptHandler)):
                         self.parent[id(child)] = node
                         stack.append(child)
-                        for t in _tokens(child):
-                            self.by_token.setdefault(t, []).append(child)
+                        body = getattr(child, "body", None)
+                        last = child.end_lineno or child.lineno
+                        if body and isinstance(body, list) and isinstance(body[0], ast.AST):
+                            last = max(child.lineno, body[0].lineno - 1)
+                        for line in range(self.start(child), last + 1):
+                            self.at_line.setdefault(line, []).append(child)
                         if isinstance(child, _DEFS):
                             self.defs.setdefault(child.name, []).append(child)
+
+    def naming(self, word: str) -> list[ast.AST]:
+        """The statements whose header has ``word`` in its text (as a whole word)."""
+        if word not in self._found:
+            seen: dict[int, ast.AST] = {}
+            if word.isidentifier():
+                pattern = re.compile(r"(?<![\w])" + re.escape(word) + r"(?![\w])")
+            else:
+                pattern = re.compile(re.escape(word))
+            for m in pattern.finditer(self.text):
+                line = bisect.bisect_right(self.line_starts, m.start())
+                for s in self.at_line.get(line, ()):
+                    seen[id(s)] = s
+            self._found[word] = list(seen.values())
+        return self._found[word]
 
     @staticmethod
     def start(s: ast.AST) -> int:
@@ -468,16 +491,18 @@ class SourceIndex:
                 return self.span(node, True)
         return None
 
-    def tokens_of(self, s: ast.AST) -> set[str]:
-        return _tokens(s)
+
 
     def match(self, unit: Unit) -> dict:
         """``{"at": [span, ...]}`` where the unit is, else ``{"near": [line, diffs] | None}``."""
         candidates: dict[int, ast.AST] = {}
+        shared: dict[int, int] = {}
         for t in unit.anchors:
-            for s in self.by_token.get(t, ()):
+            for s in self.naming(t):
                 candidates[id(s)] = s
+                shared[id(s)] = shared.get(id(s), 0) + 1
         places, best, rank = [], None, None
+        calling = {id(s) for s in self.naming(unit.callee)} if unit.callee else None
         for s in sorted(candidates.values(), key=lambda s: s.lineno):
             found = self._diff(unit, s)
             if found is None:
@@ -487,8 +512,11 @@ class SourceIndex:
                 if len(places) < _MAX_PLACES:
                     places.append(self.span(s, unit.full, expr))
                 continue
+            if calling is not None and (id(s) not in calling or not any(
+                    isinstance(n, ast.Call) and _callee(n.func) == unit.callee for h in _header(s) for n in ast.walk(h))):
+                continue  # a near match must at least make the same call
             # the nearest match: the statement sharing most of the unit's names, then fewest differences
-            r = (-len(unit.anchors & _tokens(s)), len(diffs))
+            r = (-shared[id(s)], len(diffs))
             if rank is None or r < rank:
                 best, rank = [s.lineno, diffs], r
         return {"at": places} if places else {"near": best}
@@ -544,6 +572,50 @@ class SourceIndex:
         return out, matched
 
 
+# --- the quick answer: the snippet verbatim (whitespace aside) ------------------------------------
+
+
+_ELISION_LINE = re.compile(r"^\s*(?:\.\.\.|\u2026)\s*$")
+
+
+def verbatim_places(text: str, snippet: str) -> list[list[int]]:
+    """[start, end] lines of each place the snippet occurs with only whitespace changed
+    (``...`` lines skip anything). Cheap; when it finds the snippet, no parsing is needed."""
+    parts, starts, pos = [], [], 0
+    for line in text.split("\n"):
+        sq = "".join(line.split())
+        starts.append(pos)
+        parts.append(sq)
+        pos += len(sq)
+    flat = "".join(parts)
+    chunks, cur = [], []
+    for line in snippet.split("\n"):
+        if _ELISION_LINE.match(line):
+            chunks.append("".join(cur))
+            cur = []
+        else:
+            cur.append("".join(line.split()))
+    chunks = [c for c in chunks + ["".join(cur)] if c]
+    if not chunks:
+        return []
+
+    def line_at(offset: int) -> int:
+        return bisect.bisect_right(starts, offset)
+
+    out = []
+    at = flat.find(chunks[0])
+    while at != -1 and len(out) < _MAX_PLACES:
+        end = at + len(chunks[0])
+        for c in chunks[1:]:
+            nxt = flat.find(c, end)
+            if nxt == -1:
+                return out
+            end = nxt + len(c)
+        out.append([line_at(at), line_at(end - 1)])
+        at = flat.find(chunks[0], at + 1)
+    return out
+
+
 # --- the cached answers ---------------------------------------------------------------------
 
 
@@ -553,6 +625,7 @@ class _Source:
     st: os.stat_result
     answers: dict  # key -> JSON-able answer
     index: SourceIndex | None = None  # parsed only when an answer is not cached
+    text: str | None = None  # read only when an answer is not cached
     failed: bool = False
     new: bool = False
 
@@ -587,7 +660,9 @@ class Snippets:
             return None
         if key not in src.answers:
             if src.index is None and not src.failed:
-                text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
+                if src.text is None:
+                    src.text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
+                text = src.text
                 try:
                     src.index = SourceIndex(text)
                 except (SyntaxError, ValueError, RecursionError):
@@ -609,6 +684,19 @@ class Snippets:
                 src.answers["#lines"] = len(f.read().decode("utf-8", "replace").splitlines())
             src.new = True
         return src.answers["#lines"]
+
+    def verbatim(self, rel: str, code: str) -> list | None:
+        """[start, end] of each verbatim occurrence (see :func:`verbatim_places`)."""
+        src = self._source(rel)
+        if src is None:
+            return None
+        key = "v:" + code
+        if key not in src.answers:
+            if src.text is None:
+                src.text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
+            src.answers[key] = verbatim_places(src.text, code)
+            src.new = True
+        return src.answers[key]
 
     def match(self, rel: str, code: str) -> list | None:
         """Per unit of the snippet: None (nothing to check), ``{"at": [...]}`` or
@@ -661,6 +749,8 @@ def _answers_from_plain(data: object) -> dict:
             ok = type(value) is int
         elif key.startswith("m:"):
             ok = value is None or (type(value) is list and all(_is_unit_answer(u) for u in value))
+        elif key.startswith("v:"):
+            ok = type(value) is list and all(type(p) is list and len(p) == 2 and all(type(i) is int for i in p) for p in value)
         elif key.startswith("d:"):
             ok = value is None or _is_span(value)
         else:
