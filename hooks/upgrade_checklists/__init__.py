@@ -9,7 +9,8 @@ The pipeline, one module a step:
       tiers.py         which tier a file's location maps to
       tokens.py        row tokens against a file's facts
       rows.py          Affected Files rows: MISSING / STALE / MOVED / CHANGED / TIER
-      snippets.py      where catalog snippets occur in the code
+      refs.py          catalog call-site references, read as people write them
+      snippets.py      where a snippet's statements are in the code (ast, not text)
       catalog.py       catalog references and version guards: SNIPPET / LINE / GUARD
       status.py        the status file's table: STATUS
     result.py     the check's result (findings, facts) shared with fix and audit
