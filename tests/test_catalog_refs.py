@@ -146,3 +146,5 @@ def test_wrong_parts_rules() -> None:
     # a range naming a function whose statements moved: the choice most like what was recorded
     whole = [20, 40, [], [], 0]
     assert wrong_parts([Part(n(1), n(21))], [[25, 27, [20], [40], 20]], [whole]) == [(Part(n(1), n(21)), 20, 40)]
+    # a range over a `try:` and the documented call under it: the enclosing statement's start counts
+    assert wrong_parts([Part(n(156), n(157))], [[146, 146, [145], [150], 0]]) == [(Part(n(156), n(157)), 145, 146)]

@@ -219,6 +219,8 @@ def wrong_parts(parts: list[Part], spans: list, wholes: list | None = None) -> l
             continue
         mine = [sp for sp in owned[i] if sp[4] == nearest[4]] or [nearest]
         choices = [(min(sp[0] for sp in mine), max(sp[1] for sp in mine))]
+        # or from the statement enclosing them (`try:` above the documented call)
+        choices.append((min(sp[2][0] if sp[2] else sp[0] for sp in mine), choices[0][1]))
         if whole:
             choices.append((whole[0], whole[1]))
         if start_ok:
