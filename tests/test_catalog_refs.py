@@ -111,6 +111,12 @@ def test_also_used_in_a_function_of_the_previous_file(repo: Repo) -> None:
     assert r.lines == [f"{CL}:69:1: LINE entry 3: snippet in `lib/jobs.py` is now at line 12 (recorded line 11) (lib/jobs.py:12)"]
 
 
+def test_reference_without_snippet_located_by_code_quoted_in_its_paragraph(repo: Repo) -> None:
+    add_entry(repo, "**Check:** also imported directly in `lib/jobs.py` (line 2) via\n"
+                    "`from fakepkg.core import parallel_state as mpu`.\n")
+    assert repo.run("check").lines == [f"{CL}:63:1: LINE entry 3: snippet in `lib/jobs.py` is now at line 1 (recorded line 2) (lib/jobs.py:1)"]
+
+
 def test_guard_located_by_its_quoted_expression(repo: Repo) -> None:
     repo.edit("app/engine/core.py", "def build(model):\n", "def build(model):\n    '''Build.'''\n")
     r = repo.run("check")

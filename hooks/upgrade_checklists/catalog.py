@@ -33,13 +33,17 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
     lines = cl.text.split("\n")
     missing_reported: set[str] = set()
 
-    def missing(path: str, at: int, code: str, what: str, line: int | None) -> None:
-        if path in missing_reported:
-            return
-        missing_reported.add(path)
-        near = nearest_path(snippets.root, path)
-        hint = f" (nearest existing path: `{near}`)" if near else ""
-        add(Finding(cl.rel, at, code, f"{what} `{path}` does not exist{hint}", path, line, pkg))
+    nearest: dict[str, str | None] = {}
+
+    def missing(path: str, at: int, code: str, what: str, line: int | None) -> str | None:
+        """Report a path that does not exist (once); the nearest existing path, if any."""
+        if path not in nearest:
+            nearest[path] = nearest_path(snippets.root, path)
+        if path not in missing_reported:
+            missing_reported.add(path)
+            hint = f" (nearest existing path: `{nearest[path]}`)" if nearest[path] else ""
+            add(Finding(cl.rel, at, code, f"{what} `{path}` does not exist{hint}", path, line, pkg))
+        return nearest[path]
 
     for e in cl.entries:
         files: list[str] = []
@@ -48,7 +52,9 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
             found = _resolve(cs.file, snippets)
             if not found:
                 if _in_repository(snippets.root, cs.file):
-                    missing(cs.file, cs.ref_line, "SNIPPET", f"entry {e.number}: call site", cs.line)
+                    near = missing(cs.file, cs.ref_line, "SNIPPET", f"entry {e.number}: call site", cs.line)
+                    if near and near not in files:
+                        files.append(near)  # its snippets are looked for there too (not its line numbers)
                 continue
             located[i] = found
             files += [f for f in found if f not in files]
@@ -75,6 +81,9 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
                     a == p.start.value for a, _ in exact)) for p in cs.parts):
                 continue
             spans = [sp for a in parsed(f) if a for u in a if u and u.get("at") for sp in u["at"]]
+            if not spans:  # no snippet here: code quoted in its paragraph ("via `from x import y`") says where
+                for code in filter(None, (_quoted_code(c) for c in cs.codes)):
+                    spans += [sp for u in snippets.match(f, code) or [] if u and u.get("at") for sp in u["at"]]
             wholes = []
             for p in cs.parts:  # "(`func`, lines N-M)": the function named with the numbers
                 q = p.qualname or cs.qualname
@@ -279,18 +288,23 @@ def _check_numbers(res, cl, lines, parts, words, spans, count, what, file, code,
 # --- version guards -------------------------------------------------------------------------
 
 
+def _quoted_code(code: str) -> str | None:
+    """Quoted code that is a call, a comparison or a statement (``hasattr(Cls, "name")``,
+    ``if ...: raise ...``, ``from x import y``), not a bare name."""
+    text = code.replace("\u2026", "...")
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    if any(isinstance(n, _GUARD_NODES) for n in ast.walk(tree)) and snippet_units(text):
+        return text
+    return None
+
+
 def guard_code(g: Guard) -> str | None:
     """The guard's quoted expression: the first quoted code after the path that is a
-    call, a comparison or a statement (``hasattr(Cls, "name")``, ``if ...: raise ...``)."""
-    for code in g.codes:
-        text = code.replace("\u2026", "...")
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
-            continue
-        if any(isinstance(n, _GUARD_NODES) for n in ast.walk(tree)) and snippet_units(text):
-            return text
-    return None
+    call, a comparison or a statement."""
+    return next(filter(None, (_quoted_code(c) for c in g.codes)), None)
 
 
 def _check_guard(res: Result, cl: Checklist, lines: list[str], g: Guard, snippets: Snippets, missing) -> None:

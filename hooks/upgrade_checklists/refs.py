@@ -81,6 +81,7 @@ class CallSite:
     qualname: str | None = None  # `Class.method` named with the numbers
     words: list[Word] = field(default_factory=list)
     in_check: bool = False  # read from a **Check:** paragraph
+    codes: list[str] = field(default_factory=list)  # other quoted code of its paragraph (`from x import y`)
 
     @property
     def numbers(self) -> list[Number]:
@@ -187,6 +188,9 @@ def read_references(raw: str, first_line: int, previous: CallSite | None, in_che
         _first(cs)
         out.append(cs)
     out.sort(key=lambda c: (c.ref_line, c.numbers[0].col if c.numbers else 0))
+    quoted = [m.group(1) for m in _CODE_RE.finditer(raw) if not is_path(m.group(1)) and " " in m.group(1).strip()]
+    for cs in out:
+        cs.codes = quoted
     return out
 
 
