@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 
@@ -39,7 +40,7 @@ class _Cell:
 
 
 def _is_glob(p: str) -> bool:
-    return any(ch in p for ch in "*?[")
+    return "*" in p or "?" in p or "[" in p
 
 
 def _glob(cfg: Config, pattern: str) -> list[str]:
@@ -61,6 +62,7 @@ def _glob(cfg: Config, pattern: str) -> list[str]:
 
 def _expand(cfg: Config, row: Row) -> _Cell:
     cell = _Cell()
+    root = str(cfg.root)
     for p in row.files or (row.file,):
         if p.startswith(("/", "-")) or ".." in p.split("/") or "\x00" in p:
             cell.absent.append(p)
@@ -73,10 +75,13 @@ def _expand(cfg: Config, row: Row) -> _Cell:
             else:
                 cell.absent.append(p)
             continue
-        path = cfg.root / p
-        if p.endswith("/") or path.is_dir():
-            (cell.dirs if path.is_dir() else cell.absent).append(p.rstrip("/") + "/")
-        elif path.is_file():
+        try:
+            mode = os.stat(os.path.join(root, p)).st_mode
+        except (OSError, ValueError):
+            mode = 0
+        if p.endswith("/") or stat.S_ISDIR(mode):
+            (cell.dirs if stat.S_ISDIR(mode) else cell.absent).append(p.rstrip("/") + "/")
+        elif stat.S_ISREG(mode):
             if p not in cell.files:
                 cell.files.append(p)
         else:

@@ -69,7 +69,7 @@ def _most_specific_first(rules: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def _applies(pattern: str, path: str) -> bool:
-    if any(ch in pattern for ch in "*?["):
+    if "*" in pattern or "?" in pattern or "[" in pattern:
         return fnmatch(path, pattern)
     p = pattern.rstrip("/")
     return path == p or path.startswith(p + "/") or p in ("", ".")

@@ -205,6 +205,10 @@ def matches(token: RowToken, facts: Facts | None, imports: list[Import], text: s
         return text is not None and any(n and n in text for n in token.names)
     if token.kind == "keys":
         return any(k in facts.strings or k in facts.names for k in token.names)
+    if token.kind == "code" and facts.full:  # the cheap look-ups first (this runs per token, per file)
+        names, strings = facts.names, facts.strings
+        if any(n in strings or n.rsplit(".", 1)[-1] in names for n in token.names):
+            return True
     if any(covers(token, imp, facts.attributes) for imp in imports):
         return True
     if token.kind == "string":  # a quoted token is a literal, not a name
