@@ -159,6 +159,8 @@ def test_new_names_module_attributes_and_what_the_code_reads_from_a_result(other
     other.write("app/models/ver.py", (
         "import otherlib_core\n\n"
         "OLD = otherlib_core.__version__ < \"2\"\n\n\n"
+        "def before(out):\n"
+        "    return out.hidden\n\n\n"  # another `out`, in another function: not the result
         "def forward(x):\n"
         "    out = otherlib_core.run(x, mode=\"fast\")\n"
         "    return out.logits, out.loss\n"

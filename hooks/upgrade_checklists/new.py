@@ -198,10 +198,9 @@ def _entries(cfg: Config, users: dict[str, Facts], names: list[str], tier_of: di
             tree = ast.parse(source)
         except SyntaxError:
             continue
-        reads = _reads_by_target(tree)
         for call in find_calls(source, tree, names):
             called.add(call.api)
-            uses.setdefault(call.api, []).append((rel, call, _check_text(call, reads)))
+            uses.setdefault(call.api, []).append((rel, call, _check_text(call, _result_reads(tree, call))))
         for api, use in find_attribute_uses(source, tree, names):
             attributes.setdefault(api, []).append((rel, use))
     for api, found in attributes.items():
@@ -218,14 +217,21 @@ def _entries(cfg: Config, users: dict[str, Facts], names: list[str], tier_of: di
     return [e for *_, e in sorted(out, key=lambda x: x[:3])]
 
 
-def _reads_by_target(tree: ast.Module) -> dict[str, list[str]]:
-    """Dotted name -> the attributes the code reads on it (``out.logits`` -> ``out: [logits]``)."""
-    out: dict[str, list[str]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute):
-            base = dotted(node.value)
-            if base is not None and node.attr not in out.setdefault(base, []):
-                out[base].append(node.attr)
+def _result_reads(tree: ast.Module, call: Call) -> list[str]:
+    """The attributes the code reads on the call's result after the call, in the function
+    (or module) that makes it: ``out = f(x)`` then ``out.logits`` -> ``[logits]``."""
+    if not call.assigned_to:
+        return []
+    scope: ast.AST = tree
+    for node in ast.walk(tree):  # the innermost function around the call
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= call.line <= (node.end_lineno or 0):
+            if scope is tree or node.lineno >= scope.lineno:
+                scope = node
+    out: list[str] = []
+    for node in ast.walk(scope):
+        if (isinstance(node, ast.Attribute) and node.lineno >= call.line and node.attr not in out
+                and dotted(node.value) == call.assigned_to):
+            out.append(node.attr)
     return out
 
 
@@ -238,7 +244,7 @@ def _shortened(call: Call) -> tuple[str, int]:
     return "\n".join(lines[: MAX_SNIPPET_LINES - 1] + ["..."]), call.line
 
 
-def _check_text(call: Call, reads: dict[str, list[str]]) -> str:
+def _check_text(call: Call, reads: list[str]) -> str:
     """What this call relies on, in the order a reader checks it upstream."""
     parts = []
     if call.keywords:
@@ -253,7 +259,7 @@ def _check_text(call: Call, reads: dict[str, list[str]]) -> str:
         parts.append(f"what {passed} pass{'es' if ' and ' not in passed else ''} through still lands on accepted parameters")
     if not (call.keywords or call.positional or call.star_args or call.star_kwargs):
         parts.append("it is still callable with no arguments")
-    read = reads.get(call.assigned_to or "", [])[:4]
+    read = reads[:4]
     if read:
         parts.append(f"the result (`{call.assigned_to}`) still has {', '.join(f'`{a}`' for a in read)}")
     elif call.assigned_to:
