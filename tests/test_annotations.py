@@ -162,3 +162,15 @@ def test_module_getattr_name_resolves_and_is_deprecated(tmp_path: Path) -> None:
 def test_warning_in_a_body(body: str, expected: str | None) -> None:
     fn = src(f"def f(a, flag=False):\n{textwrap.indent(body, '    ')}\n").body[0]
     assert warning_in(fn.body, fn) == expected
+
+
+def test_where_a_name_went_prefers_a_real_definition_over_a_placeholder(tmp_path: Path) -> None:
+    tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/backends/__init__.py": "",  # sorts first: the placeholder must still come last
+        "pkg/backends/dummy_tokenizers_objects.py": "class Fast(metaclass=DummyObject):\n    _backends = ['tokenizers']\n",
+        "pkg/tokenization/__init__.py": "",
+        "pkg/tokenization/fast.py": "class Fast:\n    def __init__(self, path): ...\n",
+    })
+    m = UpstreamModel([tmp_path], ["pkg"])
+    assert m.by_name("Fast") == ["pkg.tokenization.fast.Fast", "pkg.backends.dummy_tokenizers_objects.Fast"]
