@@ -519,3 +519,26 @@ def test_guard_patch_compared_parameter_by_parameter() -> None:
     assert param_differences([("self", pk), ("a", pk), ("b", pk)], [("self", pk), ("a", pk), ("b", pk)]) == []
     assert param_differences([("self", pk), ("b", pk), ("a", pk), ("x", pk)], [("self", pk), ("a", pk), ("b", kw), ("y", kw)]) == [
         "only in the patch: `x`", "only native: `y`", "order differs for `b`, `a`", "`b` is keyword-only natively, positional or keyword in the patch"]
+
+
+def test_guard_at_a_drifted_line_is_checked_where_its_quoted_expression_now_is(project: Repo, upstreams: Path) -> None:
+    """The checklist still says `lora.py:4`; five lines were added above the guard, which is now
+    at line 9. The audit checks it there, with the full verdict."""
+    project.edit("app/engine/lora.py", "def apply_patch():\n", "import logging\n\nLOG = logging.getLogger(__name__)\n\n\ndef apply_patch():\n")
+    assert project.read("app/engine/lora.py").splitlines()[8].strip() == 'if not hasattr(AutoBridge, "save_hf_adapter"):'
+    bump(project, upstreams)
+    r = audit(project)
+    got = sorted(l.split(" (checklists/")[0] for l in r.lines if l.startswith("app/engine/lora.py:"))
+    assert got == [
+        "app/engine/lora.py:9:1: GUARD_DEAD [warning] `fakepkg.core.bridge.AutoBridge` now has `save_hf_adapter`: "
+        "the `hasattr` guard can be removed, once callers follow the native signature",
+        "app/engine/lora.py:9:1: GUARD_MISMATCH native `fakepkg.core.bridge.AutoBridge.save_hf_adapter(self, model, path, peft_config, "
+        "base_model_name_or_path)` differs from the patch `save_hf_adapter(self, model, path, peft_config, show_progress, "
+        "base_model_name_or_path)` (line 13): only in the patch: `show_progress`; names and order must match exactly",
+    ]
+    # before the upgrade, at the pin, the same drifted guard is still needed
+    project.write("pyproject.toml", pyproject(upstreams))
+    r = audit(project)
+    assert [l.split(" (checklists/")[0] for l in r.lines if l.startswith("app/engine/lora.py:")] == [
+        "app/engine/lora.py:9:1: GUARD_NEEDED [info] `fakepkg.core.bridge.AutoBridge` still lacks `save_hf_adapter`: "
+        "the guard (and its patch) is still needed"]
