@@ -92,7 +92,7 @@ def test_upgrade_audit_manual_hook(tmp_path: Path, capsys, precommit_home: Path)
     assert ("app/engine/core.py:16:1: REMOVED_PARAM `fakepkg.core.optim.get_optimizer`: `lr` was removed; "
             "`**kwargs` now swallows it silently (checklists/fakepkg-core.md:81)") in r.stdout
     assert "Audited 1 package(s): 15 breaking, 8 other (4 info not listed; -v lists them)." in r.stdout
-    assert "## fakepkg-core 1.0.0 -> 2.0.0" in project.read("upgrade-summary.md")
+    assert "#### fakepkg-core (1.0.0 → 2.0.0) @ default" in project.read("upgrade-summary.md")
     assert (env_cache / "upgrade-checklists" / "git").is_dir()
 
 

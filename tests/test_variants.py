@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Repo, git
-from test_audit import BREAKING, audit, project, upstreams  # noqa: F401 (fixtures)
+from test_audit import BREAKING, audit, flat, project, upstreams  # noqa: F401 (fixtures)
 
 VLLM = '[project]\nname = "app"\nversion = "0"\ndependencies = [{}]\n'
 LOCK = '[[package]]\nname = "{}"\nversion = "{}"\nsource = {{ registry = "https://pypi.org/simple" }}\n'
@@ -119,7 +119,10 @@ def test_a_transitive_bump_in_one_lock(project: Repo) -> None:
     r = audit(project, "--format", "json")
     assert [(p["package"], p["old_version"], p["new_version"], p["variants"]) for p in r.json()["packages"]] == [
         ("fakepkg-core", "1.0.0", "2.0.0", ["vllm"])]
-    assert "Why: moved in uv.vllm.lock since HEAD (transitive: no pin changed)." in project.read("upgrade-summary.md")
+    summary = flat(project.read("upgrade-summary.md"))
+    assert "Why: moved in uv.vllm.lock since HEAD (transitive: no pin changed)." in summary
+    assert ("### Dependency Resolution - `fakepkg-core` 1.0.0 → 2.0.0 @ vllm: moved through the lock file only "
+            "(a transitive bump: no pin changed) ###") in summary
 
 
 def test_manifests_key_limits_the_files_read(project: Repo) -> None:

@@ -192,8 +192,9 @@ class Auditor:
         names = self.check.import_names.get(cl.rel, [])
         version = t.new
 
-        def add(code: str, severity: str, message: str, file: str | None = None, line: int | None = None, at: int | None = None):
-            result.findings.append(Finding(cl.rel, at or 1, code, message, file, line, cl.package, severity=severity, at_source=True))
+        def add(code: str, severity: str, message: str, file: str | None = None, line: int | None = None, at: int | None = None,
+                fix: dict | None = None):
+            result.findings.append(Finding(cl.rel, at or 1, code, message, file, line, cl.package, fix, severity=severity, at_source=True))
 
         sources: dict[str, tuple[str, ast.Module]] = {}
         for rel, facts in sorted(self.check.facts.items()):
@@ -264,6 +265,7 @@ class Auditor:
                         add("UNRESOLVED", "info", f"entry {e.number}: signature of `{what}` not known statically (no __init__ found)", at=e.line)
                     continue
                 t.bound += len(sites)
+                t.entry_bound[e.number] = t.entry_bound.get(e.number, 0) + len(sites)
                 for rel, c, i in sites:
                     for code, sev, param, msg in bind_call(c, what, a_old.signature if a_old else None, a_new.signature, version):
                         hit.add((code, param))
@@ -330,10 +332,11 @@ class Auditor:
             shown = f"`{name}`" if name == api_old.path else f"`{name}` (`{api_old.path}`)"
             msg = f"{shown} was removed at {version}"
             code = "REMOVED_API"
+        fix = {"old": api_old.path, "new": elsewhere[0], "new_file": _upstream_file(new, new.find(elsewhere[0]))} if elsewhere else None
         if not sites:
-            add(code, "info", msg + " (no call site)", at=at)
+            add(code, "info", msg + " (no call site)", at=at, fix=fix)
         for rel, c in sites:
-            add(code, "error", msg, rel, c.line, at)
+            add(code, "error", msg, rel, c.line, at, fix)
         return code
 
     def _returned_methods(self, rel, call, a_new, a_old, new, old, sources, add, at, version, catalog):
@@ -392,7 +395,8 @@ class Auditor:
                     at = rows.get(rel)
                     verb = "no longer resolves" if was else "does not resolve"
                     if elsewhere:
-                        add("MOVED_API", sev, f"import `{path}` {verb} at {version}; `{last}` is at `{elsewhere[0]}`", rel, node.lineno, at)
+                        add("MOVED_API", sev, f"import `{path}` {verb} at {version}; `{last}` is at `{elsewhere[0]}`", rel, node.lineno, at,
+                            {"old": path, "new": elsewhere[0], "new_file": _upstream_file(new, new.find(elsewhere[0]))})
                     elif was or old is None:
                         add("REMOVED_API", sev, f"import `{path}` {verb} at {version}", rel, node.lineno, at)
 
@@ -432,6 +436,19 @@ class Auditor:
                     t.checklist.rel, 1, "FAMILY",
                     f"upgrade family `{fam}`: {t.package} moves {t.old} -> {t.new} but {stays} does not; check that they are compatible",
                     package=t.package, severity="warning", at_source=False))
+
+
+def _upstream_file(model: UpstreamModel, obj) -> str | None:
+    """The file ``obj`` is defined in, relative to the fetched source's root (the repository layout)."""
+    fp = getattr(obj, "filepath", None)
+    if isinstance(fp, list):
+        fp = fp[0] if fp else None
+    for root in model.search if fp is not None else []:
+        try:
+            return Path(fp).relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return None
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:

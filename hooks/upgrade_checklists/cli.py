@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -60,6 +61,7 @@ def _main(argv: list[str] | None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help, --version, usage errors
         return int(exc.code or 0)
+    args.requested = shlex.join(["upgrade-checklists", *(sys.argv[1:] if argv is None else argv)])
     try:
         cfg = config.load(Path.cwd(), args.config)
         for warning in cfg.warnings:
@@ -154,7 +156,7 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     path = args.summary if args.summary is not None else cfg.root / "upgrade-summary.md"
     if not path.is_absolute():
         path = cfg.root / path
-    fix.write_atomic_any(path, summary.render(result))
+    fix.write_atomic_any(path, summary.render(result, requested=args.requested, docker=None, tier_of=_tier_of(check)))
     if args.verbose:
         for note in result.notes[len(notes):]:
             print(f"note: {note}", file=sys.stderr)
@@ -192,6 +194,17 @@ def _root_relative(paths: list[str], cfg: config.Config) -> list[str]:
         except ValueError:
             continue  # outside the repository the configuration covers: concerns no checklist
     return out
+
+
+def _tier_of(check):
+    """A file's tier: the row that lists it, else where its location maps to."""
+    listed = {row.file: row.tier for cl in check.checklists for row in cl.rows}
+
+    def tier_of(path: str) -> str | None:
+        if path in listed:
+            return listed[path]
+        return check.tiers.tier_of(path)[0] if check.tiers is not None else None
+    return tier_of
 
 
 def _rel(path: Path, cfg: config.Config) -> str:

@@ -44,6 +44,7 @@ class Target:
     new_git: str | None = None
     transitive: bool = False  # moved through a lock file only: no pin changed
     findings: list[Finding] = field(default_factory=list)  # this target's findings (set by the audit)
+    entry_bound: dict[int, int] = field(default_factory=dict)  # catalog entry number -> call sites bound
 
     @property
     def variant_label(self) -> str:
