@@ -13,6 +13,8 @@ The pipeline, one module a step:
       snippets.py      where a snippet's statements are in the code (ast, not text)
       catalog.py       catalog references and version guards: SNIPPET / LINE / GUARD
       status.py        the status file's table: STATUS
+      status_tables.py the status file's other tables, read by header (Focused Packages, Upgrade Families, Package Impact Matrix)
+      matrix.py        the Package Impact Matrix against the manifests: MATRIX
     result.py     the check's result (findings, facts) shared with fix and audit
     fix.py        rewrite checklists from findings (--fix)
     report.py     format findings (text / json / github)

@@ -143,6 +143,8 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     from upgrade_checklists import audit, summary
 
     check = run_check(cfg, use_cache=not args.no_cache)
+    if not cfg.families and check.status_tables is not None and check.status_tables.families:
+        cfg.families = check.status_tables.families  # the status file's Upgrade Families table
     try:
         targets, notes = audit.plan(cfg, check.checklists, args.specs, args.from_version, args.base_ref)
     except audit.AuditError as exc:
@@ -156,7 +158,9 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     path = args.summary if args.summary is not None else cfg.root / "upgrade-summary.md"
     if not path.is_absolute():
         path = cfg.root / path
-    fix.write_atomic_any(path, summary.render(result, requested=args.requested, docker=None, tier_of=_tier_of(check)))
+    tables = check.status_tables
+    docker = {row.package: row.docker for row in tables.matrix} if tables is not None and tables.has_matrix else None
+    fix.write_atomic_any(path, summary.render(result, requested=args.requested, docker=docker, tier_of=_tier_of(check)))
     if args.verbose:
         for note in result.notes[len(notes):]:
             print(f"note: {note}", file=sys.stderr)

@@ -16,12 +16,14 @@ from upgrade_checklists.catalog import check_catalog
 from upgrade_checklists.checklist import Checklist, read_checklist
 from upgrade_checklists.config import Config, ConfigError
 from upgrade_checklists.findings import Finding
+from upgrade_checklists import status_tables
 from upgrade_checklists.import_names import read_guide_mapping, resolve_import_names
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
 from upgrade_checklists.result import Result, scan_from_plain, scan_to_plain
 from upgrade_checklists.rows import compare_rows, listed_paths
 from upgrade_checklists.scan import Facts, Prefilter, iter_sources, scan_file
 from upgrade_checklists.snippets import Snippets
+from upgrade_checklists.matrix import check_matrix
 from upgrade_checklists.status import check_status
 from upgrade_checklists.tiers import TierRules
 
@@ -73,8 +75,10 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False) -
     if not checklists:
         res.warnings.append(f"{cfg.checklists}/ holds no checklist yet: write one with `upgrade-checklists new PACKAGE`")
     guide = read_guide_mapping(cfg)
+    tables = status_tables.load(cfg.root, cfg.status_file, res.cache) if cfg.status_file else None
+    res.status_tables = tables
     for cl in checklists:
-        names, how = resolve_import_names(cl, cfg, guide)
+        names, how = resolve_import_names(cl, cfg, guide, tables.focused if tables else None)
         res.import_names[cl.rel] = names
         res.notes.append(f"{cl.rel}: import names {', '.join(names)} ({how})")
         res.findings.extend(cl.problems)
@@ -107,6 +111,8 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False) -
         res.findings.extend(uncat.find(cfg, res))
     if cfg.status_file:
         check_status(cfg, res, checklists)
+        if tables is not None:
+            res.findings.extend(check_matrix(cfg, tables, [cl.package for cl in checklists] + list(tables.focused), res.cache))
     res.cache.save()
     return res
 

@@ -53,6 +53,7 @@ STRUCTURE_CODES = (
     "SNIPPET",
     "GUARD",
     "STATUS",
+    "MATRIX",
     "PARSE",
 )
 

@@ -1,4 +1,5 @@
-"""Which import paths a checklist's package is used through (frontmatter, configuration, maintenance guide, or derived)."""
+"""Which import paths a checklist's package is used through (frontmatter, configuration, maintenance guide,
+the status file's Focused Packages table, or derived)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from upgrade_checklists.checklist import Checklist, cell_codes, table_rows
 from upgrade_checklists.config import Config, ConfigError
 
 
-def resolve_import_names(cl: Checklist, cfg: Config, guide: dict[str, list[str]]) -> tuple[list[str], str]:
+def resolve_import_names(cl: Checklist, cfg: Config, guide: dict[str, list[str]],
+                         focused: dict[str, list[str]] | None = None) -> tuple[list[str], str]:
     """The import paths a checklist's package is used through, and where they came from."""
     names = cl.frontmatter.get("import_names")
     if isinstance(names, list) and names and all(isinstance(n, str) for n in names):
@@ -18,6 +20,8 @@ def resolve_import_names(cl: Checklist, cfg: Config, guide: dict[str, list[str]]
             return cfg.import_names[key], "configuration [tool.upgrade-checklists.import-names]"
         if key in guide:
             return guide[key], f"maintenance guide {cfg.maintenance_guide}"
+        if focused and key in focused:
+            return focused[key], f"status file {cfg.status_file}, Focused Packages"
     return [derive_import_name(cl.package, [e.api for e in cl.entries if e.api])], "derived from the package name and catalog headings"
 
 

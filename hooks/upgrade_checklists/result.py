@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from upgrade_checklists.cache import ScanCache
+from upgrade_checklists.status_tables import StatusTables
 from upgrade_checklists.checklist import Checklist
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
@@ -24,6 +25,7 @@ class Result:
     import_names: dict[str, list[str]] = field(default_factory=dict)
     tiers: "TierRules | None" = None
     cache: ScanCache | None = None
+    status_tables: "StatusTables | None" = None  # the status file's tables, when one is configured
 
 
 def ensure_full(cfg: Config, res: Result, rel: str) -> Facts:

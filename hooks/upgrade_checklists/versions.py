@@ -244,10 +244,23 @@ def _toml(text: str) -> dict:
         return {}  # a broken pin file pins nothing: the audit says so per package
 
 
-def _exact(text: str, source: str) -> tuple[str, Pin | None]:
+def parse_requirement(text: str) -> Requirement | None:
+    """A PEP 508 requirement; also ``name @ URL; marker`` without the space before ``;``
+    that PEP 508 asks for and uv accepts."""
     try:
-        req = Requirement(text)
+        return Requirement(text)
     except InvalidRequirement:
+        if "@" not in text or ";" not in text:
+            return None
+        try:
+            return Requirement(re.sub(r"\s*;", " ;", text, count=1))
+        except InvalidRequirement:
+            return None
+
+
+def _exact(text: str, source: str) -> tuple[str, Pin | None]:
+    req = parse_requirement(text)
+    if req is None:
         return "", None
     if req.url:
         git = git_pin(req.url)
