@@ -47,6 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--source", choices=("git", "index", "auto"), default="auto", help="where upstream source comes from (default: auto, git then index)")
     audit.add_argument("--cache-dir", type=Path, help="where fetched sources are kept (default: the per-user cache)")
     audit.add_argument("--summary", type=Path, metavar="PATH", help="where to write the summary (default: upgrade-summary.md in the repository root)")
+    audit.add_argument("--fix", action="store_true",
+                       help="write back what the audit derives: moved Source paths and upstream_paths, dead-guard markers, status counts")
     audit.add_argument("--timeout", type=int, default=600, help="seconds a fetch may take (default: 600)")
     return p
 
@@ -169,12 +171,33 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     sys.stdout.write(report.render(result.findings, args.format, checklists=len(check.checklists),
                                    files_scanned=check.files_scanned, extra={"packages": packages},
                                    hide_info=not args.verbose))
+    fixed = _write_back(cfg, args, result) if args.fix else []
     for err in result.errors:
         print(f"upgrade-checklists: error: {err}", file=sys.stderr)
     print(f"Wrote {_rel(path, cfg)}", file=sys.stderr)
     if result.errors:
         return 2
-    return 1 if result.breaking else 0
+    return 1 if result.breaking or fixed else 0
+
+
+def _write_back(cfg: config.Config, args: argparse.Namespace, result) -> list[Path]:
+    """``audit --fix``: the checklists' post-upgrade state, then the status counts; ``Fixing <path>`` each."""
+    from upgrade_checklists import writeback
+
+    fixed: list[Path] = []
+    for path, (_old, new) in sorted(writeback.plan(result).items()):
+        fix.write_atomic(path, new)
+        fixed.append(path)
+    if cfg.status_file:
+        again = run_check(cfg, use_cache=not args.no_cache)
+        status = [f for f in again.findings if f.code == "STATUS"]
+        for path, (_old, new) in sorted(fix.plan(again, cfg, status).items()):
+            fix.write_atomic(path, new)
+            if path not in fixed:
+                fixed.append(path)
+    for path in fixed:
+        print(f"Fixing {_rel(path, cfg)}")
+    return fixed
 
 
 def _selected(code: str, args: argparse.Namespace, cfg: config.Config) -> bool:
