@@ -55,6 +55,7 @@ class Auditor:
         self.timeout = timeout
         self.progress = progress or (lambda msg: None)
         self._fetched: dict[tuple[str, str], Path] = {}
+        self._models: dict[tuple, UpstreamModel] = {}
         self.git_pins: dict[tuple[str, str], str] = {}  # (package, ref) -> repository of a git pin
 
     # -- fetching -------------------------------------------------------------------
@@ -99,7 +100,14 @@ class Auditor:
         return members
 
     def model(self, cl: Checklist, version: str, versions: dict[str, str], result: AuditResult) -> UpstreamModel:
-        """The API model of ``cl`` at ``version``, its family members loaded alongside."""
+        """The API model of ``cl`` at ``version``, its family members loaded alongside (loaded once)."""
+        memo = (cl.package, version, tuple(sorted((o.package, versions.get(o.package)) for o in self.family_of(cl))))
+        if memo in self._models:
+            return self._models[memo]
+        self._models[memo] = model = self._load_model(cl, version, versions, result)
+        return model
+
+    def _load_model(self, cl: Checklist, version: str, versions: dict[str, str], result: AuditResult) -> UpstreamModel:
         root = self.fetch(cl, version)
         roots, modules = [root], list(self.check.import_names.get(cl.rel, []))
         for other in self.family_of(cl):

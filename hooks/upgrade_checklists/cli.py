@@ -47,6 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--source", choices=("git", "index", "auto"), default="auto", help="where upstream source comes from (default: auto, git then index)")
     audit.add_argument("--cache-dir", type=Path, help="where fetched sources are kept (default: the per-user cache)")
     audit.add_argument("--summary", type=Path, metavar="PATH", help="where to write the summary (default: upgrade-summary.md in the repository root)")
+    audit.add_argument("--ledger", action="store_true",
+                       help="name, for each breaking finding, the first release between old and new in which it appears")
     audit.add_argument("--fix", action="store_true",
                        help="write back what the audit derives: moved Source paths and upstream_paths, dead-guard markers, status counts")
     audit.add_argument("--timeout", type=int, default=600, help="seconds a fetch may take (default: 600)")
@@ -160,9 +162,15 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     path = args.summary if args.summary is not None else cfg.root / "upgrade-summary.md"
     if not path.is_absolute():
         path = cfg.root / path
+    introduced = {}
+    if args.ledger:
+        from upgrade_checklists import ledger
+
+        introduced = ledger.run(auditor, result)
     tables = check.status_tables
     docker = {row.package: row.docker for row in tables.matrix} if tables is not None and tables.has_matrix else None
-    fix.write_atomic_any(path, summary.render(result, requested=args.requested, docker=docker, tier_of=_tier_of(check)))
+    fix.write_atomic_any(path, summary.render(result, requested=args.requested, docker=docker, tier_of=_tier_of(check),
+                                                introduced=introduced))
     if args.verbose:
         for note in result.notes[len(notes):]:
             print(f"note: {note}", file=sys.stderr)
@@ -171,6 +179,12 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     sys.stdout.write(report.render(result.findings, args.format, checklists=len(check.checklists),
                                    files_scanned=check.files_scanned, extra={"packages": packages},
                                    hide_info=not args.verbose))
+    for f, release in introduced.items():
+        print(f"ledger: {f.file}:{f.line}: {f.code} first appears in {release}", file=sys.stderr)
+    if args.ledger and not args.verbose:
+        for note in result.notes:
+            if ": ledger " in note:
+                print(f"note: {note}", file=sys.stderr)
     fixed = _write_back(cfg, args, result) if args.fix else []
     for err in result.errors:
         print(f"upgrade-checklists: error: {err}", file=sys.stderr)
