@@ -153,6 +153,9 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
         targets, notes = audit.plan(cfg, check.checklists, args.specs, args.from_version, args.base_ref)
     except audit.AuditError as exc:
         raise ConfigError(str(exc)) from None
+    from upgrade_checklists import staged
+
+    notes = staged.notes(cfg.root, cfg.manifests) + notes  # which state of the manifests the audit sees
     auditor = audit.Auditor(cfg, check, source=args.source, cache_dir=args.cache_dir, timeout=args.timeout,
                             progress=audit.progress_printer())
     result = auditor.run(targets)

@@ -115,7 +115,9 @@ def _package(t: Target, tier_of, introduced: dict) -> list[str]:
         for f in sorted(guards, key=lambda f: (f.file or "", f.line or 0, f.code)):
             out.append(f"- {_where(f)} {_guard_status(f)}: {f.message}")
         out.append("")
-    if not breaking:
+    if any(f.code == "FETCH" for f in mine):
+        out += ["**Not audited:** the upstream source could not be fetched (see Unresolved Issues)", ""]
+    elif not breaking:
         out += ["**No breaking changes found**", ""]
     out += _entries(t)
     return out
