@@ -77,7 +77,7 @@ def test_binding_only_mode_without_old_version() -> None:
 
 def test_signature_changes_are_informational() -> None:
     new = sig(("a", PK, None), ("b", PK, None), ("e", PK, "0"), returns="str")
-    assert codes(signature_changes("pkg.f", OLD, new)) == [
+    assert codes(signature_changes("pkg.f", Signature(OLD.params, "int"), new)) == [
         ("NEW_OPTIONAL_PARAM", "info", "e"),
         ("NEW_REQUIRED_PARAM", "info", "b"),
         ("REMOVED_PARAM", "info", "c"),

@@ -19,6 +19,15 @@ The pipeline, one module a step:
     fix.py        rewrite checklists from findings (--fix)
     report.py     format findings (text / json / github)
 
+The upgrade audit (``audit.py`` orchestrates), one module a stage:
+
+    uses.py       every use of a package in the code (calls, imports, subclasses, patches)
+      values.py     what a name can hold statically (patches reached through strings)
+    api.py        the upstream symbols at each version (griffe, nothing imported)
+    bind.py       each use bound against both versions
+    entries.py    what the catalog adds, and where each finding is anchored
+    guards.py     the version guards
+
 ``cli.py`` is the thin command line over it.
 """
 

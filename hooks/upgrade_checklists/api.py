@@ -5,7 +5,9 @@ and sees inherited members. What griffe leaves out, we cover here:
 - subfolders without ``__init__.py`` inside a package (implicit namespace
   subpackages, importable at run time) are loaded and grafted in;
 - headings relative to a class (``LoRA.__call__``) are found through the entry's
-  **Source:** file, the import names, or a unique class of that name;
+  **Source:** file, the import names, or a unique class of that name; a dotted
+  heading that does not resolve is tried in the **Source:** module by its last
+  name (``pkg.Layout``), or last names (``pkg.Class.method``);
 - a name a module keeps by a compatibility alias (a legacy alias table, a
   ``sys.modules`` alias, a module ``__getattr__``: ``aliases.py``) or by plain
   assignment (``Old = New``) still resolves, to what it names;
@@ -76,6 +78,15 @@ def normalize_annotation(text: str) -> str:
     """Spell an annotation given as text alike (no module context): ``typing.List[int]`` ==
     ``list[int]``, ``Optional[X]`` == ``X | None``, quotes dropped."""
     return annotations.normalize(text) or text
+
+
+def _dataclass_transform(cls) -> bool:
+    """A base class is decorated ``@dataclass_transform``: each subclass gets its own ``__init__`` from its fields."""
+    try:
+        bases = cls.mro()
+    except Exception:  # a base outside the loaded source
+        return False
+    return any("dataclass_transform" in str(d.value) for b in bases for d in getattr(b, "decorators", []))
 
 
 class Unresolved(Exception):
@@ -273,6 +284,8 @@ class UpstreamModel:
             init = obj.all_members.get("__init__")
             if init is None:  # attrs, pydantic, metaclasses...: unknown, unless a plain class
                 return Signature([], self._canon(obj.path)) if not (obj.bases or obj.decorators) else None
+            if "__init__" not in obj.members and (obj.decorators or _dataclass_transform(obj)):
+                return None  # a decorated class (``@strict``, a dataclass_transform base) inheriting __init__: its fields make it
             init = self._final(init)
             params = [Param(p.name, p.kind.value, None if p.default is None else str(p.default)) for p in init.parameters][1:]
             return Signature(params, self._canon(obj.path))
@@ -290,6 +303,8 @@ class UpstreamModel:
             mod = re.sub(r"(/__init__)?\.py$", "", source.strip("/")).replace("/", ".")
             mod = re.sub(r"^(src|python)\.", "", mod)
             tried.append(f"{mod}.{name}")
+            parts = name.split(".")  # a path the API is not re-exported from: in its own module,
+            tried += [f"{mod}.{'.'.join(parts[i:])}" for i in range(1, len(parts))]  # by its last name(s)
         tried += [f"{n}.{name}" for n in import_names]
         first_error: Unresolved | None = None
         head = name.split(".")[0]
@@ -355,7 +370,10 @@ class UpstreamModel:
             return None
 
     def member(self, cls: Api, name: str) -> Api | None:
-        obj = cls.obj.all_members.get(name)
+        try:
+            obj = cls.obj.all_members.get(name)
+        except Exception as exc:  # griffe's alias errors, on a base class outside the loaded source
+            raise Unresolved(f"members of `{cls.path}` not known ({type(exc).__name__})") from None
         if obj is None:
             return None
         return self.api(self._final(obj))

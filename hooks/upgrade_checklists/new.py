@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from upgrade_checklists.calls import Call, dotted, find_attribute_uses, find_calls
@@ -26,6 +26,7 @@ from upgrade_checklists.fix import Table, status_text, write_atomic
 from upgrade_checklists.rows import usage_parts
 from upgrade_checklists.scan import Facts, Prefilter, iter_sources, scan_file
 from upgrade_checklists.tiers import TierRules
+from upgrade_checklists.uses import MEMBER, find_uses, subclasses
 
 _TIER_TITLES = {
     "primary": "Primary (most likely to break)",
@@ -101,14 +102,17 @@ def create(cfg: Config, package: str, github: str, branch_template: str,
             body.append("_None._")
         body.append("")
     entries = _entries(cfg, users, names, tier_of)
+    entries += _base_class_entries(cfg, sources, names, entries)
     body += ["## API Usage Catalog", ""]
     for i, e in enumerate(entries, 1):
         snippet, end = _shortened(e.call)
         where = f"line {e.call.line}" if e.call.line == end else f"lines {e.call.line}-{end}"
         verb = "Called" if e.called else "Used"
         others = f", 1 of {e.count} uses in {e.files} file{'s' if e.files > 1 else ''}" if e.count > 1 else ""
-        body += [f"### {i}. `{e.api}`", "", f"{verb} in `{e.rel}` ({where}){others}:", "", "```python", snippet, "```", "",
-                 textwrap.fill(f"**Check:** {e.check}", 88, break_long_words=False, break_on_hyphens=False), ""]
+        body += [f"### {i}. `{e.api}`", "", f"{verb} in `{e.rel}` ({where}){others}:", "", "```python", snippet, "```", ""]
+        for r, c in e.also:  # a subclassed base class: the subclass's uses of it
+            body += [f"Called in `{r}` (line {c.line}):", "", "```python", c.snippet, "```", ""]
+        body += [textwrap.fill(f"**Check:** {e.check}", 88, break_long_words=False, break_on_hyphens=False), ""]
     if not entries:
         body += ["_None yet._", ""]
     body += ["## Version-Guarded Code", "", "_None._", ""]
@@ -184,6 +188,7 @@ class Entry:
     called: bool
     count: int  # uses across the code
     files: int
+    also: list[tuple[str, Call]] = field(default_factory=list)  # further call sites shown (a subclassed base class)
 
 
 def _entries(cfg: Config, users: dict[str, Facts], names: list[str], tier_of: dict[str, str]) -> list[Entry]:
@@ -232,6 +237,51 @@ def _result_reads(tree: ast.Module, call: Call) -> list[str]:
         if (isinstance(node, ast.Attribute) and node.lineno >= call.line and node.attr not in out
                 and dotted(node.value) == call.assigned_to):
             out.append(node.attr)
+    return out
+
+
+def _base_class_entries(cfg: Config, sources: list[str], names: list[str], entries: list[Entry]) -> list[Entry]:
+    """One entry per upstream class the project subclasses: the ``class`` statement, then the
+    subclass's uses of it (``super().__init__(...)``, ``self.x``, ``self.m(...)``) as further
+    call sites. A class that already has an entry gets these sites and Check text added."""
+    known = {e.api: e for e in entries}
+    parsed = {}
+    for rel in sources:
+        text = (cfg.root / rel).read_text(encoding="utf-8", errors="replace")
+        try:
+            parsed[rel] = (text, ast.parse(text))
+        except SyntaxError:
+            continue
+    found = subclasses(parsed, names)
+    if not found:
+        return []
+    uses = [u for u in find_uses(parsed, names) if u.kind == MEMBER and u.via.startswith("subclass ")]
+    out = []
+    for base in dict.fromkeys(b for b, *_ in found):
+        mine = [(qual, rel, line) for b, qual, rel, line in found if b == base]
+        first_qual, first_rel, first_line = mine[0]
+        lines = parsed[first_rel][0].splitlines()
+        head = Call(base, first_line, first_line, lines[first_line - 1].strip())
+        shorts = {q.rsplit(".", 1)[-1] for q, _r, _l in mine}
+        sites, members = [], []
+        for u in uses:
+            if u.target == base and u.via.split("`")[1] in shorts:
+                members.append(f"`{u.member}()`" if u.call is not None else f"`{u.member}`")
+                if len(sites) < 3 and (u.file, u.line) not in {(r, c.line) for r, c in sites} and (u.file, u.line) != (first_rel, first_line):
+                    text = parsed[u.file][0].splitlines()[u.line - 1].strip()
+                    sites.append((u.file, Call(base, u.line, u.line, text)))
+        who = ", ".join(f"`{q.rsplit('.', 1)[-1]}`" for q, _r, _l in mine)
+        check = f"subclassed by {who}"
+        members = list(dict.fromkeys(members))
+        if members:
+            check += f"; what it uses through `self` / `super()` still exists on `{base.rsplit('.', 1)[-1]}`: " + ", ".join(members[:8])
+        check += "; `__init__` still takes what the subclass passes and forwards."
+        if base in known:
+            e = known[base]
+            e.also = [(r, c) for r, c in [(first_rel, head), *sites] if (r, c.line) != (e.rel, e.call.line)]
+            e.check = e.check.rstrip(".") + "; " + check
+        else:
+            out.append(Entry(base, first_rel, head, check[0].upper() + check[1:], True, 1, 1, sites))
     return out
 
 

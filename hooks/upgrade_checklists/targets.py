@@ -37,6 +37,7 @@ class Target:
     why: str  # "moved in uv.lock since HEAD", "command line", "pinned in ... (nothing moved: binding only)"
     source: str = ""  # where the new source came from (git ref / index)
     resolved: int = 0  # catalog entries whose API resolved upstream
+    calls: int = 0  # call sites of the package found in the code (direct, inherited, patched, forwarded)
     bound: int = 0  # call sites bound against a signature
     not_resolved: list[tuple[int, str, str]] = field(default_factory=list)  # (entry, API, why) of the others
     variants: list[str] = field(default_factory=lambda: [DEFAULT])

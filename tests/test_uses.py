@@ -1,0 +1,608 @@
+"""Every use is audited: uses outside the catalog, subclasses (across files, any depth),
+keywords forwarded through ``**kwargs``, patched methods and their drift. A fixture
+upstream ``fakepkg-models`` (a local git repository, two tagged versions) and a fixture
+project in ``tmp_path``."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import Repo, git
+from upstream import make_repo
+from upgrade_checklists.uses import ATTRIBUTE, CALL, IMPORT, MEMBER, PATCH, RESULT, find_uses
+
+MODELS_V1 = {
+    "fakepkg/models/__init__.py": "",
+    "fakepkg/models/base.py": '''
+        class Module:
+            def __init__(self, config, dropout=0.0, bias=True):
+                self.config = config
+                self.hidden = config.hidden
+                self.rope_scaling = config.rope_scaling
+
+            def forward(self, x, past_key_values=None, use_cache=False):
+                return x
+
+            def reset(self):
+                return None
+
+            def helper(self, x):
+                return x
+        ''',
+    "fakepkg/models/util.py": '''
+        class OldType:
+            pass
+
+
+        def stats(x):
+            return x
+
+
+        def legacy(x):
+            return x
+        ''',
+}
+
+MODELS_V2 = {
+    **MODELS_V1,
+    "fakepkg/models/base.py": '''
+        class Module:
+            def __init__(self, config, dropout=0.0):
+                self.config = config
+                self.hidden = config.hidden
+                self.rope_parameters = config.rope_parameters
+
+            def forward(self, x, cache=None, use_cache=False):
+                return x
+
+            def reset(self):
+                return None
+        ''',
+    "fakepkg/models/util.py": '''
+        def stats(x):
+            return x
+        ''',
+}
+
+LAYERS_PY = '''\
+from typing import TYPE_CHECKING
+
+from fakepkg.models import base as fm
+from fakepkg.models.util import legacy, stats
+
+if TYPE_CHECKING:
+    from fakepkg.models.util import OldType
+
+
+class Layer(fm.Module):
+    def __init__(self, config, width=1, **kwargs):
+        super().__init__(config, **kwargs)
+        self.width = width
+
+    def run(self, x):
+        y = self.helper(x)
+        return self.forward(y, past_key_values=None)
+
+    def total(self):
+        return self.width + self.hidden
+
+
+def score(x):
+    return stats(legacy(x))
+'''
+
+DEEP_PY = '''\
+from app.layers import Layer
+
+
+class Deep(Layer):
+    def size(self):
+        return self.rope_scaling
+
+
+class Deeper(Deep):
+    pass
+'''
+
+MAKE_PY = '''\
+from app.deep import Deeper
+
+
+def make(cfg):
+    d = Deeper(cfg, width=2, bias=False, dropout=0.1)
+    d.reset()
+    d.helper(1)
+    return d
+'''
+
+PATCH_PY = '''\
+import fakepkg.models.base as B
+from fakepkg.models.base import Module
+
+
+def forward(self, x, past_key_values=None, use_cache=False):
+    scale = self.rope_scaling
+    self.seen = True
+    return self.helper(x) if self.seen else scale
+
+
+def reset(self):
+    return self.config
+
+
+def apply():
+    Module.forward = forward
+    setattr(B.Module, "reset", reset)
+'''
+
+CHECKLIST = (
+    "---\npackage: fakepkg-models\ngithub: example/fakepkg-models\nbranch_template: v${VERSION}\n"
+    "upstream_paths:\n  - fakepkg/models/\nimport_names:\n  - fakepkg.models\n---\n\n"
+    "## Affected Files\n\n### Primary\n\n| File | Imports / Usage |\n| --- | --- |\n"
+    "| `app/layers.py` | `base` (as `fm`), `legacy`, `stats`, `OldType` |\n"
+    "| `app/patch.py` | `fakepkg.models.base` (as `B`), `Module` |\n\n"
+    "### Secondary\n\n_None._\n\n### Tertiary\n\n_None._\n\n## API Usage Catalog\n\n"
+    # not re-exported from fakepkg.models: found in the Source module by its last name
+    "### 1. `fakepkg.models.Module.forward`\n\n**Source:** `fakepkg/models/base.py`\n\n"
+    "Called in `app/layers.py` (line 17):\n\n```python\nreturn self.forward(y, past_key_values=None)\n```\n\n"
+    "**Check:** the cache keyword.\n\n"
+    "## Version-Guarded Code\n\n_None._\n"
+)
+
+
+def pyproject(upstreams: Path, version: str) -> str:
+    return f'''\
+[project]
+name = "app"
+version = "0"
+dependencies = ["fakepkg-models=={version}"]
+
+[tool.upgrade-checklists]
+roots = ["app"]
+git_url = "file://{upstreams}/{{github}}"
+
+[tool.upgrade-checklists.tiers]
+primary = ["app/"]
+'''
+
+
+@pytest.fixture(scope="module")
+def upstreams(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("models-upstream")
+    make_repo(base / "example" / "fakepkg-models", "fakepkg-models", [("1.0.0", MODELS_V1), ("2.0.0", MODELS_V2)])
+    return base
+
+
+@pytest.fixture
+def project(tmp_path: Path, capsys, upstreams: Path) -> Repo:
+    r = Repo(tmp_path / "project", capsys)
+    r.path.mkdir()
+    git(r.path, "init", "-q", "-b", "main")
+    files = {"app/__init__.py": "", "app/layers.py": LAYERS_PY, "app/deep.py": DEEP_PY, "app/make.py": MAKE_PY,
+             "app/patch.py": PATCH_PY, "checklists/fakepkg-models.md": CHECKLIST, "pyproject.toml": pyproject(upstreams, "1.0.0"),
+             ".gitignore": "upgrade-summary.md\n"}
+    for rel, text in files.items():
+        r.write(rel, text)
+    r.commit("initial")
+    r.cache = tmp_path / "cache"
+    return r
+
+
+def findings(run) -> set[tuple[str, str, str]]:
+    """(file:line, CODE, message without the checklist reference)."""
+    out = set()
+    for line in run.lines:
+        if ":1: " not in line:
+            continue
+        where, rest = line.split(":1: ", 1)
+        code, msg = rest.split(" ", 1)
+        out.add((where, code, msg.rsplit(" (checklists/", 1)[0]))
+    return out
+
+
+EXPECTED_BREAKING = {
+    # a use outside any catalog entry
+    ("app/layers.py:4", "REMOVED_API", "import `fakepkg.models.util.legacy` no longer resolves at 2.0.0"),
+    ("app/layers.py:24", "REMOVED_API", "`fakepkg.models.util.legacy` was removed at 2.0.0"),
+    # a subclass method removed upstream, and a keyword renamed in the base method it calls
+    ("app/layers.py:16", "REMOVED_API",
+     "`fakepkg.models.base.Module` has no `helper` at 2.0.0 (it had at the old version), and subclass `Layer` uses `self.helper(...)`"),
+    ("app/layers.py:17", "RENAMED_PARAM",
+     "`fakepkg.models.base.Module.forward`: keyword `past_key_values` was renamed: `past_key_values -> cache` (subclass `Layer`)"),
+    # an instance attribute the base class stopped setting, read two project classes down, in another file
+    ("app/deep.py:6", "REMOVED_API",
+     "`fakepkg.models.base.Module` has no `rope_scaling` at 2.0.0 (it had at the old version), and subclass `Deep` uses `self.rope_scaling`"),
+    # a keyword the caller forwards through Layer.__init__(**kwargs) into Module.__init__
+    ("app/make.py:5", "REMOVED_PARAM",
+     "`fakepkg.models.base.Module`: keyword `bias` was removed (forwarded by `Layer.__init__` (`**kwargs`))"),
+    # a method of the base class called on an instance of the subclass
+    ("app/make.py:7", "REMOVED_API",
+     "`fakepkg.models.base.Module` has no `helper` at 2.0.0 (it had at the old version), and a `Deeper` instance uses `d.helper(...)`"),
+    # the patched method's signature drifted; its body reads an attribute and calls a method the class lost
+    ("app/patch.py:16", "PATCH_MISMATCH",
+     "`fakepkg.models.base.Module.forward(self, x, cache, use_cache)` at 2.0.0 differs from the patch "
+     "`forward(self, x, past_key_values, use_cache)` (line 5) assigned in its place: parameter 3 is `cache` upstream, `past_key_values` in the patch"),
+    ("app/patch.py:6", "PATCH_MISMATCH",
+     "`fakepkg.models.base.Module` has no `rope_scaling` at 2.0.0 (it had at the old version), and patch `forward` of `Module.forward` uses `self.rope_scaling`"),
+    ("app/patch.py:8", "PATCH_MISMATCH",
+     "`fakepkg.models.base.Module` has no `helper` at 2.0.0 (it had at the old version), and patch `forward` of `Module.forward` uses `self.helper(...)`"),
+}
+
+EXPECTED_OTHER = {
+    ("app/layers.py:7", "REMOVED_API", "[warning] import `fakepkg.models.util.OldType` no longer resolves at 2.0.0"),
+}
+
+
+def test_every_use_is_audited(project: Repo, upstreams: Path) -> None:
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    assert r.code == 1
+    got = findings(r)
+    assert {f for f in got if not f[2].startswith("[")} == EXPECTED_BREAKING
+    assert {f for f in got if f[2].startswith("[") and "UNRESOLVED" != f[1]} >= EXPECTED_OTHER
+    # the heading not re-exported at its dotted path resolved in its Source module
+    assert not any(code == "UNRESOLVED" for _w, code, _m in got)
+    # what is unchanged is not reported: self.hidden, self.width, self.config in the patch,
+    # the matching `reset` patch, d.reset(), stats(...), the dropout keyword
+    assert not any(w.startswith(("app/layers.py:20", "app/make.py:6", "app/patch.py:12", "app/patch.py:17")) for w, _c, _m in got)
+    # findings of the catalog's API are anchored at its entry; the rest at the file's row
+    line = next(l for l in r.lines if l.startswith("app/layers.py:17:1: RENAMED_PARAM"))
+    assert line.endswith("(checklists/fakepkg-models.md:30)")
+    line = next(l for l in r.lines if l.startswith("app/layers.py:24:1: REMOVED_API"))
+    assert line.endswith("(checklists/fakepkg-models.md:17)")
+    summary = project.read("upgrade-summary.md")
+    # calls: super().__init__, self.helper, self.forward, stats, legacy (layers.py), the forwarded
+    # keywords, d.reset, d.helper (make.py), self.helper (patch.py); bound: those whose API is still there
+    assert "Resolved 1 of 1 catalog APIs upstream; bound 5 of 9 call sites." in summary
+    assert "(no call site" not in summary
+
+
+def test_nothing_moved_binds_cleanly(project: Repo) -> None:
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    assert (r.code, sorted(findings(r))) == (0, [])
+
+
+def test_patch_drift_is_reported_without_a_catalog_entry(project: Repo, upstreams: Path) -> None:
+    project.write("checklists/fakepkg-models.md", CHECKLIST.split("## API Usage Catalog")[0]
+                  + "## API Usage Catalog\n\n_None._\n\n## Version-Guarded Code\n\n_None._\n")
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    assert r.code == 1
+    assert {f for f in findings(r) if not f[2].startswith("[")} == EXPECTED_BREAKING
+
+
+def uses_of(files: dict[str, str]) -> list[tuple]:
+    sources = {rel: (textwrap.dedent(t), ast.parse(textwrap.dedent(t))) for rel, t in files.items()}
+    return sorted((u.file, u.line, u.kind, u.target, u.member or "", u.via) for u in find_uses(sources, ["pkg"]) if u.kind != ATTRIBUTE)
+
+
+def test_uses_through_aliases_subclasses_and_patches() -> None:
+    got = uses_of({
+        "a.py": '''
+            import pkg.mod as m
+            from pkg import Base as B
+
+            class Mine(B):
+                def go(self):
+                    super().go(1)
+                    return self.x
+
+            def f(self, a):
+                return self.y
+
+            setattr(m.Cls, "f", f)
+            m.Cls.g = f
+            m.Cls.h = lambda self: 0
+            ''',
+        "b.py": '''
+            from a import Mine as M
+
+            class Sub(M):
+                def go(self):
+                    return self.z
+            ''',
+    })
+    assert got == [
+        ("a.py", 2, IMPORT, "pkg.mod", "", ""),
+        ("a.py", 3, IMPORT, "pkg.Base", "", ""),
+        ("a.py", 7, MEMBER, "pkg.Base", "go", "subclass `Mine`, through `super()`"),
+        ("a.py", 8, MEMBER, "pkg.Base", "x", "subclass `Mine`"),
+        ("a.py", 11, MEMBER, "pkg.mod.Cls", "y", "patch `f` of `Cls.f`"),
+        ("a.py", 11, MEMBER, "pkg.mod.Cls", "y", "patch `f` of `Cls.g`"),
+        ("a.py", 13, PATCH, "pkg.mod.Cls", "f", "patch `f`"),
+        ("a.py", 14, PATCH, "pkg.mod.Cls", "g", "patch `f`"),
+        # b.py's Sub goes on overriding go(): its self.z is a use of pkg.Base
+        ("b.py", 6, MEMBER, "pkg.Base", "z", "subclass `Sub`"),
+    ]
+
+
+def test_no_use_without_an_import_of_the_package() -> None:
+    got = uses_of({
+        "app/a.py": '''
+            import other
+            from .pkg import Base  # relative: the project's own pkg
+
+            class Mine(other.Base, Base):
+                def go(self):
+                    return self.x
+
+            other.Cls.f = print
+            ''',
+    })
+    assert got == []
+
+
+def test_calls_results_and_typing_only_imports() -> None:
+    sources = {"a.py": (s := textwrap.dedent('''
+        from typing import TYPE_CHECKING
+        import pkg
+        if TYPE_CHECKING:
+            from pkg.types import T
+        try:
+            from pkg.new import x
+        except ImportError:
+            from pkg.old import x
+        b = pkg.make(1, k=2)
+        b.save(path="p")
+        ''').lstrip(), ast.parse(s))}
+    uses = find_uses(sources, ["pkg"])
+    imports = {(u.target, u.typing_only, u.fallback) for u in uses if u.kind == IMPORT}
+    assert imports == {("pkg", False, False), ("pkg.types.T", True, False), ("pkg.new.x", False, True), ("pkg.old.x", False, True)}
+    (call,) = [u for u in uses if u.kind == CALL]
+    assert (call.target, call.line, call.call.positional, call.call.keywords) == ("pkg.make", 9, 1, ["k"])
+    (res,) = [u for u in uses if u.kind == RESULT]
+    assert (res.target, res.member, res.line, res.call.keywords) == ("pkg.make", "save", 10, ["path"])
+
+
+def test_patch_guards_around_or_returning_before() -> None:
+    src = textwrap.dedent('''
+        from pkg import Cls
+
+
+        def apply():
+            if hasattr(Cls, "m"):
+                return
+
+            def m(self):
+                return self.a
+
+            Cls.m = m
+
+
+        def n2(self):
+            return 0
+
+
+        if not hasattr(Cls, "n"):
+            Cls.n = n2
+        if FLAG:
+            Cls.k = n2
+        Cls.j = n2
+        ''')
+    uses = find_uses({"a.py": (src, ast.parse(src))}, ["pkg"])
+    got = sorted((u.line, u.member, u.guarded, u.guard_line) for u in uses if u.kind == PATCH)
+    assert got == [(12, "m", True, 6), (20, "n", True, 19), (22, "k", False, 21), (23, "j", False, None)]
+    (member,) = [u for u in uses if u.kind == MEMBER]
+    assert (member.line, member.member, member.patch, member.guard_line) == (10, "a", True, 6)
+
+
+def test_a_method_the_project_patches_back_in_is_not_missing(project: Repo, upstreams: Path) -> None:
+    project.write("app/restore.py", textwrap.dedent('''\
+        from fakepkg.models.base import Module
+
+
+        def helper(self, x):
+            return x
+
+
+        def restore():
+            if hasattr(Module, "helper"):
+                return
+            Module.helper = helper
+        '''))
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    got = findings(r)
+    assert not any("no `helper`" in m for _w, _c, m in got)
+    # the guard before the assignment is that method's version guard, though the checklist does not list it
+    assert ("app/restore.py:9", "GUARD_NEEDED", "[info] `fakepkg.models.base.Module` still lacks `helper`: "
+            "the guard (and its patch) is still needed") in got
+    assert r.code == 1  # the other breaks stay
+
+
+DYN_PY = '''\
+MAPPINGS = {
+    "one": {"module": "fakepkg.models.base", "cls": "Module", "patch_module": "app.patch", "func": "forward"},
+}
+
+
+def apply(kind):
+    mapping = MAPPINGS[kind]
+    module = __import__(mapping["module"], fromlist=[mapping["cls"]])
+    cls = getattr(module, mapping["cls"])
+    fn = getattr(__import__(mapping["patch_module"], fromlist=[mapping["func"]]), mapping["func"])
+    cls.forward = fn
+'''
+
+
+def test_a_patch_reached_through_strings(project: Repo, upstreams: Path) -> None:
+    project.write("app/dyn.py", DYN_PY)
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    got = findings(project.run("audit", "--cache-dir", str(project.cache), "-v"))
+    assert ("app/dyn.py:11", "PATCH_MISMATCH",
+            "`fakepkg.models.base.Module.forward(self, x, cache, use_cache)` at 2.0.0 differs from the patch "
+            "`forward(self, x, past_key_values, use_cache)` (`app/patch.py:5`) assigned in its place: "
+            "parameter 3 is `cache` upstream, `past_key_values` in the patch") in got
+
+
+def test_values_keep_each_choice_together() -> None:
+    from upgrade_checklists.values import assignments_onto
+
+    src = textwrap.dedent('''
+        import importlib
+
+        TABLE = {
+            "a": {"mod": "pkg.one", "cls": "A", "fn": "fa"},
+            "b": {"mod": "pkg.two", "cls": "B", "fn": "fb"},
+        }
+
+
+        def fa(self):
+            pass
+
+
+        def patch(key, name):
+            entry = TABLE[key]
+            klass = getattr(importlib.import_module(entry["mod"]), entry["cls"])
+            setattr(klass, "run", getattr(importlib.import_module("app.funcs"), entry["fn"]))
+            klass.local = fa
+            klass.unknown = make(name)
+            getattr(klass, name).x = fa
+        ''')
+    tree = ast.parse(src)
+    got = sorted((c, n, f, s.lineno) for c, n, f, s in assignments_onto(tree, {"importlib": "importlib"}))
+    assert got == [
+        ("pkg.one.A", "local", "<local>.fa", 18),
+        ("pkg.one.A", "run", "app.funcs.fa", 17),
+        ("pkg.two.B", "local", "<local>.fa", 18),
+        ("pkg.two.B", "run", "app.funcs.fb", 17),
+    ]
+
+
+SUB_PY = '''\
+from otherlib_core import layers as L
+
+
+class Block(L.Dense):
+    def __init__(self, units, **kwargs):
+        super().__init__(units=units, **kwargs)
+
+    def call(self, x):
+        return self.kernel @ self.activate(x)
+'''
+
+DEEPER_PY = '''\
+from app.models.block import Block
+
+
+class Wide(Block):
+    def width(self):
+        return self.units
+'''
+
+
+def test_new_writes_entries_for_subclassed_base_classes(repo: Repo) -> None:
+    repo.write("app/models/__init__.py", "")
+    repo.write("app/models/block.py", SUB_PY)
+    repo.write("app/models/wide.py", DEEPER_PY)
+    r = repo.run("new", "otherlib-core", "--github", "acme/otherlib")
+    assert r.code == 0
+    text = repo.read("checklists/otherlib-core.md")
+    entry = text.split("### 1. `otherlib_core.layers.Dense`\n\n", 1)[1].split("\n### ", 1)[0]
+    assert entry.startswith(
+        "Used in `app/models/block.py` (line 4):\n\n```python\nclass Block(L.Dense):\n```\n\n"
+        "Called in `app/models/block.py` (line 6):\n\n```python\nsuper().__init__(units=units, **kwargs)\n```\n\n"
+        "Called in `app/models/block.py` (line 9):\n\n```python\nreturn self.kernel @ self.activate(x)\n```\n\n"
+        "Called in `app/models/wide.py` (line 6):\n\n```python\nreturn self.units\n```\n\n"
+    )
+    # the entry for the name read in `class Block(L.Dense)` gets the subclass's uses and Check text
+    assert ("**Check:** `Dense` still exists on `otherlib_core.layers`, with the same meaning;\n"
+            "subclassed by `Block`, `Wide`; what it uses through `self` / `super()` still exists on\n"
+            "`Dense`: `__init__()`, `activate()`, `kernel`, `units`; `__init__` still takes what the\n"
+            "subclass passes and forwards.") in entry
+    assert repo.run("check").code == 0
+
+
+def test_keywords_forwarded_through_a_runtime_alias_of_a_subclass() -> None:
+    src = textwrap.dedent('''\
+        from typing import TYPE_CHECKING
+        import pkg
+
+
+        class _Client(pkg.Client):
+            def __init__(self, **kwargs):
+                kwargs.setdefault("timeout", 5)
+                super().__init__(**kwargs)
+
+
+        if TYPE_CHECKING:
+            Client = pkg.Client
+        else:
+            Client = _Client
+
+
+        class Wrapper(Client):
+            pass
+
+
+        def make(p):
+            return Wrapper(base_url="u", proxies=p)
+        ''')
+    uses = [u for u in find_uses({"app/c.py": (src, ast.parse(src))}, ["pkg"]) if u.kind != ATTRIBUTE]
+    got = sorted((u.line, u.kind, u.target, u.member or "", u.via, tuple(u.call.keywords) if u.call else ()) for u in uses)
+    assert got == [
+        (2, IMPORT, "pkg", "", "", ()),
+        (8, MEMBER, "pkg.Client", "__init__", "subclass `_Client`, through `super()`", ()),
+        # Wrapper is the runtime `_Client` (not the TYPE_CHECKING `pkg.Client`): its callers' keywords
+        # go through `_Client.__init__(**kwargs)` into `pkg.Client`
+        (22, CALL, "pkg.Client", "", "forwarded by `_Client.__init__` (`**kwargs`)", ("base_url", "proxies")),
+    ]
+
+
+def test_a_decorated_config_class_inheriting_init_has_no_known_signature(tmp_path: Path) -> None:
+    from upgrade_checklists.api import UpstreamModel
+
+    root = tmp_path / "up"
+    (root / "cfg").mkdir(parents=True)
+    (root / "cfg/__init__.py").write_text(textwrap.dedent('''
+        from dataclasses import dataclass
+        from typing import dataclass_transform
+
+
+        def strict(cls):
+            return cls
+
+
+        @dataclass_transform(kw_only_default=True)
+        @dataclass
+        class Base:
+            name: str = ""
+
+
+        @strict
+        class Decorated(Base):
+            hidden_size: int = 1
+
+
+        class Plain(Base):
+            hidden_size: int = 1
+
+
+        class Own(Base):
+            def __init__(self, hidden_size=1):
+                pass
+        '''))
+    m = UpstreamModel([root], ["cfg"])
+    # the real __init__ takes each subclass's fields; the base's, griffe's guess, would be wrong
+    assert m.lookup("cfg.Decorated").signature is None
+    assert m.lookup("cfg.Plain").signature is None
+    assert [p.name for p in m.lookup("cfg.Own").signature.params] == ["hidden_size"]
+    assert [p.name for p in m.lookup("cfg.Base").signature.params] == ["name"]
+
+
+def test_an_annotation_added_is_not_a_return_change() -> None:
+    from upgrade_checklists.api import Param, Signature
+    from upgrade_checklists.bind import bind_call, signature_changes
+
+    src = "from pkg import f\nout, _ = f(1)\n"
+    (c,) = [u for u in find_uses({"a.py": (src, ast.parse(src))}, ["pkg"]) if u.kind == CALL]
+    old = Signature([Param("a", "positional or keyword", None)], None)
+    new = Signature([Param("a", "positional or keyword", None)], "tuple[int, int]")
+    assert bind_call(c.call, "pkg.f", old, new, "2") == []
+    assert signature_changes("pkg.f", old, new) == []
+    changed = Signature([Param("a", "positional or keyword", None)], "int")
+    assert [p[0] for p in bind_call(c.call, "pkg.f", changed, new, "2")] == ["RETURN_CHANGED"]
