@@ -132,6 +132,10 @@ def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
 
 
+#: the summary lines of the text outputs (Run.lines keeps the findings only)
+SUMMARY_STARTS = ("Found ", "All checks passed", "[*] ", "Not shown: ", "Rewrote ")
+
+
 @dataclass
 class Run:
     code: int
@@ -140,7 +144,7 @@ class Run:
 
     @property
     def lines(self) -> list[str]:
-        return [line for line in self.out.splitlines() if not line.startswith("Found ")]
+        return [line for line in self.out.splitlines() if not line.startswith(SUMMARY_STARTS)]
 
     @property
     def codes(self) -> list[str]:
@@ -180,6 +184,10 @@ class Repo:
         git(self.path, "commit", "-qm", message)
 
     def run(self, *argv: str) -> Run:
+        """``main(argv)`` in the repository; ``check`` without an output format gets the
+        one-line-per-finding ``concise`` form (the grouped text has its own tests)."""
+        if argv[:1] == ("check",) and not any(a.startswith(("--format", "--output-format")) for a in argv):
+            argv = (*argv, "--output-format", "concise")
         self._capsys.readouterr()
         old = os.getcwd()
         os.chdir(self.path)

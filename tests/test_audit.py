@@ -165,7 +165,7 @@ def project(tmp_path: Path, capsys, upstreams: Path) -> Repo:
 
 def test_fixture_project_passes_structure_check(project: Repo) -> None:
     r = project.run("check")
-    assert (r.code, r.out) == (0, "")
+    assert (r.code, r.out) == (0, "All checks passed (2 checklists, 7 files scanned).\n")
 
 
 def bump(project: Repo, upstreams: Path, core: str = "2.0.0") -> None:
@@ -272,7 +272,7 @@ def test_json_output_and_summary_path(project: Repo, upstreams: Path) -> None:
                                 "source": f"file://{upstreams}/example/fakepkg-core v2.0.0", "variants": ["default"]}]
     first = next(f for f in doc["findings"] if f["code"] == "RETURN_CHANGED")
     assert first == {"code": "RETURN_CHANGED", "checklist": "checklists/fakepkg-core.md", "checklist_line": 41,
-                     "file": "app/engine/core.py", "line": 12, "package": "fakepkg-core", "severity": "error",
+                     "file": "app/engine/core.py", "line": 12, "package": "fakepkg-core", "severity": "error", "fixable": False,
                      "message": "`fakepkg.core.parallel_state.get_rank`: returns `str` (was `int`), and this call uses the result"}
     assert doc["summary"]["findings_by_code"]["GUARD_DEAD"] == 3
     assert (project.path / "out/summary.md").is_file() and not (project.path / "upgrade-summary.md").exists()

@@ -8,7 +8,7 @@ from conftest import Repo, git
 
 def test_clean_fixture_passes(repo: Repo) -> None:
     r = repo.run("check")
-    assert (r.code, r.out) == (0, "")
+    assert (r.code, r.out) == (0, "All checks passed (1 checklist, 8 files scanned).\n")
 
 
 def test_missing_import_not_listed(repo: Repo) -> None:
@@ -223,7 +223,7 @@ def test_deleted_listed_file_concerns_every_commit(repo: Repo) -> None:
 def test_github_format(repo: Repo) -> None:
     repo.remove("app/tools/names.py")
     r = repo.run("check", "--format", "github")
-    assert r.out == "::error file=checklists/fakepkg-core.md,line=25,title=STALE::`app/tools/names.py` does not exist\n"
+    assert r.out == "::error file=checklists/fakepkg-core.md,line=25,title=STALE::`app/tools/names.py` does not exist; fixable with `upgrade-checklists check --fix`\n"
 
 
 def test_json_format_envelope(repo: Repo) -> None:
@@ -239,8 +239,11 @@ def test_json_format_envelope(repo: Repo) -> None:
             "line": 1,
             "package": "fakepkg-core",
             "message": "`app/utils/new.py` imports `fakepkg.core` but no tier lists it (belongs in Secondary)",
+            "severity": "error",
+            "fixable": True,
         }],
-        "summary": {"checklists": 1, "files_scanned": 9, "findings_by_code": {"MISSING": 1}},
+        "summary": {"checklists": 1, "files_scanned": 9, "findings_by_code": {"MISSING": 1}, "fixable": 1,
+                    "not_shown": {"baseline": 0, "ignored": 0}},
     }
 
 

@@ -28,6 +28,7 @@ def test_non_utf8_source_is_reported_with_its_line(repo: Repo) -> None:
     assert r.json()["findings"] == [{
         "code": "PARSE", "checklist": None, "checklist_line": None, "file": "app/utils/latin.py", "line": 2,
         "package": None, "message": "cannot decode app/utils/latin.py: not valid utf-8 (byte 0xe9 at line 2); file skipped",
+        "severity": "error", "fixable": False,
     }]
 
 

@@ -1,4 +1,4 @@
-"""The command line: argument parsing and exit codes only.
+"""The command line: argument parsing, output streams and exit codes only.
 
 Exit codes (as ruff): 0 clean, 1 findings (or files rewritten), 2 usage or
 configuration error, or an internal error (crash.py: one line, traceback in a log).
@@ -7,39 +7,136 @@ configuration error, or an internal error (crash.py: one line, traceback in a lo
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shlex
 import sys
 from pathlib import Path
 
-from upgrade_checklists import __version__, config, crash, fix, gitfiles, report
+from upgrade_checklists import __version__, baseline, config, crash, fix, gitfiles, report, suppress
 from upgrade_checklists.compare import run_check, select, select_deleted
 from upgrade_checklists.config import ConfigError
+from upgrade_checklists.findings import AUDIT_CODES, DESCRIPTIONS
+
+DESCRIPTION = "Keep per-dependency API checklists true to the code, and audit dependency upgrades."
+
+EXIT_CODES = """\
+exit codes:
+  0  no findings (or --exit-zero)
+  1  findings reported, or files rewritten by --fix
+  2  usage, configuration or internal error"""
+
+MAIN_EPILOG = f"""\
+examples:
+  upgrade-checklists check                    check every checklist against the code
+  upgrade-checklists check --fix              repair what can be repaired, report the rest
+  upgrade-checklists new torch --github pytorch/pytorch
+  upgrade-checklists audit torch==2.6.0       will the code survive the upgrade?
+
+Run `upgrade-checklists COMMAND --help` for a command's options and codes.
+
+{EXIT_CODES}
+"""
+
+_CODES = "\n".join(f"  {code:<12}{'[*] ' if code in fix.FIXABLE else '    '}{text}" for code, text in DESCRIPTIONS.items())
+
+CHECK_EPILOG = f"""\
+examples:
+  upgrade-checklists check                          the whole repository
+  upgrade-checklists check app/x.py checklists/torch.md   findings concerning these files
+  upgrade-checklists check --fix                    rewrite checklists to repair [*] findings
+  upgrade-checklists check --diff                   show what --fix would change
+  upgrade-checklists check --statistics             counts per code
+  upgrade-checklists check --select MISSING,STALE   only these codes
+  upgrade-checklists check --ignore SNIPPET         every code but these
+  upgrade-checklists check --baseline .upgrade-checklists-baseline.json
+                             first run writes the file; later runs report only new findings
+  upgrade-checklists check --output-format sarif > findings.sarif
+
+codes ([*]: fixable with --fix):
+{_CODES}
+
+suppressing findings:
+  pyproject.toml:  [tool.upgrade-checklists] ignore = ["SNIPPET"]
+                   [tool.upgrade-checklists.per-checklist-ignores] "vllm.md" = ["TIER"]
+  in a checklist, on a row, an entry heading or a version-guard line:
+                   <!-- upgrade-checklists: ignore[SNIPPET,LINE] -->
+  a baseline (--baseline FILE) matches findings by code, checklist, file and message,
+  never by line number.
+
+colour: --color auto (default) colours a terminal; NO_COLOR turns it off, FORCE_COLOR on.
+
+{EXIT_CODES}
+"""
+
+NEW_EPILOG = """\
+examples:
+  upgrade-checklists new torch --github pytorch/pytorch
+  upgrade-checklists new megatron-core --github NVIDIA/Megatron-LM --branch-template 'core_r${VERSION}' \\
+      --import-name megatron.core --upstream-path megatron/core/
+
+exit codes:
+  0  checklist written
+  2  usage or configuration error (e.g. the checklist exists already)
+"""
+
+AUDIT_EPILOG = f"""\
+examples:
+  upgrade-checklists audit                     what moved in the pins since HEAD
+  upgrade-checklists audit torch==2.6.0        a target version by hand
+  upgrade-checklists audit torch==2.6.0 --from 2.5.1 --source index
+  upgrade-checklists audit --output-format json
+
+codes: {", ".join(AUDIT_CODES)}
+  (severity "error" breaks the upgrade; "warning" and "info" need a look)
+
+exit codes:
+  0  nothing breaks
+  1  a breaking finding
+  2  usage, configuration or fetch error
+"""
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="upgrade-checklists", description=__doc__.splitlines()[0])
+    raw = argparse.RawDescriptionHelpFormatter
+    p = argparse.ArgumentParser(prog="upgrade-checklists", description=DESCRIPTION, epilog=MAIN_EPILOG, formatter_class=raw)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", type=Path, metavar="FILE", help="TOML file with a [tool.upgrade-checklists] table (default: ./pyproject.toml)")
-    common.add_argument("--format", choices=report.FORMATS, default="text", help="output format (default: text)")
+    common.add_argument("--output-format", "--format", dest="format", choices=report.FORMATS, default="text",
+                        help="text (grouped per checklist), concise (one line each), json, sarif or github (default: text)")
     common.add_argument("--no-cache", action="store_true", help="neither read nor write the scan cache")
     common.add_argument("-v", "--verbose", action="store_true", help="say where import names and tiers came from; audit: list info findings too")
 
-    check = sub.add_parser("check", parents=[common], help="compare checklists with the code (the checklist-structure hook)")
+    check = sub.add_parser("check", parents=[common], formatter_class=raw, epilog=CHECK_EPILOG,
+                           help="compare checklists with the code (the checklist-structure hook)",
+                           description="Compare the checklists with the code's imports and call sites.")
     check.add_argument("paths", nargs="*", help="report only findings concerning these files (as pre-commit passes them)")
     mode = check.add_mutually_exclusive_group()
     mode.add_argument("--fix", action="store_true", help="rewrite checklists to repair the fixable findings")
     mode.add_argument("--diff", action="store_true", help="print the diff --fix would apply; change nothing")
-    new = sub.add_parser("new", parents=[common], help="create a checklist for a package from a scan of the code")
+    check.add_argument("--select", action="append", metavar="CODE[,CODE]", help="report only these codes (ALL: every code)")
+    check.add_argument("--ignore", action="append", metavar="CODE[,CODE]", help="never report these codes")
+    check.add_argument("--baseline", type=Path, metavar="FILE",
+                       help="FILE missing: write the current findings to it and exit 0; else report only findings not in it")
+    check.add_argument("--statistics", action="store_true", help="counts per code instead of the findings")
+    check.add_argument("-q", "--quiet", action="store_true", help="the findings only: no summary, no 'Fixing' lines")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings (2 still means an error)")
+    check.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                       help="colour the text output (default: auto, on a terminal unless NO_COLOR is set)")
+    new = sub.add_parser("new", parents=[common], formatter_class=raw, epilog=NEW_EPILOG,
+                         help="create a checklist for a package from a scan of the code",
+                         description="Write a first checklist for PACKAGE from a scan of the code.")
     new.add_argument("package", help="the pip name; the checklist is <checklists>/<PACKAGE>.md")
     new.add_argument("--github", required=True, metavar="ORG/REPO", help="upstream repository")
     new.add_argument("--branch-template", default="v${VERSION}", help="git tag/branch for a version (default: v${VERSION})")
     new.add_argument("--import-name", action="append", default=[], metavar="MODULE", help="import path (repeatable; default: found in the code)")
     new.add_argument("--upstream-path", action="append", default=[], metavar="PATH", help="upstream file or directory worth reading (repeatable)")
-    audit = sub.add_parser("audit", parents=[common], help="audit the code against new upstream versions (the upgrade-audit hook)")
+    audit = sub.add_parser("audit", parents=[common], formatter_class=raw, epilog=AUDIT_EPILOG,
+                           help="audit the code against new upstream versions (the upgrade-audit hook)",
+                           description="Check the code's call sites against a dependency's new upstream release.")
     audit.add_argument("specs", nargs="*", metavar="PKG==VERSION[@VARIANT]",
                        help="packages and target versions, optionally for one variant (default: what moved since --base-ref)")
     audit.add_argument("--from", dest="from_version", metavar="VERSION", help="the old version to compare with (default: the pinned one)")
@@ -89,17 +186,37 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
     # pre-commit without file arguments: a commit that only deletes files, or touches none of
     # our types: only what concerns the deleted files is this commit's business
     deleted = gitfiles.deleted_in_index(cfg.root) if not args.paths and gitfiles.in_pre_commit() else None
+    chosen = suppress.parse_codes(args.select, "--select")
+    ignored = suppress.parse_codes(args.ignore, "--ignore") or []
+    known = None
+    machine = args.format not in ("text", "concise")
+    info = sys.stderr if machine else sys.stdout  # stdout of json/sarif/github is the document only
+    ctx = report.Context(quiet=args.quiet, statistics=args.statistics, base=_base(cfg),
+                         color=args.format == "text" and _use_color(args.color, sys.stdout),
+                         exists=lambda rel: (cfg.root / rel).is_file())
 
     uncatalogued = _selected("UNCATALOGUED", args, cfg)
 
     def run():
+        nonlocal known
         result = run_check(cfg, use_cache=use_cache, uncatalogued=uncatalogued)
+        kept = suppress.apply(result.findings, cfg, result.checklists, chosen, ignored)
+        findings = kept.findings
+        if args.baseline is not None and known is None:
+            if not args.baseline.exists():
+                baseline.write(args.baseline, findings)
+                print(f"Wrote {args.baseline} with {len(findings)} known finding{'s' if len(findings) != 1 else ''}; "
+                      "from now on only new ones are reported", file=sys.stderr)
+            known = baseline.read(args.baseline, str(args.baseline))
+        if known is not None:
+            findings, ctx.baselined = baseline.subtract(findings, known)
+        ctx.suppressed = kept.suppressed
         if deleted is not None:
-            return result, select_deleted(result.findings, deleted)
-        return result, (select(result.findings, args.paths, cfg) if args.paths else result.findings)
+            return result, kept.warnings, select_deleted(findings, deleted)
+        return result, kept.warnings, (select(findings, args.paths, cfg) if args.paths else findings)
 
-    result, findings = run()
-    for warning in result.warnings:
+    result, warnings, findings = run()
+    for warning in [*result.warnings, *warnings]:
         print(f"upgrade-checklists: warning: {warning}", file=sys.stderr)
     if args.diff:
         changes = fix.plan(result, cfg, findings)
@@ -116,18 +233,47 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
                 fix.write_atomic(path, new)
                 if path not in fixed:
                     fixed.append(path)
-            result, findings = run()
-        for path in fixed:
-            print(f"Fixing {_rel(path, cfg)}")
+            result, _warnings, findings = run()
+        if not args.quiet:
+            for path in fixed:
+                print(f"Fixing {_rel(path, cfg)}", file=info)
     if args.verbose:
         for note in result.notes:
             print(f"note: {note}", file=sys.stderr)
         hits = result.cache.hits if result.cache else 0
         print(f"note: scanned {result.files_scanned} files in {', '.join(cfg.roots)}; parsed {len(result.facts)}; "
               f"{hits} from the cache", file=sys.stderr)
-    out = report.render(findings, args.format, checklists=len(result.checklists), files_scanned=result.files_scanned)
+    ctx.fixed = [_rel(p, cfg) for p in fixed]
+    out = report.render(findings, args.format, checklists=len(result.checklists), files_scanned=result.files_scanned, ctx=ctx)
     sys.stdout.write(out)
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if args.format == "github" and summary_file:
+        with open(summary_file, "a", encoding="utf-8") as f:
+            f.write(report.step_summary(findings, ctx))
+    if args.exit_zero:
+        return 0
     return 1 if findings or fixed else 0
+
+
+def _use_color(choice: str, stream) -> bool:
+    """--color always/never win; for auto, NO_COLOR (set, non-empty) turns colour off,
+    FORCE_COLOR turns it on, else colour on a terminal (https://no-color.org)."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def _base(cfg: config.Config) -> str:
+    """How to reach the repository root from the current directory ("" when there)."""
+    try:
+        rel = os.path.relpath(cfg.root, Path.cwd())
+    except ValueError:  # another drive
+        return f"{cfg.root}{os.sep}"
+    return "" if rel == "." else rel.replace(os.sep, "/") + "/"
 
 
 def _new(args: argparse.Namespace, cfg: config.Config) -> int:

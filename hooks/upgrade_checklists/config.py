@@ -33,6 +33,9 @@ class Config:
     git_url: str = "https://github.com/{github}.git"
     cache_dir: str | None = ".upgrade-checklists-cache"
     manifests: list[str] = field(default_factory=lambda: ["pyproject*.toml", "uv*.lock", "requirements*.txt"])
+    select: list[str] | None = None  # codes to report (None: every code on by default)
+    ignore: list[str] = field(default_factory=list)  # codes never reported
+    per_checklist_ignores: dict[str, list[str]] = field(default_factory=dict)  # glob -> codes
     source: Path | None = None  # the file the table came from, for messages
     warnings: list[str] = field(default_factory=list)  # said on stderr; the run goes on
 
@@ -53,6 +56,9 @@ _KEYS = {
     "git_url": str,
     "cache_dir": str,
     "manifests": list,
+    "select": list,
+    "ignore": list,
+    "per-checklist-ignores": dict,
 }
 
 
@@ -158,7 +164,31 @@ def _from_table(root: Path, table: dict, path: Path | None, shown: str) -> Confi
         cfg.manifests = [_relative(m, f"{where} manifests") for m in _str_list(table, "manifests", where)]
         if not cfg.manifests:
             raise ConfigError(f"{where}: 'manifests' must name at least one file or glob")
+    if "select" in table:
+        cfg.select = check_codes(_str_list(table, "select", where), f"{where} select")
+    cfg.ignore = check_codes(_str_list(table, "ignore", where), f"{where} ignore")
+    per = table.get("per-checklist-ignores", {})
+    for glob in per:
+        if isinstance(per[glob], str):
+            per[glob] = [per[glob]]
+        per[glob] = check_codes(_str_list(per, glob, f"{where}.per-checklist-ignores"),
+                                f"{where}.per-checklist-ignores {glob!r}")
+    cfg.per_checklist_ignores = dict(per)
     return cfg
+
+
+def check_codes(codes: list[str], where: str) -> list[str]:
+    """Finding codes (any case), checked against the known ones; ``ALL`` means every code."""
+    from upgrade_checklists.findings import AUDIT_CODES, OFF_BY_DEFAULT, STRUCTURE_CODES
+
+    known = set(STRUCTURE_CODES) | set(AUDIT_CODES) | set(OFF_BY_DEFAULT) | {"ALL"}
+    out = []
+    for code in codes:
+        c = code.strip().upper()
+        if c not in known:
+            raise ConfigError(f"{where}: unknown code {code!r} (known: {', '.join(STRUCTURE_CODES)}, ALL, and the audit's)")
+        out.append(c)
+    return out
 
 
 def _str_list(table: dict, key: str, where: str) -> list[str]:

@@ -29,7 +29,15 @@ class Finding:
     at_source: bool = field(default=False, compare=False)
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in ("code", "checklist", "checklist_line", "file", "line", "package", "message")}
+        out = {k: getattr(self, k) for k in ("code", "checklist", "checklist_line", "file", "line", "package", "message")}
+        out["severity"] = self.severity
+        out["fixable"] = self.fixable
+        return out
+
+    @property
+    def fixable(self) -> bool:
+        """``check --fix`` can repair it: a fixable code, with what the fixer needs."""
+        return self.code in FIXABLE and self.fix is not None
 
     @property
     def location(self) -> tuple[str, int]:
@@ -59,6 +67,31 @@ STRUCTURE_CODES = (
 
 #: Structure codes reported only when selected (``--select``): they cost a full parse.
 OPTIONAL_CODES = ("UNCATALOGUED",)
+
+#: What ``check --fix`` repairs (given the finding's fix data); the rest needs a person.
+FIXABLE = ("MISSING", "MOVED", "STALE", "CHANGED", "TIER", "LINE", "GUARD", "NUMBERING", "STATUS")
+NOT_FIXABLE = ("SNIPPET", "FRONTMATTER", "FORMAT", "PARSE")  # and GUARD without a new line
+
+#: Codes reported only when selected (``--select CODE`` or ``select = [...]``).
+OFF_BY_DEFAULT: tuple[str, ...] = OPTIONAL_CODES
+
+#: One line per structure code: ``--statistics``, ``--help``, SARIF rules.
+DESCRIPTIONS = {
+    "MISSING": "a file imports the package but no tier lists it",
+    "STALE": "a listed file is gone, or neither imports the package nor matches its row",
+    "MOVED": "a listed file moved (same name, same imports)",
+    "CHANGED": "a file's imports differ from its row's tokens",
+    "TIER": "a listed file sits in another tier than its location maps to",
+    "FRONTMATTER": "missing or malformed frontmatter",
+    "FORMAT": "an unparseable section or table, a missing section or tier",
+    "NUMBERING": "catalog entries not numbered 1..N",
+    "LINE": "a call-site snippet now starts at another line",
+    "SNIPPET": "a call-site snippet no longer occurs in its file",
+    "GUARD": "a version guard points at a missing file or past its end",
+    "STATUS": "the status file's row or entry count is wrong",
+    "PARSE": "a source file cannot be parsed; skipped",
+    "UNCATALOGUED": "an API the code uses that no catalog entry names (off by default)",
+}
 
 #: The upgrade audit's codes.
 AUDIT_CODES = (

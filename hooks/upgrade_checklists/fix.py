@@ -19,14 +19,12 @@ from wcwidth import wcswidth, wcwidth
 from upgrade_checklists.atomic import write_atomic, write_atomic_any  # noqa: F401 (the writers --fix uses)
 from upgrade_checklists.checklist import REMOVAL_MARK, Checklist
 from upgrade_checklists.config import Config
-from upgrade_checklists.findings import Finding
+from upgrade_checklists.findings import FIXABLE, NOT_FIXABLE, Finding  # noqa: F401 (re-exported)
 from upgrade_checklists.result import Result
 from upgrade_checklists.rows import usage_parts
 from upgrade_checklists.tiers import TierRules
 from upgrade_checklists.tokens import covers, parse_cell
 
-FIXABLE = ("MISSING", "MOVED", "STALE", "CHANGED", "TIER", "LINE", "GUARD", "NUMBERING", "STATUS")
-NOT_FIXABLE = ("SNIPPET", "FRONTMATTER", "FORMAT", "PARSE")  # and GUARD without a new line
 
 _HEADING_RE = re.compile(r"^(\s*###\s*)(\d+)(\.)")
 _ENTRY_REF_RE = re.compile(r"\b([Ee]ntry\s+#?)(\d+)\b")
@@ -171,7 +169,7 @@ class _Edit:
 
 def plan(res: Result, cfg: Config, findings: list[Finding]) -> dict[Path, tuple[str, str]]:
     """``{path: (old text, new text)}`` for every file the fixable findings change."""
-    fixable = [f for f in findings if f.code in FIXABLE and f.fix is not None]
+    fixable = [f for f in findings if f.fixable]
     out: dict[Path, tuple[str, str]] = {}
     by_rel = {cl.rel: cl for cl in res.checklists}
     for cl in res.checklists:
