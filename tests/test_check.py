@@ -243,7 +243,7 @@ def test_json_format_envelope(repo: Repo) -> None:
             "fixable": True,
         }],
         "summary": {"checklists": 1, "files_scanned": 9, "findings_by_code": {"MISSING": 1}, "fixable": 1,
-                    "not_shown": {"baseline": 0, "ignored": 0}},
+                    "not_shown": {"baseline": 0, "ignored": 0, "other_files": 0}},
     }
 
 
@@ -253,7 +253,7 @@ def test_hook_run_without_files_reports_only_what_concerns_deleted_files(repo: R
     monkeypatch.setenv("PRE_COMMIT", "1")
     # nothing staged (pre-commit passed no file: the commit touches none of our types)
     r = repo.run("check")
-    assert (r.code, r.out) == (0, "")
+    assert (r.code, r.out) == (0, "All checks passed (1 checklist, 9 files scanned; not shown: 1 about other files).\n")
     # a staged deletion: its finding only; a rename counts as deleting the old path
     git(repo.path, "rm", "-q", "app/tools/names.py")
     git(repo.path, "mv", "tests/test_core.py", "app/tools/test_core.py")

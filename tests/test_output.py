@@ -5,6 +5,7 @@ summary) and --help. Expected output is written out by hand."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import Repo
@@ -299,3 +300,78 @@ def test_help_per_command_has_examples_codes_and_exit_codes(capsys) -> None:
         assert main([command, "--help"]) == 0
         out = capsys.readouterr().out
         assert "examples:\n" in out and "exit codes:\n" in out
+
+
+# --- SARIF ------------------------------------------------------------------------------------
+
+SCHEMA_FILE = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+
+
+def sarif_errors(doc: dict) -> list[str]:
+    """Errors against the official SARIF 2.1.0 schema (OASIS, errata01; see tests/data/README.md)."""
+    from jsonschema import Draft4Validator
+
+    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    Draft4Validator.check_schema(schema)
+    return [f"{list(e.absolute_path)}: {e.message}" for e in Draft4Validator(schema).iter_errors(doc)]
+
+
+def test_sarif_is_valid_and_points_at_the_source(two: Repo) -> None:
+    r = two.run("check", "--output-format", "sarif")
+    doc = json.loads(r.out)
+    assert sarif_errors(doc) == []
+    (run,) = doc["runs"]
+    assert run["tool"]["driver"]["name"] == "upgrade-checklists"
+    rules = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
+    assert {"MISSING", "STALE", "SNIPPET", "LINE"} <= set(rules)
+
+    def where(loc: dict) -> tuple[str, int]:
+        p = loc["physicalLocation"]
+        return p["artifactLocation"]["uri"], p["region"]["startLine"]
+
+    got = [(res["ruleId"], rules[res["ruleIndex"]], res["level"], where(res["locations"][0]),
+            [where(x) for x in res.get("relatedLocations", [])], res["properties"]["fixable"]) for res in run["results"]]
+    assert got == [
+        ("MISSING", "MISSING", "error", ("app/utils/new.py", 1), [("checklists/fakepkg-core.md", 17)], True),
+        ("STALE", "STALE", "error", ("checklists/fakepkg-core.md", 25), [], True),
+        ("SNIPPET", "SNIPPET", "error", ("app/engine/core.py", 9), [("checklists/fakepkg-core.md", 38)], False),
+        ("MISSING", "MISSING", "error", ("app/engine/use_ol.py", 1), [("checklists/otherlib.md", 11)], True),
+        ("LINE", "LINE", "error", ("app/utils/ol.py", 4), [("checklists/otherlib.md", 29)], True),
+    ]
+    assert run["results"][1]["message"] == {"text": "`app/tools/names.py` does not exist"}
+
+
+def test_sarif_fingerprints_ignore_line_numbers(two: Repo) -> None:
+    before = {r["ruleId"] + r["message"]["text"][:20]: r["partialFingerprints"]
+              for r in json.loads(two.run("check", "--format", "sarif").out)["runs"][0]["results"]}
+    two.edit("checklists/fakepkg-core.md", "## Affected Files\n", "## Affected Files\n\nA line that moves every row down.\n")
+    after = {r["ruleId"] + r["message"]["text"][:20]: r["partialFingerprints"]
+             for r in json.loads(two.run("check", "--format", "sarif").out)["runs"][0]["results"]}
+    assert before == after and len(before) == 5
+
+
+def test_sarif_of_no_findings_and_of_audit_severities() -> None:
+    from upgrade_checklists.findings import Finding
+    from upgrade_checklists.report import Context, render
+
+    empty = json.loads(render([], "sarif", checklists=1, files_scanned=3))
+    assert sarif_errors(empty) == [] and empty["runs"][0]["results"] == []
+    findings = [
+        Finding("checklists/a b.md", 4, "GUARD_DEAD", "guard is dead", "pkg/x y.py", 7, "a", severity="info", at_source=True),
+        Finding("checklists/a b.md", 9, "NEW_OPTIONAL_PARAM", "new `z`", "pkg/x y.py", 12, "a", severity="warning", at_source=True),
+        Finding(None, None, "PARSE", "syntax error in pkg/bad.py", "pkg/bad.py", 3),
+    ]
+    doc = json.loads(render(findings, "sarif", checklists=1, files_scanned=3, ctx=Context(exists=lambda rel: True)))
+    assert sarif_errors(doc) == []
+    results = doc["runs"][0]["results"]
+    assert [(r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]) for r in results] == [
+        ("PARSE", "error", "pkg/bad.py"), ("GUARD_DEAD", "note", "pkg/x%20y.py"), ("NEW_OPTIONAL_PARAM", "warning", "pkg/x%20y.py")]
+
+
+def test_schema_rejects_a_broken_log() -> None:
+    # the validation is real: a result without a message, a level SARIF does not know
+    broken = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}},
+                                            "results": [{"ruleId": "MISSING", "level": "fatal"}]}]}
+    errors = sarif_errors(broken)
+    assert any("'message' is a required property" in e for e in errors)
+    assert any("'fatal' is not one of" in e for e in errors)

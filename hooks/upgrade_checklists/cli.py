@@ -212,8 +212,11 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
             findings, ctx.baselined = baseline.subtract(findings, known)
         ctx.suppressed = kept.suppressed
         if deleted is not None:
-            return result, kept.warnings, select_deleted(findings, deleted)
-        return result, kept.warnings, (select(findings, args.paths, cfg) if args.paths else findings)
+            chosen_ones = select_deleted(findings, deleted)
+        else:
+            chosen_ones = select(findings, args.paths, cfg) if args.paths else findings
+        ctx.elsewhere = len(findings) - len(chosen_ones)
+        return result, kept.warnings, chosen_ones
 
     result, warnings, findings = run()
     for warning in [*result.warnings, *warnings]:

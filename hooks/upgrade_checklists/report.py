@@ -33,6 +33,7 @@ class Context:
     files_scanned: int = 0
     suppressed: int = 0  # by --select / --ignore / configuration / inline comments
     baselined: int = 0  # known from the baseline
+    elsewhere: int = 0  # about files other than the ones given (pre-commit's)
     fixed: list[str] = field(default_factory=list)  # files --fix rewrote
     color: bool = False
     quiet: bool = False
@@ -167,6 +168,8 @@ def summary_lines(findings: list[Finding], ctx: Context, s: _Style | None = None
         hidden.append(f"{ctx.baselined} in the baseline")
     if ctx.suppressed:
         hidden.append(f"{ctx.suppressed} ignored")
+    if ctx.elsewhere:
+        hidden.append(f"{ctx.elsewhere} about other files")
     scope = f"{_plural(ctx.checklists, 'checklist')}, {_plural(ctx.files_scanned, 'file')} scanned"
     if not findings:
         rewritten = f" after rewriting {_plural(len(ctx.fixed), 'file')}" if ctx.fixed else ""
@@ -206,7 +209,7 @@ def render(findings: list[Finding], fmt: str, *, checklists: int, files_scanned:
                 "files_scanned": files_scanned,
                 "findings_by_code": dict(sorted(Counter(f.code for f in findings).items())),
                 "fixable": sum(f.fixable for f in findings),
-                "not_shown": {"baseline": ctx.baselined, "ignored": ctx.suppressed},
+                "not_shown": {"baseline": ctx.baselined, "ignored": ctx.suppressed, "other_files": ctx.elsewhere},
             },
         }
         if ctx.fixed:
