@@ -45,23 +45,26 @@ def test_checklist_structure_hook(repo: Repo, precommit_home: Path) -> None:
     git(repo.path, "add", "app/utils/new.py")
     r = try_repo(repo, precommit_home, "checklist-structure")
     assert r.returncode == 1, r.stdout + r.stderr
-    assert ("checklists/fakepkg-core.md:17:1: MISSING `app/utils/new.py` imports `fakepkg.core.optimizer` "
-            "but no tier lists it (belongs in Secondary) (app/utils/new.py:1)") in r.stdout
+    assert ("checklists/fakepkg-core.md:\n"
+            "  17 MISSING [*] `app/utils/new.py:1` imports `fakepkg.core.optimizer` but no tier lists it (belongs in Secondary)\n"
+            "\n"
+            "Found 1 finding in 1 checklist: 1 MISSING.\n"
+            "[*] 1 fixable with `upgrade-checklists check --fix`.\n") in r.stdout
     git(repo.path, "rm", "-qf", "app/utils/new.py")
 
     # deleting a listed file fails with STALE, though pre-commit passes no file for it
     git(repo.path, "rm", "-q", "app/tools/names.py")
     r = try_repo(repo, precommit_home, "checklist-structure")
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` does not exist" in r.stdout
+    assert "checklists/fakepkg-core.md:\n  25 STALE [*] `app/tools/names.py` does not exist\n" in r.stdout
     git(repo.path, "reset", "-q", "--hard")
 
     # moving a listed file fails with MOVED
     git(repo.path, "mv", "tests/test_core.py", "app/tools/test_core.py")
     r = try_repo(repo, precommit_home, "checklist-structure")
     assert r.returncode == 1, r.stdout + r.stderr
-    assert ("checklists/fakepkg-core.md:26:1: MOVED `tests/test_core.py` moved to `app/tools/test_core.py` "
-            "(same name, same imports) (app/tools/test_core.py:2)") in r.stdout
+    assert ("checklists/fakepkg-core.md:\n  26 MOVED [*] `tests/test_core.py` moved to `app/tools/test_core.py:2` "
+            "(same name, same imports)\n") in r.stdout
 
 
 def test_upgrade_audit_manual_hook(tmp_path: Path, capsys, precommit_home: Path) -> None:
@@ -171,5 +174,5 @@ repos:
     out = r.stdout + r.stderr
     assert r.returncode == 1, out
     assert re.search(r"^checklist structure\.+Failed$", out, re.M), out
-    assert "checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` does not exist" in out
+    assert "checklists/fakepkg-core.md:\n  25 STALE [*] `app/tools/names.py` does not exist\n" in out
     assert "late.py" not in out
