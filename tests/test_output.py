@@ -375,3 +375,12 @@ def test_schema_rejects_a_broken_log() -> None:
     errors = sarif_errors(broken)
     assert any("'message' is a required property" in e for e in errors)
     assert any("'fatal' is not one of" in e for e in errors)
+
+
+def test_headers_are_relative_to_the_current_directory(two: Repo, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.chdir(two.path / "app" / "engine")
+    assert main(["check", "--format", "text", "--select", "STALE"]) == 1
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        "../../checklists/fakepkg-core.md:",
+        "  25 STALE [*] `app/tools/names.py` does not exist",
+    ]
