@@ -76,6 +76,8 @@ def run_in(repo: Repo, subdir: str, *argv: str):
     from conftest import Run
     from upgrade_checklists.cli import main
 
+    if argv[:1] == ("check",) and not any(a.startswith(("--format", "--output-format")) for a in argv):
+        argv = (*argv, "--output-format", "concise")  # one line per finding, as repo.run
     repo._capsys.readouterr()
     old = os.getcwd()
     os.chdir(repo.path / subdir)
@@ -124,7 +126,7 @@ def test_dedicated_file_wins_over_pyproject_in_the_same_directory(repo: Repo) ->
                                           'tertiary = ["tests/", "app/tools/"]\n')
     repo.write("tests/test_more.py", "import fakepkg.core\n")  # outside roots: not scanned
     r = run_in(repo, "app", "check")
-    assert (r.code, r.out) == (0, "")
+    assert (r.code, r.out) == (0, "All checks passed (1 checklist, 7 files scanned).\n")
     repo.write("upgrade-checklists.toml", 'checklist = "x"\n')
     r = repo.run("check")
     assert r.code == 2
@@ -142,7 +144,7 @@ def test_empty_checklist_folder_is_a_warning(repo: Repo) -> None:
     git(repo.path, "rm", "-q", "checklists/fakepkg-core.md")
     repo.write("checklists/_TEMPLATE.md", "# not a checklist\n")
     r = repo.run("check")
-    assert (r.code, r.out) == (0, "")
+    assert (r.code, r.out) == (0, "All checks passed (0 checklists, 8 files scanned).\n")
     assert r.err == ("upgrade-checklists: warning: checklists/ holds no checklist yet: "
                      "write one with `upgrade-checklists new PACKAGE`\n")
 
@@ -165,7 +167,8 @@ def test_nonexistent_path_argument_is_exit_2(repo: Repo) -> None:
 def test_path_arguments_are_relative_to_the_current_directory(repo: Repo) -> None:
     repo.write("app/utils/new.py", "from fakepkg.core import optimizer\n")
     assert MISSING_NEW in run_in(repo, "app", "check", "utils/new.py").out
-    assert run_in(repo, "app", "check", "engine/core.py").out == ""
+    assert run_in(repo, "app", "check", "engine/core.py").out == \
+        "All checks passed (1 checklist, 9 files scanned; not shown: 1 about other files).\n"
 
 
 def test_gitignored_files_are_not_scanned_in_git_and_are_outside_it(repo: Repo) -> None:

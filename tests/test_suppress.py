@@ -26,7 +26,10 @@ def test_select_and_ignore_on_the_command_line(repo: Repo) -> None:
     assert repo.run("check", "--select", "MISSING,stale").codes == ["MISSING", "STALE"]
     assert repo.run("check", "--select", "MISSING", "--select", "SNIPPET").codes == ["MISSING", "SNIPPET"]
     assert repo.run("check", "--ignore", "SNIPPET").codes == ["MISSING", "STALE"]
-    assert repo.run("check", "--select", "ALL", "--ignore", "MISSING,STALE").codes == ["SNIPPET"]
+    assert repo.run("check", "--select", "ALL", "--ignore", "MISSING,STALE,UNCATALOGUED").codes == ["SNIPPET"]
+    # ALL includes the codes that are off by default
+    assert "UNCATALOGUED" in repo.run("check", "--select", "ALL").codes
+    assert "UNCATALOGUED" not in repo.run("check").codes
     r = repo.run("check", "--ignore", "MISSING,SNIPPET,STALE")
     assert (r.code, r.out) == (0, "All checks passed (1 checklist, 8 files scanned; not shown: 3 ignored).\n")
 

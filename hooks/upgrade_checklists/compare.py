@@ -128,11 +128,13 @@ def _scan(cfg: Config, res: Result, listed: set[str]) -> None:
     sources = iter_sources(cfg.root, cfg.roots, cfg.exclude)
     known = set(sources)
     extra = sorted(f for f in listed if f.endswith(".py") and f not in known)
+    missing = 0  # tracked by git, deleted in the work tree: listed, not scanned
     for rel in sources + extra:
         path = os.path.join(cfg.root, rel)
         try:
             st = os.stat(path)
         except OSError:
+            missing += rel in known
             continue
         hit, data = cache.get(rel, st)
         out = scan_from_plain(data) if hit else None
@@ -151,7 +153,7 @@ def _scan(cfg: Config, res: Result, listed: set[str]) -> None:
             res.findings.append(out)
         elif isinstance(out, Facts):
             res.facts[rel] = out
-    res.files_scanned = len(sources)
+    res.files_scanned = len(sources) - missing
 
 
 def _skip_id(modules: list[str]) -> str:
