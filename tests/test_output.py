@@ -70,7 +70,7 @@ PLAIN = """\
 checklists/fakepkg-core.md:
   17 MISSING [*] `app/utils/new.py:1` imports `fakepkg.core` but no tier lists it (belongs in Secondary)
   25 STALE [*] `app/tools/names.py` does not exist
-  38 SNIPPET entry 1: snippet no longer occurs in `app/engine/core.py:9`
+  38 SNIPPET entry 1: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: `tensor_model_parallel_size=2` is now `tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`)
 
 checklists/otherlib.md:
   11 MISSING [*] `app/engine/use_ol.py:1` imports `otherlib.helper`, `otherlib.alpha` and 2 more but no tier lists it (belongs in Primary)
@@ -86,7 +86,7 @@ COLOURED = f"""\
 {B}checklists/fakepkg-core.md{X}:
   {C}17{X} {R}MISSING{X} {C}[*]{X} `app/utils/new.py:1` imports `fakepkg.core` but no tier lists it (belongs in Secondary)
   {C}25{X} {R}STALE{X} {C}[*]{X} `app/tools/names.py` does not exist
-  {C}38{X} {R}SNIPPET{X} entry 1: snippet no longer occurs in `app/engine/core.py:9`
+  {C}38{X} {R}SNIPPET{X} entry 1: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: `tensor_model_parallel_size=2` is now `tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`)
 
 {B}checklists/otherlib.md{X}:
   {C}11{X} {R}MISSING{X} {C}[*]{X} `app/engine/use_ol.py:1` imports `otherlib.helper`, `otherlib.alpha` and 2 more but no tier lists it (belongs in Primary)
@@ -179,7 +179,7 @@ def test_concise_is_one_line_per_finding(two: Repo) -> None:
     assert r.out == """\
 checklists/fakepkg-core.md:17:1: MISSING `app/utils/new.py` imports `fakepkg.core` but no tier lists it (belongs in Secondary) (app/utils/new.py:1)
 checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` does not exist
-checklists/fakepkg-core.md:38:1: SNIPPET entry 1: snippet no longer occurs in `app/engine/core.py` (app/engine/core.py:9)
+checklists/fakepkg-core.md:38:1: SNIPPET entry 1: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: `tensor_model_parallel_size=2` is now `tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`) (app/engine/core.py:9)
 checklists/otherlib.md:11:1: MISSING `app/engine/use_ol.py` imports `otherlib.helper`, `otherlib.alpha`, `otherlib.beta`, `otherlib.gamma` but no tier lists it (belongs in Primary) (app/engine/use_ol.py:1)
 checklists/otherlib.md:29:1: LINE entry 1: snippet in `app/utils/ol.py` is now at line 4 (recorded line 3) (app/utils/ol.py:4)
 Found 5 findings in 2 checklists: 2 MISSING, 1 LINE, 1 SNIPPET, 1 STALE.
@@ -194,7 +194,7 @@ def test_fix_in_text_says_what_was_rewritten_and_what_is_left(two: Repo) -> None
 Fixing checklists/fakepkg-core.md
 Fixing checklists/otherlib.md
 checklists/fakepkg-core.md:
-  40 SNIPPET entry 1: snippet no longer occurs in `app/engine/core.py:9`
+  40 SNIPPET entry 1: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: `tensor_model_parallel_size=2` is now `tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`)
 
 Found 1 finding in 1 checklist: 1 SNIPPET.
 Rewrote 2 files with --fix; review and stage them.
@@ -229,7 +229,7 @@ def test_github_annotations_on_the_source_line(two: Repo, monkeypatch: pytest.Mo
         f"::error file=app/utils/new.py,line=1,title=MISSING::`app/utils/new.py` imports `fakepkg.core` but no tier lists it (belongs in Secondary) (checklist checklists/fakepkg-core.md:17){fix}",
         # STALE: the file is gone, so on the checklist's row
         f"::error file=checklists/fakepkg-core.md,line=25,title=STALE::`app/tools/names.py` does not exist{fix}",
-        "::error file=app/engine/core.py,line=9,title=SNIPPET::entry 1: snippet no longer occurs in `app/engine/core.py` (checklist checklists/fakepkg-core.md:38)",
+        "::error file=app/engine/core.py,line=9,title=SNIPPET::entry 1: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: `tensor_model_parallel_size=2` is now `tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`) (checklist checklists/fakepkg-core.md:38)",
         f"::error file=app/engine/use_ol.py,line=1,title=MISSING::`app/engine/use_ol.py` imports `otherlib.helper`, `otherlib.alpha`, `otherlib.beta`, `otherlib.gamma` but no tier lists it (belongs in Primary) (checklist checklists/otherlib.md:11){fix}",
         f"::error file=app/utils/ol.py,line=4,title=LINE::entry 1: snippet in `app/utils/ol.py` is now at line 4 (recorded line 3) (checklist checklists/otherlib.md:29){fix}",
     ]
@@ -255,7 +255,7 @@ def test_github_step_summary_is_appended(two: Repo, tmp_path, monkeypatch: pytes
 | --- | --- | --- |
 | `app/utils/new.py:1` | `MISSING` | `app/utils/new.py` imports `fakepkg.core` but no tier lists it (belongs in Secondary) [*] |
 | `checklists/fakepkg-core.md:25` | `STALE` | `app/tools/names.py` does not exist [*] |
-| `app/engine/core.py:9` | `SNIPPET` | entry 1: snippet no longer occurs in `app/engine/core.py` |
+| `app/engine/core.py:9` | `SNIPPET` | entry 1: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: `tensor_model_parallel_size=2` is now `tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`) |
 | `app/engine/use_ol.py:1` | `MISSING` | `app/engine/use_ol.py` imports `otherlib.helper`, `otherlib.alpha`, `otherlib.beta`, `otherlib.gamma` but no tier lists it (belongs in Primary) [*] |
 | `app/utils/ol.py:4` | `LINE` | entry 1: snippet in `app/utils/ol.py` is now at line 4 (recorded line 3) [*] |
 

@@ -102,7 +102,8 @@ def test_inline_comment_on_an_entry_heading_covers_the_entry(repo: Repo) -> None
     repo.edit(CL, "### 1. `fakepkg.core.parallel_state.initialize_model_parallel`",
               "### 1. `fakepkg.core.parallel_state.initialize_model_parallel` <!-- upgrade-checklists: ignore[SNIPPET, LINE] -->")
     r = repo.run("check")
-    assert r.lines == [f"{CL}:52:1: SNIPPET entry 2: snippet no longer occurs in `app/engine/core.py` (app/engine/core.py:10)"]
+    assert r.lines == [f"{CL}:52:1: SNIPPET entry 2: documented code changed: `return DDP(model, config=None)`: "
+                       "`config=None` is now `config={}` (nearest match `app/engine/core.py:10`) (app/engine/core.py:10)"]
     assert r.out.endswith("Not shown: 1 ignored.\n")
 
 
@@ -153,7 +154,8 @@ def test_baseline_round_trip(repo: Repo) -> None:
         {"code": "MISSING", "checklist": CL, "file": "app/utils/new.py",
          "message": "`app/utils/new.py` imports `fakepkg.core` but no tier lists it (belongs in Secondary)"},
         {"code": "SNIPPET", "checklist": CL, "file": "app/engine/core.py",
-         "message": "entry 1: snippet no longer occurs in `app/engine/core.py`"},
+         "message": "entry 1: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: "
+                    "`tensor_model_parallel_size=2` is now `tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`)"},
         {"code": "STALE", "checklist": CL, "file": "app/tools/names.py", "message": "`app/tools/names.py` does not exist"},
     ]}
     # the baseline exists now: the same findings pass, without writing it again
@@ -174,7 +176,7 @@ Not shown: 3 in the baseline.
 
 def test_baseline_ignores_line_numbers(repo: Repo) -> None:
     repo.edit("app/engine/core.py", "def build(model):\n", "def build(model):\n    pass\n")
-    assert repo.run("check").codes == ["LINE", "LINE"]
+    assert repo.run("check").codes == ["GUARD", "LINE", "LINE"]  # the guard's line moved too
     assert repo.run("check", "--baseline", "b.json").code == 0
     # the code moves again: the LINE findings now name other lines, and still match
     repo.edit("app/engine/core.py", "def build(model):\n", "def build(model):\n    pass\n")

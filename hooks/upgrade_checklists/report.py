@@ -101,7 +101,9 @@ def short_message(f: Finding) -> str:
             msg += f" ({f.checklist}:{f.checklist_line})"
     elif f.checklist is not None and f.file and f.line:
         named = f"`{f.file}`"
-        if named in msg:
+        if f"{f.file}:{f.line}" in msg:
+            pass  # the message names the place already
+        elif named in msg:
             msg = msg.replace(named, f"`{f.file}:{f.line}`", 1)
         else:
             msg += f" ({f.file}:{f.line})"
