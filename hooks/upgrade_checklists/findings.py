@@ -89,6 +89,7 @@ DESCRIPTIONS = {
     "SNIPPET": "a call-site snippet no longer occurs in its file",
     "GUARD": "a version guard points at a missing file or past its end",
     "STATUS": "the status file's row or entry count is wrong",
+    "MATRIX": "the status file's Package Impact Matrix disagrees with the manifests",
     "PARSE": "a source file cannot be parsed; skipped",
     "UNCATALOGUED": "an API the code uses that no catalog entry names (off by default)",
 }
