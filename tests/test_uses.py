@@ -606,3 +606,14 @@ def test_an_annotation_added_is_not_a_return_change() -> None:
     assert signature_changes("pkg.f", old, new) == []
     changed = Signature([Param("a", "positional or keyword", None)], "int")
     assert [p[0] for p in bind_call(c.call, "pkg.f", changed, new, "2")] == ["RETURN_CHANGED"]
+
+
+def test_a_patch_that_already_differed_at_the_old_version_is_a_warning(project: Repo, upstreams: Path) -> None:
+    # reset(self) is the same at both versions; the patch adds a parameter: no drift of this upgrade
+    project.write("app/extra.py", "from fakepkg.models.base import Module\n\n\ndef reset(self, hard=False):\n"
+                  "    return hard\n\n\nModule.reset = reset\n")
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    got = findings(project.run("audit", "--cache-dir", str(project.cache), "-v"))
+    assert ("app/extra.py:8", "PATCH_MISMATCH", "[warning] `fakepkg.models.base.Module.reset(self)` at 2.0.0 differs from the "
+            "patch `reset(self, hard)` (line 4) assigned in its place: only the patch has `hard` (so did the old version's: "
+            "not a change of this upgrade)") in got

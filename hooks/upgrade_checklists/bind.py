@@ -338,9 +338,12 @@ def _bind_patch(u: Use, old, new, version) -> Bound:
     if theirs != mine:
         def show(ps):
             return ", ".join(_spell(n, k) for n, k in ps)
-        b.problems.append(("PATCH_MISMATCH", "error", u.member,
+        m_old = _member(old, _lookup(old, u.target), u.member)
+        same = m_old is not None and m_old.kind == "function" and [(p.name, p.kind.value) for p in m_old.obj.parameters] == theirs
+        b.problems.append(("PATCH_MISMATCH", "warning" if same else "error", u.member,
                            f"`{m_new.path}({show(theirs)})` at {version} differs from the patch "
-                           f"`{u.via.split('`')[1]}({show(mine)})` ({_at(u)}) assigned in its place: {_difference(theirs, mine)}"))
+                           f"`{u.via.split('`')[1]}({show(mine)})` ({_at(u)}) assigned in its place: {_difference(theirs, mine)}"
+                           + (" (so did the old version's: not a change of this upgrade)" if same else "")))
     return b
 
 
