@@ -384,3 +384,12 @@ def test_headers_are_relative_to_the_current_directory(two: Repo, monkeypatch: p
         "../../checklists/fakepkg-core.md:",
         "  25 STALE [*] `app/tools/names.py` does not exist",
     ]
+
+
+def test_summary_says_files_when_the_status_file_has_findings(two: Repo) -> None:
+    two.edit("pyproject.toml", 'roots = ["app", "tests"]', 'roots = ["app", "tests"]\nstatus_file = "SKILL.md"')
+    two.write("SKILL.md", "| Checklist | Entries |\n| --- | --- |\n| `fakepkg-core.md` | 5 API entries |\n"
+                          "| `otherlib.md` | 1 API entry |\n")
+    r = two.run("check", "--format", "text", "--select", "STATUS,STALE")
+    # the status file is not a checklist: two files, not "2 checklists"
+    assert r.out.splitlines()[-3] == "Found 2 findings in 2 files: 1 STALE, 1 STATUS."

@@ -247,6 +247,7 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
         print(f"note: scanned {result.files_scanned} files in {', '.join(cfg.roots)}; parsed {len(result.facts)}; "
               f"{hits} from the cache", file=sys.stderr)
     ctx.fixed = [_rel(p, cfg) for p in fixed]
+    ctx.checklist_files = {cl.rel for cl in result.checklists}
     out = report.render(findings, args.format, checklists=len(result.checklists), files_scanned=result.files_scanned, ctx=ctx)
     sys.stdout.write(out)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")

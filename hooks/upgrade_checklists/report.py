@@ -40,6 +40,7 @@ class Context:
     statistics: bool = False
     base: str = ""  # prefix from the current directory to the repository root ("" or "../")
     exists: Callable[[str], bool] | None = None  # does a repository-relative file exist
+    checklist_files: set[str] | None = None  # the checklists' paths (the status file is not one)
 
 
 def sort_key(f: Finding) -> tuple:
@@ -178,7 +179,10 @@ def summary_lines(findings: list[Finding], ctx: Context, s: _Style | None = None
         not_shown = f"; not shown: {', '.join(hidden)}" if hidden else ""
         return [s.ok(f"All checks passed{rewritten}") + f" ({scope}{not_shown})."]
     files = {f.location[0] for f in findings}
-    noun = "checklist" if all(f.checklist is not None and not f.at_source for f in findings) else "file"
+    if ctx.checklist_files is not None:
+        noun = "checklist" if files <= ctx.checklist_files else "file"
+    else:
+        noun = "checklist" if all(f.checklist is not None and not f.at_source for f in findings) else "file"
     counts = ", ".join(f"{n} {code}" for code, n in _by_code(findings))
     out = [f"Found {_plural(len(findings), 'finding')} in {_plural(len(files), noun)}: {counts}."]
     if ctx.fixed:
