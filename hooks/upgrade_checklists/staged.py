@@ -1,8 +1,9 @@
 """Which state of the manifests and lock files the audit sees: unstaged edits, and pre-commit's stash.
 
 ``pre-commit run upgrade-audit --hook-stage manual`` stashes unstaged edits before the
-hook runs (it writes them to ``patch<time>-<pid>`` in its cache directory and checks out
-the index), so the audit then sees the *staged* state. The audit says so when a manifest
+hook runs (it writes them to ``patch<time>-<pid>`` in its cache directory, or in the
+temporary store of ``pre-commit try-repo``, and checks out the index), so the audit then
+sees the *staged* state. The audit says so when a manifest
 or lock file is among the stashed files; run by hand, it says which of them have
 unstaged edits (it reads the working tree, and pre-commit would not).
 """
@@ -13,6 +14,7 @@ import fnmatch
 import os
 import re
 import subprocess
+import tempfile
 from pathlib import Path
 
 
@@ -31,7 +33,10 @@ def stashed_files(env=None, ppid: int | None = None) -> list[str] | None:
     ppid = os.getppid() if ppid is None else ppid
     home = _pre_commit_home(env)
     try:
-        patches = sorted((p for p in home.glob(f"patch*-{ppid}") if p.is_file()), key=lambda p: p.stat().st_mtime)
+        found = list(home.glob(f"patch*-{ppid}"))
+        if not found:  # `pre-commit try-repo` keeps its store in a temporary directory
+            found = list(Path(tempfile.gettempdir()).glob(f"tmp*/patch*-{ppid}"))
+        patches = sorted((p for p in found if p.is_file()), key=lambda p: p.stat().st_mtime)
     except OSError:
         return []
     if not patches:
