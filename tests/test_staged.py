@@ -35,5 +35,7 @@ def test_by_hand_unstaged_manifests_are_named(repo: Repo) -> None:
     assert staged.notes(repo.path, PATTERNS, {}) == [
         "uv.lock has unstaged changes: the audit reads the working tree, but under pre-commit (which stashes "
         "unstaged changes) it would see the staged state"]
+    repo.write("pyproject.toml", repo.read("pyproject.toml") + "\n")
+    assert staged.notes(repo.path, PATTERNS, {})[0].startswith("pyproject.toml, uv.lock have unstaged changes")
     repo.commit("more")
     assert staged.notes(repo.path, PATTERNS, {}) == []

@@ -76,6 +76,6 @@ def notes(root: Path, patterns: list[str], env=None, ppid: int | None = None) ->
         return []
     hit = manifests(unstaged_files(root))
     if hit:
-        return [f"{', '.join(hit)} has unstaged changes: the audit reads the working tree, but under pre-commit "
+        return [f"{', '.join(hit)} {'has' if len(hit) == 1 else 'have'} unstaged changes: the audit reads the working tree, but under pre-commit "
                 "(which stashes unstaged changes) it would see the staged state"]
     return []
