@@ -83,15 +83,11 @@ def find_calls(source: str, tree: ast.Module, modules: list[str]) -> list[Call]:
         return []
     lines = source.splitlines()
     out: list[Call] = []
-    for stmt in ast.walk(tree):
-        if not isinstance(stmt, ast.stmt):
+    for stmt, node, where in statement_calls(tree):
+        api = resolve(node.func, bound)
+        if api is None or not _inside(api, modules):
             continue
-        simple = isinstance(stmt, _SIMPLE)
-        for node in _calls_in(stmt, simple):
-            api = resolve(node.func, bound)
-            if api is None or not _inside(api, modules):
-                continue
-            out.append(_call(api, stmt if simple else node, node, stmt, lines))
+        out.append(make_call(api, where, node, stmt, lines))
     out.sort(key=lambda c: (c.line, c.node.col_offset if c.node else 0))
     return out
 
@@ -128,19 +124,27 @@ def find_method_calls(source: str, tree: ast.Module, receiver: str | None, metho
     method when ``method`` is None. ``Call.api`` is the method name."""
     lines = source.splitlines()
     out = []
-    for stmt in ast.walk(tree):
-        if not isinstance(stmt, ast.stmt):
-            continue
-        simple = isinstance(stmt, _SIMPLE)
-        for node in _calls_in(stmt, simple):
-            f = node.func
-            if isinstance(f, ast.Attribute) and method in (None, f.attr) and (receiver is None or dotted(f.value) == receiver):
-                out.append(_call(f.attr, stmt if simple else node, node, stmt, lines))
+    for stmt, node, where in statement_calls(tree):
+        f = node.func
+        if isinstance(f, ast.Attribute) and method in (None, f.attr) and (receiver is None or dotted(f.value) == receiver):
+            out.append(make_call(f.attr, where, node, stmt, lines))
     out.sort(key=lambda c: c.line)
     return out
 
 
-def _call(api: str, where: ast.AST, node: ast.Call, stmt: ast.stmt, lines: list[str]) -> Call:
+def statement_calls(tree: ast.AST):
+    """``(stmt, call, where)`` for every call each statement below ``tree`` owns (see
+    :func:`_calls_in`); ``where`` is what a call site shows: the whole simple statement,
+    or the call itself in a compound statement's header."""
+    for stmt in ast.walk(tree):
+        if stmt is tree or not isinstance(stmt, ast.stmt):
+            continue
+        simple = isinstance(stmt, _SIMPLE)
+        for node in _calls_in(stmt, simple):
+            yield stmt, node, (stmt if simple else node)
+
+
+def make_call(api: str, where: ast.AST, node: ast.Call, stmt: ast.stmt, lines: list[str]) -> Call:
     target = None
     if isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1:
         target = dotted(stmt.targets[0])

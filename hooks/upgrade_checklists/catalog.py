@@ -20,7 +20,7 @@ from pathlib import Path
 
 from upgrade_checklists.checklist import Checklist, Guard
 from upgrade_checklists.findings import Finding
-from upgrade_checklists.refs import CallSite, Part
+from upgrade_checklists.refs import Part
 from upgrade_checklists.result import Result
 from upgrade_checklists.snippets import Snippets, SourceIndex, is_glob, snippet_units
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from upgrade_checklists.api import Api, Unresolved, UpstreamModel
 from upgrade_checklists.bind import Bound, gone, moved_fix, signature_changes
-from upgrade_checklists.calls import _call, _calls_in, _SIMPLE
+from upgrade_checklists.calls import make_call, statement_calls
 from upgrade_checklists.checklist import Checklist, Entry
 from upgrade_checklists.uses import CALL, MEMBER, Use
 
@@ -81,14 +81,10 @@ def entry_uses(resolved: list[ResolvedEntry], sources: dict[str, tuple[str, ast.
 
 def _calls_named(text: str, tree: ast.Module, name: str):
     lines = text.splitlines()
-    for stmt in ast.walk(tree):
-        if not isinstance(stmt, ast.stmt):
-            continue
-        simple = isinstance(stmt, _SIMPLE)
-        for node in _calls_in(stmt, simple):
-            f = node.func
-            if (isinstance(f, ast.Attribute) and f.attr == name) or (isinstance(f, ast.Name) and f.id == name):
-                yield _call(name, stmt if simple else node, node, stmt, lines)
+    for stmt, node, where in statement_calls(tree):
+        f = node.func
+        if (isinstance(f, ast.Attribute) and f.attr == name) or (isinstance(f, ast.Name) and f.id == name):
+            yield make_call(name, where, node, stmt, lines)
 
 
 def entry_findings(resolved: list[ResolvedEntry], bound: list[Bound], old: UpstreamModel | None, new: UpstreamModel,

@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from upgrade_checklists.calls import Call, _call, _calls_in, _inside, _SIMPLE, bindings, dotted, find_calls, find_method_calls, resolve
+from upgrade_checklists.calls import Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
 from upgrade_checklists.guards import catches_import_error
 from upgrade_checklists.values import assignments_onto
 
@@ -214,27 +214,23 @@ def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], pa
                and isinstance(n.value, ast.Name) and n.value.id == me}
     out: list[Use] = []
     called: set[int] = set()
-    for stmt in ast.walk(fn):
-        if not isinstance(stmt, ast.stmt) or stmt is fn:
+    for stmt, node, where in statement_calls(fn):
+        f = node.func
+        if not isinstance(f, ast.Attribute):
             continue
-        simple = isinstance(stmt, _SIMPLE)
-        for node in _calls_in(stmt, simple):
-            f = node.func
-            if not isinstance(f, ast.Attribute):
+        if isinstance(f.value, ast.Name) and f.value.id == me:
+            if f.attr in own or f.attr in written:
                 continue
-            if isinstance(f.value, ast.Name) and f.value.id == me:
-                if f.attr in own or f.attr in written:
-                    continue
-                how = via
-            elif (isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) and f.value.func.id == "super"):
-                if f.attr in parents_own:
-                    continue
-                how = f"{via}, through `super()`"
-            else:
+            how = via
+        elif (isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name) and f.value.func.id == "super"):
+            if f.attr in parents_own:
                 continue
-            called.add(id(f))
-            c = _call(f.attr, stmt if simple else node, node, stmt, lines)
-            out.append(Use(rel, c.line, MEMBER, target, f.attr, call=c, via=how))
+            how = f"{via}, through `super()`"
+        else:
+            continue
+        called.add(id(f))
+        c = make_call(f.attr, where, node, stmt, lines)
+        out.append(Use(rel, c.line, MEMBER, target, f.attr, call=c, via=how))
     for node in ast.walk(fn):
         if (isinstance(node, ast.Attribute) and id(node) not in called and isinstance(node.value, ast.Name)
                 and node.value.id == me and node.attr not in own):
@@ -278,13 +274,13 @@ class _Project:
                 if isinstance(node, ast.ClassDef):
                     names.setdefault(node.name, f"{mod}.{node.name}")
             for target, value in _runtime_aliases(tree.body):  # Client = _Client (else-branch of TYPE_CHECKING)
-                q = _qualify(value, names)
+                q = resolve(value, names)
                 if q is not None:
                     names[target] = q
             self.names[rel] = names
             for node in tree.body:
                 if isinstance(node, ast.ClassDef):
-                    bases = [q for q in (_qualify(b, names) for b in node.bases) if q]
+                    bases = [q for q in (resolve(b, names) for b in node.bases) if q]
                     self.classes[f"{mod}.{node.name}"] = _Class(f"{mod}.{node.name}", rel, node, bases)
         self._upstream: dict[str, tuple[str, list[str]] | None] = {}
 
@@ -410,30 +406,26 @@ class _Project:
         for rel, (text, tree) in sorted(self.sources.items()):
             names = self.names[rel]
             lines = text.splitlines()
-            for stmt in ast.walk(tree):
-                if not isinstance(stmt, ast.stmt):
+            for stmt, node, where in statement_calls(tree):
+                q = resolve(node.func, names)
+                if q not in subclasses:
                     continue
-                simple = isinstance(stmt, _SIMPLE)
-                for node in _calls_in(stmt, simple):
-                    q = _qualify(node.func, names)
-                    if q not in subclasses:
-                        continue
-                    base, chain = self.upstream_base(q)
-                    short = q.rsplit(".", 1)[-1]
-                    c = _call(q, stmt if simple else node, node, stmt, lines)
-                    fwd = self._own_init_chain(q, forwards)
-                    if fwd is not None:
-                        _base, mine, kw = forwards[fwd]
-                        passed = [k for k in c.keywords if k not in mine]
-                        if passed:
-                            fc = Call(base, c.line, c.end_line, c.snippet, keywords=passed, star_kwargs=True, used=False, node=node)
-                            out.append(Use(rel, c.line, CALL, base, call=fc,
-                                           via=f"forwarded by `{fwd.rsplit('.', 1)[-1]}.__init__` (`**{kw}`)"))
-                    if c.assigned_to:
-                        own = self._defined(chain) | self._written(chain)
-                        for mc in find_method_calls(text, tree, c.assigned_to, None):
-                            if mc.api not in own:
-                                out.append(Use(rel, mc.line, MEMBER, base, mc.api, call=mc, via=f"a `{short}` instance"))
+                base, chain = self.upstream_base(q)
+                short = q.rsplit(".", 1)[-1]
+                c = make_call(q, where, node, stmt, lines)
+                fwd = self._own_init_chain(q, forwards)
+                if fwd is not None:
+                    _base, mine, kw = forwards[fwd]
+                    passed = [k for k in c.keywords if k not in mine]
+                    if passed:
+                        fc = Call(base, c.line, c.end_line, c.snippet, keywords=passed, star_kwargs=True, used=False, node=node)
+                        out.append(Use(rel, c.line, CALL, base, call=fc,
+                                       via=f"forwarded by `{fwd.rsplit('.', 1)[-1]}.__init__` (`**{kw}`)"))
+                if c.assigned_to:
+                    own = self._defined(chain) | self._written(chain)
+                    for mc in find_method_calls(text, tree, c.assigned_to, None):
+                        if mc.api not in own:
+                            out.append(Use(rel, mc.line, MEMBER, base, mc.api, call=mc, via=f"a `{short}` instance"))
         return out
 
 
@@ -460,15 +452,6 @@ def _forwards(fn: ast.FunctionDef, kw: str) -> bool:
                 return True
     return False
 
-
-def _qualify(node: ast.AST, names: dict[str, str]) -> str | None:
-    name = dotted(node)
-    if name is None:
-        return None
-    head, _, rest = name.partition(".")
-    if head not in names:
-        return None
-    return names[head] + ("." + rest if rest else "")
 
 
 def _all_bindings(tree: ast.Module, mod: str, is_package: bool) -> dict[str, str]:
