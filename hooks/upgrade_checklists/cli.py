@@ -13,10 +13,10 @@ import shlex
 import sys
 from pathlib import Path
 
-from upgrade_checklists import __version__, baseline, config, crash, fix, gitfiles, report, suppress
+from upgrade_checklists import __version__, config, crash, gitfiles, report, suppress
 from upgrade_checklists.compare import run_check, select, select_deleted
 from upgrade_checklists.config import ConfigError
-from upgrade_checklists.findings import AUDIT_CODES, DESCRIPTIONS
+from upgrade_checklists.findings import AUDIT_CODES, DESCRIPTIONS, FIXABLE
 
 DESCRIPTION = "Keep per-dependency API checklists true to the code, and audit dependency upgrades."
 
@@ -38,7 +38,7 @@ Run `upgrade-checklists COMMAND --help` for a command's options and codes.
 {EXIT_CODES}
 """
 
-_CODES = "\n".join(f"  {code:<12}{'[*] ' if code in fix.FIXABLE else '    '}{text}" for code, text in DESCRIPTIONS.items())
+_CODES = "\n".join(f"  {code:<12}{'[*] ' if code in FIXABLE else '    '}{text}" for code, text in DESCRIPTIONS.items())
 
 CHECK_EPILOG = f"""\
 examples:
@@ -203,12 +203,14 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
         kept = suppress.apply(result.findings, cfg, result.checklists, chosen, ignored)
         findings = kept.findings
         if args.baseline is not None and known is None:
+            from upgrade_checklists import baseline  # imported where used: a plain commit run never needs it
             if not args.baseline.exists():
                 baseline.write(args.baseline, findings)
                 print(f"Wrote {args.baseline} with {len(findings)} known finding{'s' if len(findings) != 1 else ''}; "
                       "from now on only new ones are reported", file=sys.stderr)
             known = baseline.read(args.baseline, str(args.baseline))
         if known is not None:
+            from upgrade_checklists import baseline
             findings, ctx.baselined = baseline.subtract(findings, known)
         ctx.suppressed = kept.suppressed
         if deleted is not None:
@@ -221,6 +223,8 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
     result, warnings, findings = run()
     for warning in [*result.warnings, *warnings]:
         print(f"upgrade-checklists: warning: {warning}", file=sys.stderr)
+    if args.diff or args.fix:
+        from upgrade_checklists import fix  # the fixer (and wcwidth) only when asked for
     if args.diff:
         changes = fix.plan(result, cfg, findings)
         for path, (old, new) in sorted(changes.items()):
@@ -294,7 +298,7 @@ def _new(args: argparse.Namespace, cfg: config.Config) -> int:
 
 
 def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
-    from upgrade_checklists import audit, summary
+    from upgrade_checklists import audit, fix, summary
 
     check = run_check(cfg, use_cache=not args.no_cache)
     if not cfg.families and check.status_tables is not None and check.status_tables.families:
@@ -349,7 +353,7 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
 
 def _write_back(cfg: config.Config, args: argparse.Namespace, result) -> list[Path]:
     """``audit --fix``: the checklists' post-upgrade state, then the status counts; ``Fixing <path>`` each."""
-    from upgrade_checklists import writeback
+    from upgrade_checklists import fix, writeback
 
     fixed: list[Path] = []
     for path, (_old, new) in sorted(writeback.plan(result).items()):

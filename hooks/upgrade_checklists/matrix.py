@@ -15,14 +15,11 @@ import re
 import sys
 from dataclasses import dataclass
 
-from packaging.utils import canonicalize_name
-
 from upgrade_checklists.cache import ScanCache
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
 from upgrade_checklists.status_tables import StatusTables
-from upgrade_checklists.versions import parse_requirement
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -39,6 +36,15 @@ _ALIASES = {
     "tool.uv": "tool.uv",
     "dependency-groups": "dependency-groups",
 }
+
+
+_CANONICAL_RE = re.compile(r"[-_.]+")
+
+
+def canonicalize_name(name: str) -> str:
+    """PEP 503 normalised name (what ``packaging.utils.canonicalize_name`` returns), without
+    importing packaging on the warm path."""
+    return _CANONICAL_RE.sub("-", name).lower()
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,8 @@ def declarations(text: str, wanted: set[str] | None = None) -> dict[str, list[De
             lead = _LEADING_NAME.match(raw)
             if wanted is not None and (lead is None or canonicalize_name(lead.group(1)) not in wanted):
                 continue
+            from upgrade_checklists.versions import parse_requirement  # packaging: only when a manifest is re-read
+
             req = parse_requirement(raw)
             if req is None:
                 continue
