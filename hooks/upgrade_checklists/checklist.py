@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from upgrade_checklists.findings import Finding
 from upgrade_checklists.tokens import RowToken, parse_cell
-from upgrade_checklists.refs import CallSite, Part, read_guard_ref, read_references
+from upgrade_checklists.refs import CallSite, Part, bounded_int, read_guard_ref, read_references
 
 if TYPE_CHECKING:  # imported where used: a warm cached run never parses Markdown
     from markdown_it import MarkdownIt
@@ -34,6 +34,10 @@ _BREAK_RE = re.compile(r"^\s*(?:-{3,}|_{3,}|\*{3,})\s*$")
 _ENTRY_RE = re.compile(r"^(\d+)\.\s*(.*)$")
 _PYTHON_FENCES = ("", "python", "py", "python3", "pycon")
 _STATUS_RE = re.compile(r"(\d+)\s+API\s+entr(?:y|ies)\b", re.I)
+_NEWLINE_RE = re.compile(r"\r\n|\r|\n")
+MAX_PATH_BYTES, MAX_NAME_BYTES = 1024, 255
+
+
 
 
 @dataclass
@@ -144,7 +148,7 @@ def read_checklist(path: Path, rel: str) -> Checklist:
 def _read_frontmatter(cl: Checklist, text: str) -> str:
     """Fill ``cl.frontmatter``; return the text with the frontmatter blanked out
     (so that Markdown line numbers stay file line numbers)."""
-    lines = text.split("\n")
+    lines = _NEWLINE_RE.split(text)  # as markdown-it counts lines: \r\n, \r or \n
     if not lines or lines[0].rstrip() != "---":
         _diagnose_missing_frontmatter(cl, lines)
         return text
@@ -153,15 +157,23 @@ def _read_frontmatter(cl: Checklist, text: str) -> str:
         cl.problem("FRONTMATTER", 1, "frontmatter opened at line 1 is never closed with '---'")
         return text
     source = "\n".join(lines[1:end])
+    too_big = _frontmatter_too_big(source)
+    if too_big:
+        cl.problem("FRONTMATTER", 2, f"frontmatter is not valid YAML: {too_big}")
+        return "\n" * end + "\n".join(lines[end:])
     import yaml
 
     try:
-        data = yaml.safe_load(source)
+        data = yaml.load(source, Loader=_loader())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 2 if mark is not None else 1
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        cl.problem("FRONTMATTER", line, f"frontmatter is not valid YAML: {problem}")
+        problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [""])[0]
+        cl.problem("FRONTMATTER", line, f"frontmatter is not valid YAML: {_short(problem, 200)}")
+        data = None
+    except (ValueError, TypeError, OverflowError, RecursionError, MemoryError) as exc:
+        # ``!!float abc``, a 5,000-digit integer, 500 nested ``[``: PyYAML raises these bare
+        cl.problem("FRONTMATTER", 1, f"frontmatter is not valid YAML: {type(exc).__name__}: {_short(str(exc), 200)}")
         data = None
     else:
         if not isinstance(data, dict):
@@ -175,6 +187,48 @@ def _read_frontmatter(cl: Checklist, text: str) -> str:
         cl.frontmatter = data
         _validate_frontmatter(cl)
     return "\n" * end + "\n".join(lines[end:])
+
+
+@lru_cache(maxsize=None)
+def _loader():
+    """PyYAML's safe loader without aliases: ``*name`` in a checklist's frontmatter is
+    refused (9 levels of 9 aliases expand to gigabytes)."""
+    import yaml
+
+    class NoAliasLoader(yaml.SafeLoader):
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in checklist frontmatter",
+                                                  event.start_mark)
+            return super().compose_node(parent, index)
+
+    return NoAliasLoader
+
+
+MAX_FRONTMATTER_CHARS, MAX_FRONTMATTER_NESTING = 64 * 1024, 32
+
+
+def _frontmatter_too_big(source: str) -> str | None:
+    """Why the frontmatter is not worth handing to PyYAML (pure Python: deep flow
+    collections cost seconds and recursion), or None."""
+    if len(source) > MAX_FRONTMATTER_CHARS:
+        return f"longer than {MAX_FRONTMATTER_CHARS} characters"
+    depth = 0
+    for m in re.finditer(r"[\[\]{}]", source):
+        if m.group() in "[{":
+            depth += 1
+            if depth > MAX_FRONTMATTER_NESTING:
+                return f"nested deeper than {MAX_FRONTMATTER_NESTING} levels"
+        elif depth:
+            depth -= 1
+    return None
+
+
+def _short(value: object, limit: int = 80) -> str:
+    """A value for a message, cut to ``limit`` characters."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def _diagnose_missing_frontmatter(cl: Checklist, lines: list[str]) -> None:
@@ -216,18 +270,18 @@ def _validate_frontmatter(cl: Checklist) -> None:
     pkg = fm.get("package")
     if pkg not in (None, ""):
         if not isinstance(pkg, str) or not _PACKAGE_RE.match(pkg):
-            bad("package", f"{pkg!r} is not a valid package name")
+            bad("package", f"{_short(repr(pkg))} is not a valid package name")
         elif _canonical(pkg) != _canonical(cl.name):
-            bad("package", f"{pkg!r} does not match the file name {cl.path.name!r}")
+            bad("package", f"{_short(repr(pkg))} does not match the file name {cl.path.name!r}")
     gh = fm.get("github")
     if gh not in (None, "") and (not isinstance(gh, str) or not _GITHUB_RE.match(gh) or ".." in gh):
-        bad("github", f"{gh!r} is not of the form 'org/repo'")
+        bad("github", f"{_short(repr(gh))} is not of the form 'org/repo'")
     tpl = fm.get("branch_template")
     if tpl not in (None, ""):
         if not isinstance(tpl, str) or "${VERSION}" not in tpl:
-            bad("branch_template", f"{tpl!r} does not contain ${{VERSION}}")
+            bad("branch_template", f"{_short(repr(tpl))} does not contain ${{VERSION}}")
         elif not _TEMPLATE_RE.match(tpl) or tpl.startswith("-") or ".." in tpl:
-            bad("branch_template", f"{tpl!r} has characters not allowed in a git ref")
+            bad("branch_template", f"{_short(repr(tpl))} has characters not allowed in a git ref")
     paths = fm.get("upstream_paths")
     if paths not in (None, "", []):
         if not isinstance(paths, list):
@@ -235,7 +289,7 @@ def _validate_frontmatter(cl: Checklist) -> None:
         else:
             for p in paths:
                 if not isinstance(p, str) or not _safe_relative(p):
-                    bad("upstream_paths", f"{p!r} must be a relative path without '..' or a leading '-'")
+                    bad("upstream_paths", f"{_short(repr(p))} must be a relative path without '..' or a leading '-'")
     tiers = fm.get("tiers")
     if tiers is not None:
         ok = isinstance(tiers, dict) and all(
@@ -252,6 +306,12 @@ def _validate_frontmatter(cl: Checklist) -> None:
 
 def _safe_relative(p: str) -> bool:
     return bool(p) and not p.startswith(("/", "-", "\\")) and ".." not in Path(p).parts and "\x00" not in p
+
+
+def usable_path(p: str) -> bool:
+    """Short enough for the file system (255 bytes a name, 1,024 a path) and without NUL."""
+    b = p.encode("utf-8", "surrogatepass")
+    return len(b) <= MAX_PATH_BYTES and b"\0" not in b and all(len(part) <= MAX_NAME_BYTES for part in b.split(b"/"))
 
 
 def _canonical(name: str) -> str:
@@ -325,7 +385,7 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
     section = None
     tier = None
     entry: Entry | None = None
-    lines = cl.text.split("\n")
+    lines = _NEWLINE_RE.split(cl.text)  # as markdown-it counts lines
     i = 0
     n = len(tokens)
     while i < n:
@@ -355,7 +415,7 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
                 m = _ENTRY_RE.match(title)
                 if m:
                     codes = _codes(title_tok)
-                    entry = Entry(int(m.group(1)), m.group(2), codes[0] if codes else None, _line(tok))
+                    entry = Entry(bounded_int(m.group(1)), m.group(2), codes[0] if codes else None, _line(tok))
                     cl.entries.append(entry)
                 else:
                     entry = None
@@ -444,6 +504,9 @@ def _read_table(cl: Checklist, tokens: list[Token], tier: str | None) -> None:
         if not file:
             cl.problem("FORMAT", line, "tier table row has an empty File cell")
             continue
+        if not usable_path(file):
+            cl.problem("FORMAT", line, f"`{_short(file)}` is not a usable path (too long, or a NUL byte)")
+            continue
         usage = cells[1:]
         tokens_ = [c for cell in usage for c in _codes(cell)]
         marked = any(REMOVAL_MARK in cell.content for cell in cells)
@@ -523,5 +586,5 @@ def read_status(path: Path) -> list[StatusRow]:
         if counts and name:
             name = Path(name.split("(")[0].strip().strip("[]")).name
             name = name[:-3] if name.endswith(".md") else name
-            rows.append(StatusRow(name, int(counts[0].group(1)), line))
+            rows.append(StatusRow(name, bounded_int(counts[0].group(1)), line))
     return rows

@@ -9,7 +9,11 @@ Each comparison lives in its own module: ``rows.py`` (Affected Files),
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
+
+from upgrade_checklists.atomic import clean_stale_temps
+from upgrade_checklists.files import MAX_BYTES, Skipped, file_stat, read_file
 
 from upgrade_checklists.cache import ScanCache
 from upgrade_checklists.catalog import check_catalog
@@ -30,19 +34,25 @@ from upgrade_checklists.tiers import TierRules
 __all__ = ["Result", "load_checklists", "run_check", "select", "select_deleted"]
 
 
-def load_checklists(cfg: Config, cache: ScanCache | None = None) -> list[Checklist]:
+def load_checklists(cfg: Config, cache: ScanCache | None = None, notes: list[str] | None = None) -> list[Checklist]:
     d = cfg.checklist_dir
     if not d.is_dir():
         raise ConfigError(f"checklist directory {cfg.checklists!r} not found (configure 'checklists')")
     out = []
+    clean_stale_temps(d)  # what a killed --fix left behind
     for path in sorted(d.glob("*.md")):
         if path.name.startswith("_"):
             continue
         rel = path.relative_to(cfg.root).as_posix()
+        try:
+            st = file_stat(cfg.root, rel)
+        except (Skipped, OSError) as exc:
+            if notes is not None:
+                notes.append(f"skipped {rel}: {exc}")
+            continue
         if cache is None:
             out.append(read_checklist(path, rel))
             continue
-        st = path.stat()
         hit, data = cache.get("checklist:" + rel, st)
         cl = None
         if hit:
@@ -70,7 +80,7 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False) -
     res = Result()
     cache_dir = cfg.root / cfg.cache_dir if (use_cache and cfg.cache_dir) else None
     res.cache = ScanCache(cache_dir, str(cfg.root.resolve()))
-    checklists = load_checklists(cfg, res.cache)
+    checklists = load_checklists(cfg, res.cache, res.notes)
     res.checklists = checklists
     if not checklists:
         res.warnings.append(f"{cfg.checklists}/ holds no checklist yet: write one with `upgrade-checklists new PACKAGE`")
@@ -114,6 +124,7 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False) -
         if tables is not None:
             res.findings.extend(check_matrix(cfg, tables, [cl.package for cl in checklists] + list(tables.focused), res.cache))
     res.cache.save()
+    res.notes = list(dict.fromkeys(res.notes))  # a file skipped by two steps: one note
     return res
 
 
@@ -130,9 +141,13 @@ def _scan(cfg: Config, res: Result, listed: set[str]) -> None:
     extra = sorted(f for f in listed if f.endswith(".py") and f not in known)
     missing = 0  # tracked by git, deleted in the work tree: listed, not scanned
     for rel in sources + extra:
-        path = os.path.join(cfg.root, rel)
         try:
-            st = os.stat(path)
+            st = os.lstat(os.path.join(cfg.root, rel))
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
+                st = file_stat(cfg.root, rel)  # a symlink, FIFO, device, directory named *.py, huge file
+        except Skipped as exc:
+            res.notes.append(f"skipped {rel}: {exc}")
+            continue
         except OSError:
             missing += rel in known
             continue
@@ -140,8 +155,10 @@ def _scan(cfg: Config, res: Result, listed: set[str]) -> None:
         out = scan_from_plain(data) if hit else None
         if out is None or (type(out) is str and (out != skip or rel in listed)):
             try:
-                with open(path, "rb") as f:
-                    data = f.read()
+                data = read_file(cfg.root, rel, st)
+            except Skipped as exc:
+                res.notes.append(f"skipped {rel}: {exc}")
+                continue
             except OSError:
                 continue
             if rel not in listed and not may_import(data):
@@ -176,7 +193,7 @@ def select(findings: list[Finding], paths: list[str], cfg: Config) -> list[Findi
     for f in findings:
         if f.checklist in wanted or f.file in wanted:
             out.append(f)
-        elif f.file is not None and f.code in ("STALE", "MOVED", "SNIPPET", "GUARD") and not (cfg.root / f.file).exists():
+        elif f.file is not None and f.code in ("STALE", "MOVED", "SNIPPET", "GUARD") and not _exists(cfg.root, f.file):
             out.append(f)
     return out
 
@@ -186,3 +203,10 @@ def select_deleted(findings: list[Finding], deleted: list[str]) -> list[Finding]
     (pre-commit passes none for a deletion-only commit, nor for files of other types) reports."""
     gone = {Path(p).as_posix() for p in deleted}
     return [f for f in findings if f.file in gone or f.checklist in gone or (f.fix or {}).get("old") in gone]
+
+
+def _exists(root: Path, rel: str) -> bool:
+    try:
+        return os.path.lexists(os.path.join(root, rel))
+    except (OSError, ValueError):
+        return False

@@ -18,6 +18,7 @@ from wcwidth import wcswidth, wcwidth
 
 from upgrade_checklists.atomic import write_atomic, write_atomic_any  # noqa: F401 (the writers --fix uses)
 from upgrade_checklists.checklist import REMOVAL_MARK, Checklist
+from upgrade_checklists.refs import bounded_int
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import FIXABLE, NOT_FIXABLE, Finding  # noqa: F401 (re-exported)
 from upgrade_checklists.result import Result
@@ -30,6 +31,17 @@ _HEADING_RE = re.compile(r"^(\s*###\s*)(\d+)(\.)")
 _ENTRY_REF_RE = re.compile(r"\b([Ee]ntry\s+#?)(\d+)\b")
 _STATUS_RE = re.compile(r"(\d+)(\s+API\s+entr)(y|ies)\b", re.I)
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
+_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings, split where markdown-it splits them (``\\r\\n``, ``\\r``,
+    ``\\n``): not ``str.splitlines``, which also breaks at U+0085, U+2028, form feeds..."""
+    return _LINE_RE.findall(text)
+
+
+def _eol(line: str) -> str:
+    return "\r\n" if line.endswith("\r\n") else "\r" if line.endswith("\r") else "\n"
 
 
 # --- tables ------------------------------------------------------------------------
@@ -71,7 +83,7 @@ class Table:
 
     @classmethod
     def parse(cls, lines: list[str]) -> Table:
-        eol = "\r\n" if lines[0].endswith("\r\n") else "\n"
+        eol = _eol(lines[0])
         bare = [line.rstrip("\r\n") for line in lines]
         cells = [split_row(line) for line in bare]
         aligned = len({width(line) for line in bare}) == 1 and len(bare) > 1
@@ -104,8 +116,8 @@ class Table:
         if not self.aligned:
             head = self.head_raw or [_join(self.header) + eol, _join(["---"] * len(self.header)) + eol]
             return head + [raw if raw is not None else _join(row) + eol for row, raw in zip(self.rows, self.raw)]
-        aligns = [_align(d) for d in self.delim]
         n = len(self.header)
+        aligns = ([_align(d) for d in self.delim] + [""] * n)[:n]
         rows = [self.header] + [(r + [""] * n)[:n] for r in self.rows]
         widths = [max(3, *(width(r[i]) for r in rows)) for i in range(n)]
         out = [_join(_pad(c, widths[i], aligns[i]) for i, c in enumerate(self.header))]
@@ -181,7 +193,7 @@ def plan(res: Result, cfg: Config, findings: list[Finding]) -> dict[Path, tuple[
     status = [f for f in fixable if f.code == "STATUS"]
     if status and cfg.status_file:
         path = cfg.root / cfg.status_file
-        old = path.read_text(encoding="utf-8")
+        old = path.read_bytes().decode("utf-8")
         new = _fix_status(old, status, by_rel)
         if new != old:
             out[path] = (old, new)
@@ -190,17 +202,18 @@ def plan(res: Result, cfg: Config, findings: list[Finding]) -> dict[Path, tuple[
 
 def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str | None:
     try:
-        if cl.path.read_text(encoding="utf-8") != cl.text:
+        if cl.path.read_bytes().decode("utf-8") != cl.text:  # bytes: CRLF stays CRLF
             return None  # changed under us since it was read: leave it
     except (OSError, UnicodeDecodeError):
         return None
-    lines = cl.text.splitlines(keepends=True)
+    lines = split_lines(cl.text)
     ed = _Edit(lines)
     for tier, (a, b) in cl.tables.items():
-        ed.tables[tier] = Table.parse(lines[a:b])
-        ed.ranges[tier] = (a, b)
+        if _top_level_table(lines, a, b):  # one inside a blockquote or list is left alone (not fixable)
+            ed.tables[tier] = Table.parse(lines[a:b])
+            ed.ranges[tier] = (a, b)
     style = next((t.aligned for t in ed.tables.values()), True)
-    eol = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    eol = _eol(lines[0]) if lines else "\n"
     rows = {row.line: row for row in cl.rows}
 
     def locate(line: int) -> tuple[str, int] | None:
@@ -214,7 +227,7 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
         return (row.tier, idx) if 0 <= idx < len(t.rows) else None
 
     def table_for(tier: str) -> Table | None:
-        if tier not in ed.tables and tier in cl.empty_tiers:
+        if tier not in ed.tables and tier in cl.empty_tiers and _top_level_none(lines, *cl.empty_tiers[tier]):
             ed.tables[tier] = Table.new(["File", "Imports / Usage"], style, eol)
             ed.ranges[tier] = cl.empty_tiers[tier]
         return ed.tables.get(tier)
@@ -278,6 +291,16 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
     out = list(lines)
     _apply_line_ops(cl, out, line_ops)
     return _assemble(out, ed, eol)
+
+
+def _top_level_table(lines: list[str], a: int, b: int) -> bool:
+    """A pipe table of the document itself: every line starts with ``|`` (a table in a
+    blockquote starts with ``>``, one in a list item is indented)."""
+    return 2 <= b - a and b <= len(lines) and all(lines[i].startswith("|") for i in range(a, b))
+
+
+def _top_level_none(lines: list[str], a: int, b: int) -> bool:
+    return b - a == 1 and b <= len(lines) and lines[a].rstrip() in ("_None._", "*None.*")
 
 
 def _strike(cell: str, token: str) -> str:
@@ -346,7 +369,13 @@ def _renumber(cl: Checklist, out: list[str]) -> None:
             continue
         if fenced or i in headings or line.lstrip().startswith("|"):
             continue
-        out[i] = _ENTRY_REF_RE.sub(lambda m: m.group(1) + str(mapping.get(int(m.group(2)), int(m.group(2)))), line)
+        out[i] = _ENTRY_REF_RE.sub(lambda m: m.group(1) + _renumbered(m.group(2), mapping), line)
+
+
+def _renumbered(digits: str, mapping: dict[int, int]) -> str:
+    """``Entry #N`` after renumbering; a number no entry has (5,000 digits...) stays as written."""
+    n = bounded_int(digits)
+    return str(mapping[n]) if len(digits) <= 9 and n in mapping else digits
 
 
 def _assemble(out: list[str], ed: _Edit, eol: str) -> str:
@@ -376,12 +405,14 @@ def _fix_status(text: str, findings: list[Finding], checklists: dict[str, Checkl
 
 def status_text(text: str, counts: dict[int, int], new_rows: list[tuple[str, int]]) -> str:
     """The status file with the counts at ``{line: count}`` rewritten and rows added."""
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     edits: dict[tuple[int, int], Table] = {}
     for line, count in counts.items():
         if not (0 < line <= len(lines)):
             continue
         a, b = table_block(lines, line - 1)
+        if not _top_level_table(lines, a, b):
+            continue
         t = edits.setdefault((a, b), Table.parse(lines[a:b]))
         idx = line - 1 - a - 2
         if 0 <= idx < len(t.rows):
@@ -389,7 +420,7 @@ def status_text(text: str, counts: dict[int, int], new_rows: list[tuple[str, int
             t.set_row(idx, row)
     if new_rows:
         anchor = next((i for i, line in enumerate(lines) if _STATUS_RE.search(line) and line.lstrip().startswith("|")), None)
-        if anchor is not None:
+        if anchor is not None and _top_level_table(lines, *table_block(lines, anchor)):
             a, b = table_block(lines, anchor)
             t = edits.setdefault((a, b), Table.parse(lines[a:b]))
             for name, count in new_rows:
@@ -412,4 +443,4 @@ def status_text(text: str, counts: dict[int, int], new_rows: list[tuple[str, int
 
 
 def unified_diff(path: str, old: str, new: str) -> str:
-    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"))
+    return "".join(difflib.unified_diff(split_lines(old), split_lines(new), f"a/{path}", f"b/{path}"))

@@ -25,6 +25,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+#: Numbers in a checklist (lines, entry numbers, counts) are read up to this; a longer
+#: run of digits reads as this (no line or count is that big, and ``int()`` of 5,000
+#: digits raises).
+MAX_INT = 10**9
+
+
+def bounded_int(digits: str) -> int:
+    digits = digits.lstrip("0") or "0"
+    return MAX_INT if len(digits) > 9 else min(int(digits), MAX_INT)
+
+
 #: A backticked token that looks like a path: has a "/" or ends in ".py"; no spaces.
 _PATH_RE = re.compile(r"`([A-Za-z0-9_.*?\[\]/-]+)`")
 #: Blank space a formatter may put between the parts of a reference: one line break at most,
@@ -125,11 +136,11 @@ def _numbers(body: str, body_at: int, at) -> tuple[list[Part], list[Word]]:
         base = body_at + m.start(2)
         for p in _PART_RE.finditer(m.group(2)):
             a_line, a_col = at(base + p.start(1))
-            start = Number(int(p.group(1)), a_line, a_col, p.group(1))
+            start = Number(bounded_int(p.group(1)), a_line, a_col, p.group(1))
             end = None
             if p.group(2):
                 b_line, b_col = at(base + p.start(2))
-                end = Number(int(p.group(2)), b_line, b_col, p.group(2))
+                end = Number(bounded_int(p.group(2)), b_line, b_col, p.group(2))
             parts.append(Part(start, end, qualname))
     return parts, words
 
@@ -221,11 +232,11 @@ def read_guard_ref(raw: str, first_line: int) -> GuardRef | None:
         if is_path(m.group(1)):
             file, path_span = m.group(1), (m.start(), m.end())
             line, col = at(m.start(2))
-            start = Number(int(m.group(2)), line, col, m.group(2))
+            start = Number(bounded_int(m.group(2)), line, col, m.group(2))
             end = None
             if m.group(4):
                 line, col = at(m.start(4))
-                end = Number(int(m.group(4)), line, col, m.group(4))
+                end = Number(bounded_int(m.group(4)), line, col, m.group(4))
             parts = [Part(start, end)]
             break
     if file is None:

@@ -8,6 +8,7 @@ from upgrade_checklists.cache import ScanCache
 from upgrade_checklists.status_tables import StatusTables
 from upgrade_checklists.checklist import Checklist
 from upgrade_checklists.config import Config
+from upgrade_checklists.files import Skipped, file_stat, read_file
 from upgrade_checklists.findings import Finding
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
 from upgrade_checklists.scan import Facts, scan_file
@@ -32,9 +33,11 @@ def ensure_full(cfg: Config, res: Result, rel: str) -> Facts:
     """The file's full facts (names, attribute uses, strings), scanned once."""
     facts = res.facts[rel]
     if not facts.full:
-        path = cfg.root / rel
-        st = path.stat()
-        out = scan_file(rel, path.read_bytes(), True)
+        try:
+            st = file_stat(cfg.root, rel)
+            out = scan_file(rel, read_file(cfg.root, rel, st), True)
+        except (Skipped, OSError):
+            return facts  # changed into something unreadable since the first look
         if isinstance(out, Facts):
             res.facts[rel] = facts = out
             if res.cache is not None:

@@ -165,13 +165,22 @@ def scan_file(rel: str, data: bytes, full: bool) -> Facts | Finding:
     """Facts of one file, or a ``PARSE`` finding if it cannot be read."""
     try:
         tree = ast.parse(data, filename=rel)
-    except (SyntaxError, ValueError) as exc:
+    except (RecursionError, MemoryError):  # 3,000 chained attributes, 10,000 unary minus, a 1 MB expression
+        return _too_deep(rel)
+    except Exception as exc:  # SyntaxError, ValueError (NUL), and whatever a coding cookie's codec raises
         return _fallback(rel, data, full, exc)
     facts = Facts(rel, full=full)
-    if has_dynamic_import(data):  # first: attribute uses through their bound names count
-        _collect_dynamic(tree, facts)
-    _collect(tree, facts, full)
+    try:
+        if has_dynamic_import(data):  # first: attribute uses through their bound names count
+            _collect_dynamic(tree, facts)
+        _collect(tree, facts, full)
+    except (RecursionError, MemoryError):
+        return _too_deep(rel)
     return facts
+
+
+def _too_deep(rel: str) -> Finding:
+    return Finding(None, None, "PARSE", f"cannot parse {rel}: nested too deeply or too large; file skipped", rel, 1)
 
 
 # --- dynamic imports ---------------------------------------------------------------
@@ -325,24 +334,55 @@ def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
 # --- errors and the libcst fallback ----------------------------------------------
 
 
+#: The libcst fallback is native code: past this bracket depth (Python's own parser
+#: stops at 200) or this many chained subscripts/calls it can crash the process or
+#: take minutes, so such a file is reported as PARSE without being handed to it.
+MAX_NESTING = 100
+_CHAIN_RE = re.compile(rb"(?:[\])][ \t\r\n\\]*[\[(][^\[\]()]{0,80}){%d}" % MAX_NESTING)
+_BRACKETS_RE = re.compile(rb"[\[\](){}]")
+MAX_FALLBACK_BYTES = 2 * 1024 * 1024
+MAX_FALLBACK_LINE = 20_000
+
+
+def nesting_too_deep(data: bytes) -> bool:
+    """A cheap, conservative look at the bytes: brackets nested past :data:`MAX_NESTING`
+    (strings and comments count too), a very long chain of calls/subscripts, a huge file
+    or line."""
+    if len(data) > MAX_FALLBACK_BYTES or any(len(line) > MAX_FALLBACK_LINE for line in data.split(b"\n")):
+        return True
+    depth = 0
+    for m in _BRACKETS_RE.finditer(data):
+        if m.group() in b"([{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return True
+        elif depth:
+            depth -= 1
+    return _CHAIN_RE.search(data) is not None
+
+
 def _fallback(rel: str, data: bytes, full: bool, exc: Exception) -> Facts | Finding:
     decode_error = _decode_problem(data)
     if decode_error is not None:
         line, why = decode_error
         return Finding(None, None, "PARSE", f"cannot decode {rel}: {why}; file skipped", rel, line)
+    line = getattr(exc, "lineno", None) or 1
+    msg = " ".join(str(getattr(exc, "msg", None) or exc).split())[:200] or type(exc).__name__
+    if not isinstance(line, int) or line < 1:
+        line = 1
+    if nesting_too_deep(data):
+        return Finding(None, None, "PARSE", f"syntax error in {rel}: {msg}; file skipped", rel, line)
     try:
         from upgrade_checklists import scan_cst
         return scan_cst.scan(rel, data.decode(_encoding(data)), full)
-    except Exception:  # libcst could not parse it either: report ast's error
-        line = getattr(exc, "lineno", None) or 1
-        msg = getattr(exc, "msg", None) or str(exc)
+    except Exception:  # libcst could not parse it either (RecursionError, MemoryError included): report ast's error
         return Finding(None, None, "PARSE", f"syntax error in {rel}: {msg}; file skipped", rel, line)
 
 
 def _encoding(data: bytes) -> str:
     try:
         return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-    except SyntaxError:
+    except (SyntaxError, LookupError):
         return "utf-8"
 
 
@@ -350,12 +390,18 @@ def _decode_problem(data: bytes) -> tuple[int, str] | None:
     try:
         enc = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
     except SyntaxError as exc:
-        return getattr(exc, "lineno", None) or 1, str(exc)
+        return getattr(exc, "lineno", None) or 1, " ".join(str(exc).split())[:200]
+    try:
+        info = codecs.lookup(enc)
+    except LookupError:
+        return 1, f"unknown encoding {enc[:80]!r}"
+    if not getattr(info, "_is_text_encoding", True):  # rot13, hex, base64, zlib, uu...
+        return 1, f"the coding cookie names {enc!r}, which is not a text encoding"
     try:
         codecs.decode(data, enc)
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         return line, f"not valid {enc} (byte 0x{data[exc.start]:02x} at line {line})"
-    except LookupError:
-        return 1, f"unknown encoding {enc!r}"
+    except Exception as exc:  # a codec that fails another way (punycode: UnicodeError, ...)
+        return 1, f"cannot be decoded as {enc} ({type(exc).__name__})"
     return None

@@ -29,6 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from upgrade_checklists.cache import ScanCache
+from upgrade_checklists.files import Skipped, file_stat, read_file
 
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 _COMPOUND = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Try,
@@ -644,10 +645,10 @@ class Snippets:
     def _source(self, rel: str) -> _Source | None:
         if rel not in self.files:
             try:
-                st = os.stat(os.path.join(self.root, rel))
-            except (OSError, ValueError):
-                st = None
-            if st is None or not stat.S_ISREG(st.st_mode):
+                st = file_stat(self.root, rel)
+            except (Skipped, OSError):
+                st = None  # absent, or not a file to read (a FIFO, a symlink out of the repository...)
+            if st is None:
                 self.files[rel] = None
             else:
                 hit, known = self.cache.get("snippets:" + rel, st)
@@ -660,9 +661,7 @@ class Snippets:
             return None
         if key not in src.answers:
             if src.index is None and not src.failed:
-                if src.text is None:
-                    src.text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
-                text = src.text
+                text = self._text(src)
                 try:
                     src.index = SourceIndex(text)
                 except (SyntaxError, ValueError, RecursionError):
@@ -672,6 +671,16 @@ class Snippets:
             src.new = True
         return src.answers[key]
 
+    def _text(self, src: _Source) -> str:
+        """The file's text, read once (a regular file inside the repository, never blocking)."""
+        if src.text is None:
+            try:
+                data = read_file(self.root, src.rel, src.st)
+            except (Skipped, OSError):
+                data = b""
+            src.text = data.decode("utf-8", errors="replace")
+        return src.text
+
     def exists(self, rel: str) -> bool:
         return self._source(rel) is not None
 
@@ -680,8 +689,7 @@ class Snippets:
         if src is None:
             return None
         if "#lines" not in src.answers:
-            with open(self.root / rel, "rb") as f:
-                src.answers["#lines"] = len(f.read().decode("utf-8", "replace").splitlines())
+            src.answers["#lines"] = len(self._text(src).splitlines())
             src.new = True
         return src.answers["#lines"]
 
@@ -692,9 +700,7 @@ class Snippets:
             return None
         key = "v:" + code
         if key not in src.answers:
-            if src.text is None:
-                src.text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
-            src.answers[key] = verbatim_places(src.text, code)
+            src.answers[key] = verbatim_places(self._text(src), code)
             src.new = True
         return src.answers[key]
 
