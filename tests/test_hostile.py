@@ -297,3 +297,15 @@ def test_crlf_checklist_is_fixed_and_stays_crlf(repo: Repo) -> None:
     assert b"\r\n" in data and data.count(b"\n") == data.count(b"\r\n")
     assert b"| `app/utils/new.py` | `fakepkg.core`  |\r\n" in data
     assert repo.run("check").code == 0
+
+
+def test_new_skips_deep_sources_and_fifos(repo: Repo) -> None:
+    # found by the fuzz profile: new parsed every source again with ast, unguarded
+    repo.write("app/engine/deep.py", "import fakepkg.core\nx = " + "-" * 10000 + "1\n")
+    repo.write("app/engine/chain.py", "import fakepkg.core\nx = a" + ".b" * 3000 + "\n")
+    shutil.rmtree(repo.path / ".git")  # outside git the walk sees the FIFO too
+    os.mkfifo(repo.path / "app/engine/fifo.py")
+    r = repo.run("new", "fakepkg", "--github", "example/fakepkg", "--import-name", "fakepkg.core")
+    assert r.code == 0 and r.out.startswith("Created checklists/fakepkg.md: ")
+    text = repo.read("checklists/fakepkg.md")
+    assert "`app/engine/core.py`" in text and "deep.py" not in text and "fifo.py" not in text

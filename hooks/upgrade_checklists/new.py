@@ -22,6 +22,7 @@ from upgrade_checklists.calls import Call, dotted, find_attribute_uses, find_cal
 from upgrade_checklists.checklist import TIERS, read_checklist
 from upgrade_checklists.compare import load_checklists
 from upgrade_checklists.config import Config, ConfigError
+from upgrade_checklists.files import Skipped, read_file
 from upgrade_checklists.fix import Table, status_text, write_atomic
 from upgrade_checklists.rows import usage_parts
 from upgrade_checklists.scan import Facts, Prefilter, iter_sources, scan_file
@@ -164,7 +165,10 @@ def _users(cfg: Config, sources: list[str], names: list[str]) -> dict[str, Facts
     may = Prefilter(names)
     out = {}
     for rel in sources:
-        data = (cfg.root / rel).read_bytes()
+        try:
+            data = read_file(cfg.root, rel)
+        except (Skipped, OSError):  # a FIFO, a symlink out of the repository, a huge file: not read
+            continue
         if not may(data):
             continue
         facts = scan_file(rel, data, True)
@@ -198,11 +202,11 @@ def _entries(cfg: Config, users: dict[str, Facts], names: list[str], tier_of: di
     called: set[str] = set()
     attributes: dict[str, list[tuple[str, Call]]] = {}
     for rel in sorted(users):
-        source = (cfg.root / rel).read_text(encoding="utf-8", errors="replace")
         try:
+            source = read_file(cfg.root, rel).decode("utf-8", errors="replace")
             tree = ast.parse(source)
-        except SyntaxError:
-            continue
+        except (Skipped, OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            continue  # unreadable, or too deep for ast: its scan says PARSE
         for call in find_calls(source, tree, names):
             called.add(call.api)
             uses.setdefault(call.api, []).append((rel, call, _check_text(call, _result_reads(tree, call))))
@@ -247,10 +251,10 @@ def _base_class_entries(cfg: Config, sources: list[str], names: list[str], entri
     known = {e.api: e for e in entries}
     parsed = {}
     for rel in sources:
-        text = (cfg.root / rel).read_text(encoding="utf-8", errors="replace")
         try:
+            text = read_file(cfg.root, rel).decode("utf-8", errors="replace")
             parsed[rel] = (text, ast.parse(text))
-        except SyntaxError:
+        except (Skipped, OSError, SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     found = subclasses(parsed, names)
     if not found:
