@@ -309,3 +309,22 @@ def test_new_skips_deep_sources_and_fifos(repo: Repo) -> None:
     assert r.code == 0 and r.out.startswith("Created checklists/fakepkg.md: ")
     text = repo.read("checklists/fakepkg.md")
     assert "`app/engine/core.py`" in text and "deep.py" not in text and "fifo.py" not in text
+
+
+def test_snippet_in_a_source_too_deep_for_ast_is_not_a_crash(repo: Repo) -> None:
+    # found by the 10,000-input fuzz profile: the snippet index parsed sources with ast, unguarded
+    repo.write("app/engine/core.py", repo.read("app/engine/core.py") + "x = " + "-" * 10000 + "1\n")
+    r = repo.run("check")
+    assert r.code == 1 and "internal error" not in r.err and "PARSE" in r.codes
+
+
+def test_a_tier_whose_table_cannot_be_edited_gets_no_second_table(repo: Repo) -> None:
+    # found by the 10,000-input fuzz profile: a duplicate tier heading's "_None._" received a new
+    # table while the tier's own (indented, so not editable) table stayed: rows read as a second table
+    text = _unaligned(repo).replace("| File | Imports / Usage |\n| --- | --- |\n" + GONE_ROW,
+                                    "_None._\n\n### Primary\n\n   | File | Imports / Usage |\n   | --- | --- |\n   " + GONE_ROW)
+    repo.write(CL, text)
+    repo.write("app/engine/more.py", "import fakepkg.core\n")
+    r = repo.run("check", "--fix")
+    assert r.code == 1 and "MISSING" in r.codes
+    assert repo.read(CL) == text

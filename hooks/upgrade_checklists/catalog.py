@@ -335,7 +335,7 @@ def located_guard_line(source: str, g: Guard) -> int | None:
         return g.line
     try:
         index = SourceIndex(source)
-    except (SyntaxError, ValueError, RecursionError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return g.line
     units = snippet_units(code)
     places = index.match(units[0]).get("at") if units else None

@@ -227,7 +227,7 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
         return (row.tier, idx) if 0 <= idx < len(t.rows) else None
 
     def table_for(tier: str) -> Table | None:
-        if tier not in ed.tables and tier in cl.empty_tiers and _top_level_none(lines, *cl.empty_tiers[tier]):
+        if tier not in ed.tables and tier not in cl.tables and tier in cl.empty_tiers and _top_level_none(lines, *cl.empty_tiers[tier]):
             ed.tables[tier] = Table.new(["File", "Imports / Usage"], style, eol)
             ed.ranges[tier] = cl.empty_tiers[tier]
         return ed.tables.get(tier)

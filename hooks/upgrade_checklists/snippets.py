@@ -664,7 +664,7 @@ class Snippets:
                 text = self._text(src)
                 try:
                     src.index = SourceIndex(text)
-                except (SyntaxError, ValueError, RecursionError):
+                except (SyntaxError, ValueError, RecursionError, MemoryError):
                     src.failed = True
                     src.answers["#lines"] = len(text.splitlines())
             src.answers[key] = compute(src.index) if src.index is not None else None
