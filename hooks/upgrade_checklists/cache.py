@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 from upgrade_checklists import __version__
-from upgrade_checklists.atomic import clean_stale_temps, temp_name
+from upgrade_checklists.atomic import clean_stale_temps, write_atomic
 
 FORMAT = 2
 DIRECTORY = f"v{FORMAT}"
@@ -152,18 +152,7 @@ class ScanCache:
                 ignore.write_text("# Automatically created by upgrade-checklists.\n*\n")
             data = (json.dumps(self.header, separators=(",", ":")) + "\n"
                     + json.dumps(self.entries, separators=(",", ":"))).encode("ascii")
-            tmp = self.directory / temp_name(_FILE)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.replace(tmp, self.directory / _FILE)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            write_atomic(self.directory / _FILE, data)
             self.dirty = False
         except (OSError, ValueError):
             pass  # a read-only checkout still gets its check

@@ -22,7 +22,6 @@ import ast
 import bisect
 import os
 import re
-import stat
 import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
