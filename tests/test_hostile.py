@@ -328,3 +328,26 @@ def test_a_tier_whose_table_cannot_be_edited_gets_no_second_table(repo: Repo) ->
     r = repo.run("check", "--fix")
     assert r.code == 1 and "MISSING" in r.codes
     assert repo.read(CL) == text
+
+
+# A pipe inside a code span splits the cell (GFM): the row is not edited -------------------
+
+
+def test_row_split_by_a_pipe_in_a_code_span_is_left_alone(repo: Repo) -> None:
+    """GFM splits ``| `a|b` |`` at the pipe: the row has more cells than its header and
+    a cell that ends inside a code span. Appending to it would land after a broken span,
+    never cover the import, and grow on every ``--fix``: such a row is not edited."""
+    text = repo.read(CL).replace(
+        "### Secondary (model / infra layer)\n\n_None._",
+        "### Secondary (model / infra layer)\n\n| File | Imports / Usage |\n| --- | --- |\n"
+        "| `app/utils/other.py` | `parallel_state` (as `mpu`), `a|b` |",
+    )
+    assert "`a|b`" in text
+    repo.write(CL, text)
+    repo.write("app/utils/other.py", "import fakepkg.core\n")
+    before = repo.run("check")
+    assert before.code == 1 and "CHANGED" in before.codes
+    for _ in range(2):  # the same answer twice: nothing written, the finding stays
+        r = repo.run("check", "--fix")
+        assert r.code == 1 and "Fixing" not in r.out and "CHANGED" in r.codes
+        assert repo.read(CL) == text

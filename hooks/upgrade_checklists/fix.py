@@ -224,7 +224,11 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
         t = ed.tables[row.tier]
         # rows are addressed by their original line; find the current index by identity
         idx = line - 1 - a - 2
-        return (row.tier, idx) if 0 <= idx < len(t.rows) else None
+        if not 0 <= idx < len(t.rows):
+            return None
+        if len(t.rows[idx]) > len(t.header):
+            return None  # a pipe split a cell (`a|b`): an edit would land inside a broken code span
+        return row.tier, idx
 
     def table_for(tier: str) -> Table | None:
         if tier not in ed.tables and tier not in cl.tables and tier in cl.empty_tiers and _top_level_none(lines, *cl.empty_tiers[tier]):
