@@ -13,13 +13,7 @@ from upgrade_checklists.annotations import normalize, short
 from upgrade_checklists.api import UpstreamModel
 from upgrade_checklists.deprecation import warning_in
 
-
-def tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text))
-    return root
+from test_api import tree  # the same upstream tree writer
 
 
 @pytest.fixture

@@ -76,35 +76,28 @@ def _fail(tp: Any, value: Any) -> PlainError:
     return PlainError(f"expected {getattr(tp, '__name__', tp)}, got {type(value).__name__}")
 
 
+def _exact(tp: type) -> Callable[[Any], Any]:
+    """A converter that accepts exactly ``tp`` (``True`` is no int, ``1`` no bool)."""
+    def conv_exact(v):
+        if type(v) is not tp:
+            raise _fail(tp, v)
+        return v
+    return conv_exact
+
+
 def _build(tp: Any) -> Callable[[Any], Any]:
     if tp is Any or tp is object:
         return _any
     if dataclasses.is_dataclass(tp):
         return _dataclass(tp)
-    if tp is bool:
-        def conv_bool(v):
-            if type(v) is not bool:
-                raise _fail(tp, v)
-            return v
-        return conv_bool
-    if tp is int:
-        def conv_int(v):
-            if type(v) is not int:
-                raise _fail(tp, v)
-            return v
-        return conv_int
+    if tp in (bool, int, str):
+        return _exact(tp)
     if tp is float:
         def conv_float(v):
             if type(v) not in (float, int):
                 raise _fail(tp, v)
             return float(v)
         return conv_float
-    if tp is str:
-        def conv_str(v):
-            if type(v) is not str:
-                raise _fail(tp, v)
-            return v
-        return conv_str
     if tp is type(None):
         def conv_none(v):
             if v is not None:
