@@ -19,10 +19,16 @@ def age(repo: Repo, seconds: int = 3600) -> None:
             os.utime(p, (old, old))
 
 
+def without_run_record(repo: Repo) -> None:
+    """Drop the last run's outcome (runcache.py), so that the next run shows the scan cache at work."""
+    (repo.path / ".upgrade-checklists-cache/v2/run.json").unlink(missing_ok=True)
+
+
 def test_warm_run_uses_cache_and_sees_edits(repo: Repo) -> None:
     age(repo)
     first = repo.run("check", "-v")
     assert first.code == 0 and "; 0 from the cache" in first.err
+    without_run_record(repo)
     second = repo.run("check", "-v")
     # 8 sources + 1 checklist + the snippet answers for app/engine/core.py, all unchanged
     assert second.code == 0 and "; 10 from the cache" in second.err
@@ -126,9 +132,11 @@ def test_cache_of_another_format_or_build_is_ignored(repo: Repo) -> None:
     assert set(fields) == {"format", "build", "machine", "key"}
     for key, value in (("format", 1), ("build", "0.0.0+other"), ("machine", "elsewhere"), ("key", "/elsewhere")):
         store.write_text(json.dumps({**fields, key: value}) + "\n" + entries)
+        without_run_record(repo)
         r = repo.run("check", "-v")
         assert r.code == 0 and "; 0 from the cache" in r.err, key
     store.write_text(header + "\n" + entries)
+    without_run_record(repo)
     assert "; 10 from the cache" in repo.run("check", "-v").err
 
 

@@ -67,6 +67,11 @@ def _machine() -> str:
     return f"{u.nodename if u else os.environ.get('COMPUTERNAME', '')}"
 
 
+def header(key: str) -> dict:
+    """What a cache file must say it was written for: this format, tool build, machine and ``key`` (the root)."""
+    return {"format": FORMAT, "build": build_id(), "machine": _machine(), "key": key}
+
+
 def stamp(st: os.stat_result) -> list[int]:
     """The key parts of a file's stat, as git's index keeps them."""
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
@@ -76,7 +81,7 @@ class ScanCache:
     def __init__(self, directory: Path | None, key: str) -> None:
         self.root = directory
         self.directory = directory / DIRECTORY if directory is not None else None
-        self.header = {"format": FORMAT, "build": build_id(), "machine": _machine(), "key": key}
+        self.header = header(key)
         self.entries: dict[str, list] = {}
         self.dirty = False
         self.hits = 0

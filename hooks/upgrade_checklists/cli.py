@@ -13,8 +13,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from upgrade_checklists import __version__, config, crash, gitfiles, report, suppress
-from upgrade_checklists.compare import run_check, select, select_deleted
+from upgrade_checklists import __version__, config, crash, gitfiles, report, runcache, suppress
+from upgrade_checklists.selection import select, select_deleted
 from upgrade_checklists.config import ConfigError
 from upgrade_checklists.findings import AUDIT_CODES, DESCRIPTIONS, FIXABLE
 
@@ -196,11 +196,15 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
                          exists=lambda rel: (cfg.root / rel).is_file())
 
     uncatalogued = _selected("UNCATALOGUED", args, cfg)
+    # a warm run on an unchanged work tree answers from the last run (runcache.py);
+    # --fix and --diff need the parsed checklists
+    reuse = use_cache and cfg.cache_dir is not None and not (args.fix or args.diff)
 
     def run():
         nonlocal known
-        result = run_check(cfg, use_cache=use_cache, uncatalogued=uncatalogued)
-        kept = suppress.apply(result.findings, cfg, result.checklists, chosen, ignored)
+        result, outcome = _outcome(cfg, use_cache, uncatalogued, reuse)
+        kept = suppress.apply_inline(outcome.findings, cfg, runcache.inline_of(outcome), outcome.inline_warnings,
+                                     chosen, ignored)
         findings = kept.findings
         if args.baseline is not None and known is None:
             from upgrade_checklists import baseline  # imported where used: a plain commit run never needs it
@@ -218,10 +222,10 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
         else:
             chosen_ones = select(findings, args.paths, cfg) if args.paths else findings
         ctx.elsewhere = len(findings) - len(chosen_ones)
-        return result, kept.warnings, chosen_ones
+        return result, outcome, kept.warnings, chosen_ones
 
-    result, warnings, findings = run()
-    for warning in [*result.warnings, *warnings]:
+    result, outcome, warnings, findings = run()
+    for warning in [*outcome.warnings, *warnings]:
         print(f"upgrade-checklists: warning: {warning}", file=sys.stderr)
     if args.diff or args.fix:
         from upgrade_checklists import fix  # the fixer (and wcwidth) only when asked for
@@ -240,19 +244,21 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
                 fix.write_atomic(path, new)
                 if path not in fixed:
                     fixed.append(path)
-            result, _warnings, findings = run()
+            result, outcome, _warnings, findings = run()
         if not args.quiet:
             for path in fixed:
                 print(f"Fixing {_rel(path, cfg)}", file=info)
     if args.verbose:
-        for note in result.notes:
+        for note in outcome.notes:
             print(f"note: {note}", file=sys.stderr)
-        hits = result.cache.hits if result.cache else 0
-        print(f"note: scanned {result.files_scanned} files in {', '.join(cfg.roots)}; parsed {len(result.facts)}; "
-              f"{hits} from the cache", file=sys.stderr)
+        if result is None:
+            print("note: nothing changed since the last run: its outcome is reused", file=sys.stderr)
+        print(f"note: scanned {outcome.files_scanned} files in {', '.join(cfg.roots)}; parsed {outcome.parsed}; "
+              f"{outcome.cache_hits} from the cache", file=sys.stderr)
     ctx.fixed = [_rel(p, cfg) for p in fixed]
-    ctx.checklist_files = {cl.rel for cl in result.checklists}
-    out = report.render(findings, args.format, checklists=len(result.checklists), files_scanned=result.files_scanned, ctx=ctx)
+    ctx.checklist_files = set(outcome.checklists)
+    out = report.render(findings, args.format, checklists=len(outcome.checklists), files_scanned=outcome.files_scanned,
+                        ctx=ctx)
     sys.stdout.write(out)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if args.format == "github" and summary_file:
@@ -261,6 +267,29 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
     if args.exit_zero:
         return 0
     return 1 if findings or fixed else 0
+
+
+def _outcome(cfg: config.Config, use_cache: bool, uncatalogued: bool, reuse: bool):
+    """``(Result or None, runcache.Outcome)``: the last run's outcome when ``reuse`` and nothing
+    changed (no Result then), else a full run (remembered for the next one)."""
+    state = runcache.state(cfg, f"uncatalogued={uncatalogued}") if reuse else None
+    directory = cfg.root / cfg.cache_dir / runcache.DIRECTORY if cfg.cache_dir else None
+    header = None
+    if state is not None and directory is not None:
+        from upgrade_checklists.cache import header as cache_header
+        from upgrade_checklists.history import refs_digest
+
+        header = cache_header(str(cfg.root.resolve()))
+        outcome = runcache.load(directory, header, state, lambda: refs_digest(cfg.root))
+        if outcome is not None:
+            return None, outcome
+    from upgrade_checklists.compare import run_check  # the whole check: parsers, comparisons
+
+    result = run_check(cfg, use_cache=use_cache, uncatalogued=uncatalogued)
+    outcome = runcache.outcome_of(result)
+    if state is not None and header is not None and directory is not None:
+        runcache.save(directory, header, state, outcome)
+    return result, outcome
 
 
 def _use_color(choice: str, stream) -> bool:
@@ -299,6 +328,7 @@ def _new(args: argparse.Namespace, cfg: config.Config) -> int:
 
 def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     from upgrade_checklists import audit, fix, summary
+    from upgrade_checklists.compare import run_check
 
     check = run_check(cfg, use_cache=not args.no_cache)
     if not cfg.families and check.status_tables is not None and check.status_tables.families:
@@ -354,6 +384,7 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
 def _write_back(cfg: config.Config, args: argparse.Namespace, result) -> list[Path]:
     """``audit --fix``: the checklists' post-upgrade state, then the status counts; ``Fixing <path>`` each."""
     from upgrade_checklists import fix, writeback
+    from upgrade_checklists.compare import run_check
 
     fixed: list[Path] = []
     for path, (_old, new) in sorted(writeback.plan(result).items()):

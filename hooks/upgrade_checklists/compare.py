@@ -31,7 +31,7 @@ from upgrade_checklists.matrix import check_matrix
 from upgrade_checklists.status import check_status
 from upgrade_checklists.tiers import TierRules
 
-__all__ = ["Result", "load_checklists", "run_check", "select", "select_deleted"]
+__all__ = ["Result", "load_checklists", "run_check"]
 
 
 def load_checklists(cfg: Config, cache: ScanCache | None = None, notes: list[str] | None = None) -> list[Checklist]:
@@ -77,7 +77,7 @@ def load_checklists(cfg: Config, cache: ScanCache | None = None, notes: list[str
 def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False) -> Result:
     """The structure check. ``uncatalogued``: also list the APIs no catalog entry names
     (UNCATALOGUED, off by default: it parses every file that imports a package)."""
-    res = Result()
+    res = Result(root=cfg.root)
     cache_dir = cfg.root / cfg.cache_dir if (use_cache and cfg.cache_dir) else None
     res.cache = ScanCache(cache_dir, str(cfg.root.resolve()))
     checklists = load_checklists(cfg, res.cache, res.notes)
@@ -177,36 +177,3 @@ def _skip_id(modules: list[str]) -> str:
     import hashlib
 
     return hashlib.blake2b("\0".join(modules).encode(), digest_size=8).hexdigest()
-
-
-# --- path selection (pre-commit passes the changed files) -----------------------------
-
-
-def select(findings: list[Finding], paths: list[str], cfg: Config) -> list[Finding]:
-    """The findings that concern ``paths``: a changed checklist is checked whole;
-    a listed file that no longer exists always concerns the commit (pre-commit
-    never passes deleted files); a changed configuration file selects everything."""
-    wanted = {Path(p).as_posix().removeprefix("./") for p in paths}
-    if cfg.source is not None and cfg.source.resolve().as_posix() in {(cfg.root / p).resolve().as_posix() for p in wanted}:
-        return findings
-    out = []
-    for f in findings:
-        if f.checklist in wanted or f.file in wanted:
-            out.append(f)
-        elif f.file is not None and f.code in ("STALE", "MOVED", "SNIPPET", "GUARD") and not _exists(cfg.root, f.file):
-            out.append(f)
-    return out
-
-
-def select_deleted(findings: list[Finding], deleted: list[str]) -> list[Finding]:
-    """The findings about ``deleted`` files only: what a hook run without file arguments
-    (pre-commit passes none for a deletion-only commit, nor for files of other types) reports."""
-    gone = {Path(p).as_posix() for p in deleted}
-    return [f for f in findings if f.file in gone or f.checklist in gone or (f.fix or {}).get("old") in gone]
-
-
-def _exists(root: Path, rel: str) -> bool:
-    try:
-        return os.path.lexists(os.path.join(root, rel))
-    except (OSError, ValueError):
-        return False

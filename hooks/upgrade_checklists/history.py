@@ -28,6 +28,18 @@ def _git(root: Path, *args: str) -> str | None:
     return r.stdout if r.returncode == 0 else None
 
 
+def refs_digest(root: Path) -> str | None:
+    """A digest of every ref (what :func:`paths_ever`'s answer depends on), or None."""
+    refs = _git(root, "rev-parse", "--all")
+    return None if refs is None else hashlib.sha1(refs.encode()).hexdigest()
+
+
+def consulted(root: Path) -> str | None:
+    """The refs digest of the history this process read for ``root``, or None if it read none."""
+    where = str(root.resolve())
+    return next((stamp for (r, stamp) in _memo if r == where), None)
+
+
 def paths_ever(root: Path, cache: ScanCache | None = None) -> frozenset[str] | None:
     """Every path any commit reachable from any ref added, changed or deleted, plus the index."""
     shallow = _git(root, "rev-parse", "--is-shallow-repository")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from upgrade_checklists.cache import ScanCache
 from upgrade_checklists.status_tables import StatusTables
@@ -27,6 +28,7 @@ class Result:
     tiers: "TierRules | None" = None
     cache: ScanCache | None = None
     status_tables: "StatusTables | None" = None  # the status file's tables, when one is configured
+    root: "Path | None" = None  # the repository checked
 
 
 def ensure_full(cfg: Config, res: Result, rel: str) -> Facts:

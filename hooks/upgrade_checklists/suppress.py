@@ -17,10 +17,13 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from upgrade_checklists.checklist import Checklist
 from upgrade_checklists.config import Config, ConfigError, check_codes
 from upgrade_checklists.findings import OFF_BY_DEFAULT, Finding
+
+if TYPE_CHECKING:
+    from upgrade_checklists.checklist import Checklist
 
 COMMENT_RE = re.compile(r"<!--\s*upgrade-checklists:\s*ignore\[([^\]]*)\]\s*-->")
 _LOOSE_RE = re.compile(r"<!--\s*upgrade-checklists\s*:")
@@ -47,6 +50,25 @@ def apply(findings: list[Finding], cfg: Config, checklists: list[Checklist],
           select: list[str] | None = None, ignore: list[str] | None = None) -> Outcome:
     """The findings left once codes are selected and ignored (command line over configuration)
     and inline comments applied; ``suppressed`` counts the rest."""
+    inline, warnings = inline_all(checklists)
+    return apply_inline(findings, cfg, inline, warnings, select, ignore)
+
+
+def inline_all(checklists: list[Checklist]) -> tuple[dict[str, dict[int, set[str]]], list[str]]:
+    """``{checklist: {line: codes suppressed there}}`` and the warnings about malformed comments."""
+    inline: dict[str, dict[int, set[str]]] = {}
+    warnings: list[str] = []
+    for cl in checklists:
+        spans, said = inline_spans(cl)
+        warnings.extend(said)
+        if spans:
+            inline[cl.rel] = spans
+    return inline, warnings
+
+
+def apply_inline(findings: list[Finding], cfg: Config, inline: dict[str, dict[int, set[str]]], inline_warnings: list[str],
+                 select: list[str] | None = None, ignore: list[str] | None = None) -> Outcome:
+    """:func:`apply` with the inline comments already read (:func:`inline_all`)."""
     chosen = select if select is not None else cfg.select
     ignored = set(cfg.ignore) | set(ignore or ())
 
@@ -57,13 +79,7 @@ def apply(findings: list[Finding], cfg: Config, checklists: list[Checklist],
             wanted = code in chosen or ("ALL" in chosen)
         return wanted and code not in ignored and "ALL" not in ignored
 
-    out = Outcome([])
-    inline: dict[str, dict[int, set[str]]] = {}
-    for cl in checklists:
-        spans, warnings = inline_spans(cl)
-        out.warnings.extend(warnings)
-        if spans:
-            inline[cl.rel] = spans
+    out = Outcome([], warnings=list(inline_warnings))
     for f in findings:
         if not on(f.code) or _per_checklist(f, cfg) or _inline(f, inline):
             out.suppressed += 1

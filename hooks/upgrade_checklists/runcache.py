@@ -1,0 +1,161 @@
+"""The last run's outcome, reused while nothing the check reads has changed.
+
+A warm run that finds every file as it was does not need to parse a checklist or
+compare anything: it answers from ``v2/run.json`` in the cache directory. The state
+is keyed like the scan cache (``cache.py``), file by file as git's index keys them
+(path, size, mtime, ctime, inode), over everything the check can read:
+
+- every file git lists in the work tree (tracked, or untracked and not ignored:
+  ``git ls-files --cached --others --exclude-standard``), whatever its type: checklists,
+  sources, manifests, the status file, the files a row or a snippet names;
+- the checklists, the configuration file and the status file by name, in case
+  git ignores them or they live outside the repository;
+- the configuration itself, the tool build, and the options that change the outcome;
+- when the run looked at git history (a "never existed" path), a digest of the refs.
+
+Outside a git work tree, or when git cannot answer, nothing is reused. A state with
+a file changed in the last two seconds is not stored (git's "racily clean" rule), and
+the record's own shape is checked on reading: anything unexpected is a miss. The record
+is plain JSON; like the scan cache, one written on another machine or for another
+checkout never matches (inode and ctime are in the key).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from upgrade_checklists import gitfiles
+from upgrade_checklists.atomic import write_atomic
+from upgrade_checklists.config import Config
+from upgrade_checklists.findings import Finding
+
+FILE = "run.json"
+DIRECTORY = "v2"  # the scan cache's format directory (cache.DIRECTORY)
+MAX_BYTES = 64 * 1024 * 1024
+RACY_NS = 2_000_000_000
+
+
+@dataclass
+class Outcome:
+    """What ``check`` reports, without the parsed checklists and facts behind it."""
+
+    findings: list[Finding]
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    files_scanned: int = 0
+    parsed: int = 0
+    checklists: list[str] = field(default_factory=list)  # repository-relative paths
+    inline: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # checklist -> line -> codes (suppress.py)
+    inline_warnings: list[str] = field(default_factory=list)
+    refs: str | None = None  # digest of git's refs, when the outcome depends on history
+    cache_hits: int = 0
+
+
+@dataclass
+class State:
+    key: str
+    racy: bool  # a file changed too recently to be keyed safely
+
+
+def state(cfg: Config, options: str) -> State | None:
+    """The key of everything the check reads, or None where it cannot be known (no git)."""
+    files = gitfiles.project_files(cfg.root, ["."])
+    if files is None:
+        return None
+    from upgrade_checklists.cache import build_id  # the hash of our own source files
+
+    root = str(cfg.root)
+    h = hashlib.blake2b(digest_size=20)
+    h.update(f"{build_id()}\0{options}\0{root}\0{_config_text(cfg)}\0".encode("utf-8", "surrogateescape"))
+    newest = 0
+    named = set(files)
+    extra = []
+    if cfg.source is not None:
+        extra.append(str(cfg.source))
+    if cfg.status_file:
+        extra.append(cfg.status_file)
+    try:
+        extra += [f"{cfg.checklists}/{n}" for n in sorted(os.listdir(cfg.checklist_dir)) if n.endswith(".md")]
+    except OSError:
+        extra.append(cfg.checklists)
+    for rel in files + [e for e in extra if e not in named]:
+        try:
+            st = os.lstat(os.path.join(root, rel))
+        except (OSError, ValueError):
+            h.update(f"{rel}\0-\n".encode("utf-8", "surrogateescape"))
+            continue
+        newest = max(newest, st.st_mtime_ns)
+        h.update(f"{rel}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n"
+                 .encode("utf-8", "surrogateescape"))
+    return State(h.hexdigest(), newest > time.time_ns() - RACY_NS)
+
+
+def _config_text(cfg: Config) -> str:
+    return repr({k: v for k, v in vars(cfg).items() if k != "warnings"})
+
+
+def load(directory: Path, header: dict, st: State, refs) -> Outcome | None:
+    """The stored outcome for this state, or None. ``refs()``: the current refs digest,
+    asked only when the stored outcome depends on history."""
+    from upgrade_checklists.plain import PlainError, from_plain
+
+    path = directory / FILE
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            info = os.fstat(f.fileno())
+            if info.st_size > MAX_BYTES or not (info.st_mode & 0o100000):
+                return None
+            data = json.loads(f.read())
+    except (OSError, ValueError, RecursionError, MemoryError):
+        return None
+    if type(data) is not dict or data.get("header") != header or data.get("key") != st.key:
+        return None
+    try:
+        out = from_plain(Outcome, data.get("outcome"))
+    except PlainError:
+        return None
+    if out.refs is not None and refs() != out.refs:
+        return None
+    return out
+
+
+def save(directory: Path, header: dict, st: State, outcome: Outcome) -> None:
+    """Store the outcome for this state (not when the state is racy); never fails the run."""
+    from upgrade_checklists.plain import PlainError, to_plain
+
+    if st.racy:
+        return
+    try:
+        data = json.dumps({"header": header, "key": st.key, "outcome": to_plain(outcome)}, separators=(",", ":"))
+        directory.mkdir(parents=True, exist_ok=True)
+        write_atomic(directory / FILE, data.encode("utf-8", "surrogateescape"))
+    except (OSError, ValueError, PlainError, UnicodeError):
+        pass
+
+
+def outcome_of(result) -> Outcome:
+    """What to keep of a full run (``compare.Result``)."""
+    from upgrade_checklists import history
+    from upgrade_checklists.suppress import inline_all
+
+    inline, said = inline_all(result.checklists)
+    return Outcome(
+        findings=list(result.findings), notes=list(result.notes), warnings=list(result.warnings),
+        files_scanned=result.files_scanned, parsed=len(result.facts),
+        checklists=[cl.rel for cl in result.checklists],
+        inline={rel: {str(line): sorted(codes) for line, codes in spans.items()} for rel, spans in inline.items()},
+        inline_warnings=said, refs=history.consulted(result.root) if result.root is not None else None,
+        cache_hits=result.cache.hits if result.cache is not None else 0)
+
+
+def inline_of(outcome: Outcome) -> dict[str, dict[int, set[str]]]:
+    return {rel: {int(line): set(codes) for line, codes in spans.items()} for rel, spans in outcome.inline.items()}
