@@ -1,16 +1,29 @@
 """Benchmark the structure check against ``git grep`` over the same roots and patterns.
 
     python3 bench/bench_check.py [--files 800] [--checklists 8] [--repeat 7]
+    python3 bench/bench_check.py --corpus ../shared/corpus [--replicate 28] [--repeat 5]
 
-Generates a large fixture repository (Python files of realistic size, a share of
-them importing one of the focused packages, one checklist per package that lists
+Default: generates a large fixture repository (Python files of realistic size, a share
+of them importing one of the focused packages, one checklist per package that lists
 every user with catalog entries), then times in this one process:
 
 - baseline: ``git grep -l -E`` for the import patterns of all packages over the roots;
 - check (in process): ``run_check`` on the whole repository, as the hook does;
 - check (command): the ``upgrade-checklists check`` command, interpreter start included.
 
-It prints the median of each and the ratios to the baseline.
+``--corpus DIR``: the real-world corpus instead (``DIR`` holds ``areal-*.tar.gz`` and
+``areal.toml``), unpacked into a temporary git repository. ``--replicate N`` copies its
+Python files N times more (``ROOT/_replica_K/...``, for a 20,000-file tree). Every
+timing is the ``check`` command (interpreter start included) against two baselines
+measured in the same run: ``git grep -l`` once per checklist's import pattern (how one
+checks the checklists by hand, and how the speed issue measured it) and one ``git grep``
+with all patterns joined. Times are medians; peak memory is the child's max RSS.
+
+- cold: no cache directory; warm: nothing changed since the last run;
+- one file: ``check FILE`` as pre-commit runs it, the file unchanged, and the file
+  edited since the last run (one importing file gets a new line each time).
+
+It prints the median of each and the ratios to the baselines.
 """
 
 from __future__ import annotations
@@ -107,6 +120,114 @@ def generate(root: Path, n_files: int, n_checklists: int, seed: int = 1) -> list
     return [mod for _, mod in pkgs]
 
 
+# --- the real-world corpus ---------------------------------------------------------------
+
+
+def unpack_corpus(corpus: Path, into: Path, replicate: int) -> tuple[Path, Path]:
+    """The corpus as a git repository (one commit) and its configuration file."""
+    import shutil
+    import tarfile
+
+    tarball = sorted(corpus.glob("areal-*.tar.gz"))[-1]
+    with tarfile.open(tarball) as tf:
+        tf.extractall(into, filter="data")
+    root = next(p for p in into.iterdir() if p.is_dir())
+    toml = root / "upgrade-checklists.bench.toml"
+    shutil.copyfile(corpus / "areal.toml", toml)
+    cfg = config.load(root, toml)
+    sources = [p for r in cfg.roots for p in sorted((root / r).rglob("*.py"))]
+    for k in range(replicate):
+        for p in sources:
+            rel = p.relative_to(root)
+            dst = root / rel.parts[0] / f"_replica_{k}" / Path(*rel.parts[1:])
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(p, dst)
+    old = time.time() - 3600
+    for p in root.rglob("*"):
+        os.utime(p, (old, old), follow_symlinks=False)
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", "-C", str(root)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "corpus"], check=True)
+    return root, toml
+
+
+def run_child(cmd: list[str], cwd: Path, env: dict) -> tuple[float, int, int]:
+    """Wall time, exit code and peak RSS (KiB) of one child process."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - t, p.returncode, usage.ru_maxrss
+
+
+def corpus_main(args: argparse.Namespace) -> int:
+    import shutil
+
+    from upgrade_checklists.checklist import read_checklist
+    from upgrade_checklists.import_names import read_guide_mapping, resolve_import_names
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root, toml = unpack_corpus(args.corpus.resolve(), Path(tmp), args.replicate)
+        cfg = config.load(root, toml)
+        guide = read_guide_mapping(cfg)
+        patterns = []
+        for p in sorted(cfg.checklist_dir.glob("*.md")):
+            if p.name.startswith("_"):
+                continue
+            names, _ = resolve_import_names(read_checklist(p, p.name), cfg, guide, None)
+            patterns.append(r"^\s*(from|import)\s+(" + "|".join(n.replace(".", r"\.") for n in names) + r")\b")
+        per_checklist = [["git", "grep", "-l", "-E", pat, "--", *cfg.roots] for pat in patterns]
+        joined = ["git", "grep", "-l", "-E", "|".join(f"({p})" for p in patterns), "--", *cfg.roots]
+        hits = subprocess.run(joined, cwd=root, capture_output=True, text=True).stdout.split()
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        check = [sys.executable, "-m", "upgrade_checklists", "check", "--config", str(toml)]
+        cache = root / cfg.cache_dir
+        edited = root / hits[len(hits) // 2]
+
+        def grep_each() -> None:
+            for cmd in per_checklist:
+                subprocess.run(cmd, cwd=root, capture_output=True)
+
+        def measure(before, cmd) -> tuple[float, int]:
+            times, peak = [], 0
+            for _ in range(args.repeat):
+                before()
+                wall, code, rss = run_child(cmd, root, env)
+                if code not in (0, 1):
+                    raise SystemExit(f"{' '.join(cmd)} exited {code}")
+                times.append(wall)
+                peak = max(peak, rss)
+            return statistics.median(times), peak
+
+        def no_cache() -> None:
+            shutil.rmtree(cache, ignore_errors=True)
+
+        def edit() -> None:
+            with open(edited, "a") as f:
+                f.write("# edited\n")
+            past = time.time() - 60  # not "racily clean": the run may cache it
+            os.utime(edited, (past, past))
+
+        n_py = sum(1 for r in cfg.roots for _ in (root / r).rglob("*.py"))
+        subprocess.run(check, cwd=root, env=env, capture_output=True)  # .pyc files written
+        base_each = timed(grep_each, args.repeat)
+        base_joined = timed(lambda: subprocess.run(joined, cwd=root, capture_output=True), args.repeat)
+        cold = measure(no_cache, check)
+        warm = measure(lambda: None, check)
+        one = measure(lambda: None, [*check, str(edited.relative_to(root))])
+        one_edited = measure(edit, [*check, str(edited.relative_to(root))])
+        print(f"corpus {root.name}{f' + {args.replicate} replicas' if args.replicate else ''}: {n_py} Python files "
+              f"in {', '.join(cfg.roots)}, {len(patterns)} checklists, {len(hits)} files importing a focused package")
+        print(f"git grep -l, once per checklist ({len(patterns)} runs): {base_each * 1000:8.1f} ms   (baseline A)")
+        print(f"git grep -l, all patterns in one run:     {base_joined * 1000:8.1f} ms   (baseline B)")
+        for label, (t, rss) in (("check, cold (no cache)", cold), ("check, warm (nothing changed)", warm),
+                                ("check FILE, warm, file unchanged", one), ("check FILE, warm, file edited", one_edited)):
+            print(f"{label:<40} {t * 1000:8.1f} ms   ratio A {t / base_each:5.2f}   ratio B {t / base_joined:5.2f}"
+                  f"   peak {rss / 1024:6.1f} MB")
+    return 0
+
+
 def timed(fn, repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -121,7 +242,11 @@ def main() -> int:
     ap.add_argument("--files", type=int, default=800)
     ap.add_argument("--checklists", type=int, default=8)
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--corpus", type=Path, help="folder holding areal-*.tar.gz and areal.toml")
+    ap.add_argument("--replicate", type=int, default=0, help="with --corpus: copies of its Python files to add")
     args = ap.parse_args()
+    if args.corpus is not None:
+        return corpus_main(args)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
         mods = generate(root, args.files, args.checklists)

@@ -18,6 +18,7 @@ import difflib
 import os
 from pathlib import Path
 
+from upgrade_checklists.astwalk import walk
 from upgrade_checklists.checklist import Checklist, Guard
 from upgrade_checklists.findings import Finding
 from upgrade_checklists.refs import Part
@@ -296,7 +297,7 @@ def _quoted_code(code: str) -> str | None:
         tree = ast.parse(text)
     except SyntaxError:
         return None
-    if any(isinstance(n, _GUARD_NODES) for n in ast.walk(tree)) and snippet_units(text):
+    if any(isinstance(n, _GUARD_NODES) for n in walk(tree)) and snippet_units(text):
         return text
     return None
 

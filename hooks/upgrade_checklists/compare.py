@@ -129,9 +129,10 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False) -
 
 
 def _scan(cfg: Config, res: Result, listed: set[str]) -> None:
-    """Imports of every file that may import a focused package, and of every
-    listed file. Names and strings (full facts) are collected later, only for
-    the listed files whose rows the imports alone cannot decide."""
+    """Imports of every file that may import a focused package; full facts (names,
+    attribute uses, strings: what its row's tokens are matched against) of every
+    listed file, in the same parse. An importer found unlisted gets its full facts
+    later, only if a row's move must be matched against it."""
     modules = sorted({m for names in res.import_names.values() for m in names})
     may_import = Prefilter(modules)
     skip = _skip_id(modules)  # a negative pre-filter result holds for these modules only
@@ -164,7 +165,7 @@ def _scan(cfg: Config, res: Result, listed: set[str]) -> None:
             if rel not in listed and not may_import(data):
                 out = skip
             else:
-                out = scan_file(rel, data, False)
+                out = scan_file(rel, data, rel in listed)  # a listed file: its rows need names too
             cache.put(rel, st, scan_to_plain(out))
         if isinstance(out, Finding):
             res.findings.append(out)

@@ -20,6 +20,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from upgrade_checklists import gitfiles
+from upgrade_checklists.astwalk import walk
 from upgrade_checklists.findings import Finding
 
 SKIP_DIRS = {"__pycache__", "node_modules", "site-packages"}
@@ -203,7 +204,7 @@ def _collect_dynamic(tree: ast.Module, facts: Facts) -> None:
         ast.Call, ast.Assign, ast.Name, ast.Attribute, ast.Constant, ast.JoinedStr, ast.Expr,
     )
     docstrings: set[int] = set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         t = type(node)
         if t is Assign and len(node.targets) == 1 and type(node.targets[0]) is Name:
             assigned[id(node.value)] = node.targets[0].id
@@ -292,7 +293,7 @@ def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
         ast.Import, ast.ImportFrom, ast.Name, ast.Attribute, ast.Constant, ast.Expr,
     )
     defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    for node in ast.walk(tree):
+    for node in walk(tree):
         t = type(node)
         if t is Import_ or t is ImportFrom:
             found = _imports(node)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from upgrade_checklists.astwalk import walk
 from upgrade_checklists.cache import ScanCache
 from upgrade_checklists.files import Skipped, file_stat, read_file
 
@@ -101,7 +102,7 @@ def _snippet_statements(code: str) -> tuple[ast.stmt, ...]:
     # a "# ... more fields" comment inside a call, dict or list elides the rest of it
     eliding = [i + 1 + shift for i, line in enumerate(text.split("\n")) if _ELIDING_COMMENT.search(line)]
     if eliding and body:
-        for node in (n for st in body for n in ast.walk(st)):
+        for node in (n for st in body for n in walk(st)):
             if isinstance(node, (ast.Call, ast.Dict, ast.List, ast.Tuple, ast.Set)) and hasattr(node, "end_lineno") and any(
                     node.lineno <= c <= node.end_lineno for c in eliding):
                 node.elided = True
@@ -172,7 +173,7 @@ def _anchors(node: ast.AST, kind: str, keys: list[ast.expr]) -> set[str]:
     names: set[str] = set()
     strings: set[str] = set()
     for r in roots:
-        for n in ast.walk(r):
+        for n in walk(r):
             if isinstance(n, ast.Attribute):
                 names.add(n.attr)
             elif isinstance(n, ast.Name) and not _free(n.id):
@@ -403,6 +404,10 @@ def _header(s: ast.AST) -> list[ast.AST]:
     return out
 
 
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
 class SourceIndex:
     """A parsed source file: which statement's header covers each line, so that the
     statements naming a word are found by searching the text (only statements are
@@ -438,14 +443,21 @@ class SourceIndex:
         """The statements whose header has ``word`` in its text (as a whole word)."""
         if word not in self._found:
             seen: dict[int, ast.AST] = {}
-            if word.isidentifier():
-                pattern = re.compile(r"(?<![\w])" + re.escape(word) + r"(?![\w])")
-            else:
-                pattern = re.compile(re.escape(word))
-            for m in pattern.finditer(self.text):
-                line = bisect.bisect_right(self.line_starts, m.start())
-                for s in self.at_line.get(line, ()):
-                    seen[id(s)] = s
+            text, starts, at_line = self.text, self.line_starts, self.at_line
+            whole = word.isidentifier()
+            size = len(word)
+            at = text.find(word) if word else -1
+            last_line = -1
+            while at != -1:
+                # str.find, then the word boundaries by hand: a pattern that starts with a
+                # look-behind makes the regular expression engine try every position
+                if not whole or not ((at and _is_word(text[at - 1])) or (at + size < len(text) and _is_word(text[at + size]))):
+                    line = bisect.bisect_right(starts, at)
+                    if line != last_line:
+                        last_line = line
+                        for s in at_line.get(line, ()):
+                            seen[id(s)] = s
+                at = text.find(word, at + 1)
             self._found[word] = list(seen.values())
         return self._found[word]
 
@@ -513,7 +525,7 @@ class SourceIndex:
                     places.append(self.span(s, unit.full, expr))
                 continue
             if calling is not None and (id(s) not in calling or not any(
-                    isinstance(n, ast.Call) and _callee(n.func) == unit.callee for h in _header(s) for n in ast.walk(h))):
+                    isinstance(n, ast.Call) and _callee(n.func) == unit.callee for h in _header(s) for n in walk(h))):
                 continue  # a near match must at least make the same call
             # the nearest match: the statement sharing most of the unit's names, then fewest differences
             r = (-shared[id(s)], len(diffs))
@@ -550,7 +562,7 @@ class SourceIndex:
             keys = [p.value]
         else:
             keys = unit.keys
-        nodes = [n for h in _header(s) for n in ast.walk(h)]
+        nodes = [n for h in _header(s) for n in walk(h)]
         matched = None
         for k in keys:
             if _is_ellipsis(k) or (isinstance(k, ast.Name) and _free(k.id)):
@@ -578,16 +590,22 @@ class SourceIndex:
 _ELISION_LINE = re.compile(r"^\s*(?:\.\.\.|\u2026)\s*$")
 
 
-def verbatim_places(text: str, snippet: str) -> list[list[int]]:
-    """[start, end] lines of each place the snippet occurs with only whitespace changed
-    (``...`` lines skip anything). Cheap; when it finds the snippet, no parsing is needed."""
+def squeezed(text: str) -> tuple[str, list[int]]:
+    """The text without whitespace, and where each line starts in it."""
     parts, starts, pos = [], [], 0
     for line in text.split("\n"):
         sq = "".join(line.split())
         starts.append(pos)
         parts.append(sq)
         pos += len(sq)
-    flat = "".join(parts)
+    return "".join(parts), starts
+
+
+def verbatim_places(text: str | tuple[str, list[int]], snippet: str) -> list[list[int]]:
+    """[start, end] lines of each place the snippet occurs with only whitespace changed
+    (``...`` lines skip anything). Cheap; when it finds the snippet, no parsing is needed.
+    ``text`` may be given :func:`squeezed` already (a file searched for many snippets)."""
+    flat, starts = squeezed(text) if isinstance(text, str) else text
     chunks, cur = [], []
     for line in snippet.split("\n"):
         if _ELISION_LINE.match(line):
@@ -626,6 +644,7 @@ class _Source:
     answers: dict  # key -> JSON-able answer
     index: SourceIndex | None = None  # parsed only when an answer is not cached
     text: str | None = None  # read only when an answer is not cached
+    flat: tuple[str, list[int]] | None = None  # squeezed(text), for verbatim look-ups
     failed: bool = False
     new: bool = False
 
@@ -699,7 +718,9 @@ class Snippets:
             return None
         key = "v:" + code
         if key not in src.answers:
-            src.answers[key] = verbatim_places(self._text(src), code)
+            if src.flat is None:
+                src.flat = squeezed(self._text(src))
+            src.answers[key] = verbatim_places(src.flat, code)
             src.new = True
         return src.answers[key]
 
