@@ -28,6 +28,7 @@ from upgrade_checklists.rows import compare_rows, listed_paths
 from upgrade_checklists.scan import Facts, Prefilter, iter_sources, scan_file
 from upgrade_checklists.snippets import Snippets
 from upgrade_checklists.matrix import check_matrix
+from upgrade_checklists.parallel import share
 from upgrade_checklists.status import check_status
 from upgrade_checklists.tiers import TierRules
 
@@ -141,13 +142,17 @@ def _scan(cfg: Config, res: Result, listed: set[str]) -> None:
     known = set(sources)
     extra = sorted(f for f in listed if f.endswith(".py") and f not in known)
     missing = 0  # tracked by git, deleted in the work tree: listed, not scanned
+    outs: list = []  # per file, in order: Facts | Finding | skip id | ("note", text) | None
+    rels: list[str] = []
+    todo: list[tuple[int, str, os.stat_result]] = []
     for rel in sources + extra:
         try:
             st = os.lstat(os.path.join(cfg.root, rel))
             if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
                 st = file_stat(cfg.root, rel)  # a symlink, FIFO, device, directory named *.py, huge file
         except Skipped as exc:
-            res.notes.append(f"skipped {rel}: {exc}")
+            rels.append(rel)
+            outs.append(("note", f"skipped {rel}: {exc}"))
             continue
         except OSError:
             missing += rel in known
@@ -155,23 +160,54 @@ def _scan(cfg: Config, res: Result, listed: set[str]) -> None:
         hit, data = cache.get(rel, st)
         out = scan_from_plain(data) if hit else None
         if out is None or (type(out) is str and (out != skip or rel in listed)):
-            try:
-                data = read_file(cfg.root, rel, st)
-            except Skipped as exc:
-                res.notes.append(f"skipped {rel}: {exc}")
-                continue
-            except OSError:
-                continue
-            if rel not in listed and not may_import(data):
-                out = skip
-            else:
-                out = scan_file(rel, data, rel in listed)  # a listed file: its rows need names too
+            todo.append((len(outs), rel, st))
+        rels.append(rel)
+        outs.append(out)
+
+    def work(job: tuple[int, str, os.stat_result]):
+        _, rel, st = job
+        try:
+            data = read_file(cfg.root, rel, st)
+        except Skipped as exc:
+            return ("note", f"skipped {rel}: {exc}")
+        except OSError:
+            return None
+        if rel not in listed and not may_import(data):
+            return skip
+        return scan_file(rel, data, rel in listed)  # a listed file: its rows need names too
+
+    # reading and parsing is most of a cold run: shared with a second process
+    for (i, rel, st), out in zip(todo, share(todo, work, _job_to_plain, _job_from_plain, weight=lambda j: j[2].st_size)):
+        outs[i] = out
+        if out is not None and type(out) is not tuple:
             cache.put(rel, st, scan_to_plain(out))
+    for rel, out in zip(rels, outs):
         if isinstance(out, Finding):
             res.findings.append(out)
         elif isinstance(out, Facts):
             res.facts[rel] = out
+        elif type(out) is tuple:
+            res.notes.append(out[1])
     res.files_scanned = len(sources) - missing
+
+
+def _job_to_plain(out) -> dict:
+    if out is None:
+        return {"gone": True}
+    if type(out) is tuple:
+        return {"note": out[1]}
+    return scan_to_plain(out)
+
+
+def _job_from_plain(data: object):
+    if type(data) is dict and data.get("gone") is True and len(data) == 1:
+        return None
+    if type(data) is dict and type(data.get("note")) is str and len(data) == 1:
+        return ("note", data["note"])
+    out = scan_from_plain(data)
+    if out is None:
+        raise ValueError("not a scan result")
+    return out
 
 
 def _skip_id(modules: list[str]) -> str:

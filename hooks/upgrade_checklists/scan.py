@@ -280,6 +280,11 @@ def _imports(node: ast.Import | ast.ImportFrom) -> list[Import]:
                    node.module if a.name == "*" else f"{node.module}.{a.name}") for a in node.names]
 
 
+#: nodes without children that the scan never looks at (Load, Add, Not, Eq, And...)
+_LEAVES = frozenset(c for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+                    for c in base.__subclasses__())
+
+
 def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
     if not full:
         _collect_imports(tree, facts)
@@ -293,7 +298,18 @@ def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
         ast.Import, ast.ImportFrom, ast.Name, ast.Attribute, ast.Constant, ast.Expr,
     )
     defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    for node in walk(tree):
+    AST, leaves = ast.AST, _LEAVES
+    todo = [tree]
+    push = todo.append
+    for node in todo:  # breadth first, as ast.walk (the list grows as it is read); inlined: this is the cold path
+        for field in node._fields:
+            v = getattr(node, field, None)
+            if type(v) is list:
+                for x in v:
+                    if isinstance(x, AST) and type(x) not in leaves:
+                        push(x)
+            elif isinstance(v, AST) and type(v) not in leaves:
+                push(v)
         t = type(node)
         if t is Import_ or t is ImportFrom:
             found = _imports(node)
