@@ -69,3 +69,29 @@ def test_one_cpu_or_few_jobs_stay_in_this_process(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", "2")
     assert parallel.share(JOBS[:3], square, lambda r: r, int) == [0, 1, 4]
     assert forks == []
+
+
+def test_a_check_on_two_cores_reports_and_remembers_what_one_core_does(repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    import time
+
+    from test_output import OTHER, PLAIN
+
+    repo.write("checklists/otherlib.md", OTHER)
+    repo.write("app/utils/ol.py", "import otherlib\n\n\notherlib.helper(1)\n")
+    repo.write("app/engine/use_ol.py", "from otherlib import helper, alpha, beta, gamma\n")
+    repo.write("app/utils/new.py", "import fakepkg.core\n")
+    repo.remove("app/tools/names.py")
+    repo.edit("app/engine/core.py", "tensor_model_parallel_size=2", "tensor_model_parallel_size=4")
+    old = time.time() - 3600
+    for p in repo.path.rglob("*"):
+        if ".git" not in p.parts:
+            os.utime(p, (old, old))
+    for jobs in ("1", "2"):
+        monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", jobs)
+        r = repo.run("check", "--no-cache", "--output-format", "text")
+        assert (r.code, r.out) == (1, PLAIN), jobs
+    # the snippet answers of both checklists' catalogs (one of them matched in the child) are cached
+    assert repo.run("check").code == 1
+    entries = json.loads((repo.path / ".upgrade-checklists-cache/v2/check.json").read_text().split("\n", 1)[1])
+    assert {"snippets:app/engine/core.py", "snippets:app/utils/ol.py"} <= set(entries)

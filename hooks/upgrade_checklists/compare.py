@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 from upgrade_checklists.atomic import clean_stale_temps
 from upgrade_checklists.files import MAX_BYTES, Skipped, file_stat, read_file
@@ -112,9 +111,14 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False) -
                                 "(a package the code no longer uses, or configure 'roots' / 'import-names')")
 
     snippets = Snippets(cfg.root, res.cache)
+    per_rows = []
     for cl in checklists:
+        mark = len(res.findings)
         compare_rows(cfg, res, cl, tiers)
-        check_catalog(res, cl, snippets)
+        per_rows.append(res.findings[mark:])
+        del res.findings[mark:]
+    for rows, catalog in zip(per_rows, _catalogs(checklists, snippets)):
+        res.findings += rows + catalog
     snippets.save()
     if uncatalogued:
         from upgrade_checklists import uncatalogued as uncat
@@ -127,6 +131,28 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False) -
     res.cache.save()
     res.notes = list(dict.fromkeys(res.notes))  # a file skipped by two steps: one note
     return res
+
+
+def _catalogs(checklists: list[Checklist], snippets: Snippets) -> list[list[Finding]]:
+    """Each checklist's catalog findings; matching snippets in big files is the other half
+    of a cold run, shared with a second process (whose snippet answers come back too)."""
+
+    def work(cl: Checklist) -> list[Finding]:
+        view = Result()  # check_catalog adds findings only
+        check_catalog(view, cl, snippets)
+        return view.findings
+
+    def to_plain_(findings: list[Finding]) -> dict:
+        return {"findings": [to_plain(f) for f in findings], "answers": snippets.take_new()}
+
+    def from_plain_(data: object) -> list[Finding]:
+        if type(data) is not dict or type(data.get("findings")) is not list:
+            raise ValueError("not catalog findings")
+        found = [from_plain(Finding, f) for f in data["findings"]]
+        snippets.learn(data.get("answers"))
+        return found
+
+    return share(checklists, work, to_plain_, from_plain_, weight=lambda cl: len(cl.entries), min_jobs=2)
 
 
 def _scan(cfg: Config, res: Result, listed: set[str]) -> None:

@@ -35,14 +35,14 @@ def cpus() -> int:
 
 
 def share(jobs: Sequence[T], work: Callable[[T], R], to_plain: Callable[[R], Any], from_plain: Callable[[Any], R],
-          weight: Callable[[T], int] | None = None) -> list[R]:
+          weight: Callable[[T], int] | None = None, min_jobs: int = MIN_JOBS) -> list[R]:
     """``[work(j) for j in jobs]``, about half of them computed in a forked child.
 
     ``to_plain`` / ``from_plain`` carry a child's result through JSON; ``from_plain``
     raises ``ValueError`` (or ``TypeError``, ``KeyError``) for data it does not accept, and
     that job is then computed here. ``weight`` balances the halves (heaviest first,
-    alternating)."""
-    if len(jobs) < MIN_JOBS or cpus() < 2 or not hasattr(os, "fork"):
+    alternating); with fewer than ``min_jobs`` jobs, all run here."""
+    if len(jobs) < max(2, min_jobs) or cpus() < 2 or not hasattr(os, "fork"):
         return [work(j) for j in jobs]
     order = sorted(range(len(jobs)), key=lambda i: -weight(jobs[i])) if weight else list(range(len(jobs)))
     theirs = order[1::2]

@@ -741,6 +741,31 @@ class Snippets:
             self._globs[pattern] = found
         return self._globs[pattern]
 
+    def take_new(self) -> list:
+        """``[[rel, [[key, answer], ...]], ...]``: the answers learnt since the last call
+        (what a child process of ``parallel.share`` sends back)."""
+        out = []
+        for src in self.files.values():
+            if src is not None and src.new:
+                out.append([src.rel, [[k, v] for k, v in src.answers.items()]])
+                src.new = False
+        return out
+
+    def learn(self, learnt: object) -> None:
+        """Answers another process computed (:meth:`take_new`), checked for their shape."""
+        if type(learnt) is not list:
+            raise ValueError("not a list of answers")
+        for item in learnt:
+            if type(item) is not list or len(item) != 2 or type(item[0]) is not str:
+                raise ValueError("not [path, answers]")
+            answers = _answers_from_plain(item[1])
+            src = self._source(item[0])
+            if src is not None:
+                for key, value in answers.items():
+                    if key not in src.answers:
+                        src.answers[key] = value
+                        src.new = True
+
     def save(self) -> None:
         for src in self.files.values():
             if src is not None and src.new:
