@@ -1,32 +1,39 @@
-"""Benchmark the upgrade audit on a large real package from the package index.
+"""Benchmark the upgrade audit on large real packages from the package index.
 
-    python3 bench/bench_audit.py [--package megatron-core] [--old 0.15.3] [--new 0.16.0]
-                                 [--import-name megatron.core] [--repeat 3]
+    python3 bench/bench_audit.py [--corpus ../shared/corpus] [--find-links DIR] [--repeat 1]
+                                 [--case transformers:5.3.0:5.24.0:transformers] ...
 
-Makes a small project that calls the package (a checklist written by our own
-``new``), then times in this one process:
+For each case (default: transformers 5.3.0 -> 5.24.0 and megatron-core 0.15.3 -> 0.16.0),
+audits a project that uses the package: the AReaL corpus (``--corpus``: the folder with
+``areal-*.tar.gz`` and ``areal.toml``, unpacked into a temporary git repository; its own
+checklist for the package), else a small project with a checklist written by our own
+``new``. Each measured step runs in a child process of its own, timed from outside, with
+its peak memory (max RSS, its children's included):
 
-- baseline: loading both versions' source with griffe alone (fresh loaders);
-- audit, cold: the whole audit with an empty source cache (pip download and unpack
-  of both sdists included);
-- audit, warm: the whole audit again, sources cached.
+- griffe alone: a full griffe load of both versions' source (the baseline);
+- audit, cold: empty cache (download and unpack of both versions included);
+- audit, sources cached, model cache empty;
+- audit, warm: sources cached and model cache filled (what a second audit costs).
 
-It prints each time and its ratio to the baseline. Needs the package index.
+It prints each step's time, its ratio to the baseline and its peak RSS, and whether the
+audits' findings are the same in every step. ``--find-links DIR`` serves the downloads
+from ``DIR`` (and its subfolders, e.g. ``DIR/<pkg>-<ver>/``) without the network.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
+import shutil
 import statistics
 import subprocess
+import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
-
-from upgrade_checklists import config
-from upgrade_checklists.audit import Auditor, Target
-from upgrade_checklists.compare import run_check
 
 USES = {
     "megatron.core": '''\
@@ -46,71 +53,164 @@ def build(module, spec):
     opt = get_megatron_optimizer(OptimizerConfig(lr=1e-4), [ddp])
     return mpu.get_data_parallel_rank(), opt
 ''',
-}
+    "transformers": '''\
+from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer, PreTrainedModel
 
+
+def build(path):
+    config = AutoConfig.from_pretrained(path, trust_remote_code=False)
+    model = AutoModelForCausalLM.from_pretrained(path, config=config, torch_dtype="auto")
+    tok = AutoTokenizer.from_pretrained(path, use_fast=True)
+    return model, tok, isinstance(model, PreTrainedModel)
+''',
+}
+DEFAULT_CASES = ["transformers:5.3.0:5.24.0:transformers", "megatron-core:0.15.3:0.16.0:megatron.core"]
+
+
+# -- the child: one measured step ----------------------------------------------------------
+
+def child(spec: dict) -> None:
+    """Run one step in this process; write its peak RSS (KB, children included) to spec["out"]."""
+    if spec["step"] == "griffe":
+        import logging
+
+        import griffe
+
+        logging.getLogger("griffe").setLevel(logging.ERROR)
+        for d in spec["dirs"]:
+            griffe.GriffeLoader(search_paths=[Path(d)], allow_inspection=False, store_source=False).load(spec["module"])
+        code = 0
+    else:
+        from upgrade_checklists.cli import main
+
+        os.chdir(spec["root"])
+        code = main(spec["argv"])
+    rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    Path(spec["out"]).write_text(json.dumps({"rss_kb": rss, "code": code}))
+
+
+def measure(spec: dict, env: dict[str, str]) -> tuple[float, int, int]:
+    """(wall seconds, peak RSS in KB, exit code) of one step in a child process."""
+    with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as f:
+        out = f.name
+    try:
+        t = time.perf_counter()
+        r = subprocess.run([sys.executable, __file__, "--child", json.dumps({**spec, "out": out})], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        wall = time.perf_counter() - t
+        if r.returncode != 0:
+            raise SystemExit(f"step {spec['step']} failed (exit {r.returncode}): {r.stderr.strip()[-2000:]}")
+        data = json.loads(Path(out).read_text())
+        return wall, data["rss_kb"], data["code"]
+    finally:
+        os.unlink(out)
+
+
+# -- the projects --------------------------------------------------------------------------
+
+def corpus_project(corpus: Path, into: Path) -> tuple[Path, Path]:
+    """The corpus unpacked as a committed git repository: (root, config file)."""
+    archive = next(iter(sorted(corpus.glob("*.tar.gz"))), None)
+    config = corpus / "areal.toml"
+    if archive is None or not config.is_file():
+        raise SystemExit(f"{corpus}: no *.tar.gz with areal.toml next to it")
+    with tarfile.open(archive) as tf:
+        tf.extractall(into, filter="data")
+    root = next(p for p in into.iterdir() if p.is_dir())
+    for cmd in (["init", "-q"], ["add", "-A"], ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qm", "corpus"]):
+        subprocess.run(["git", *cmd], cwd=root, check=True)
+    return root, config
+
+
+def small_project(into: Path, package: str, module: str) -> tuple[Path, Path]:
+    root = into / "project"
+    (root / "app").mkdir(parents=True)
+    (root / "checklists").mkdir()
+    (root / "app" / "__init__.py").write_text("")
+    (root / "app" / "use.py").write_text(USES.get(module, f"import {module}\n"))
+    (root / "pyproject.toml").write_text('[tool.upgrade-checklists]\nroots = ["app"]\n')
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["upgrade-checklists", "new", package, "--github", "example/unused", "--import-name", module],
+                   cwd=root, check=True, stdout=subprocess.DEVNULL)
+    return root, root / "pyproject.toml"
+
+
+def findings_of(path: Path) -> list:
+    data = json.loads(path.read_text())
+    return sorted(json.dumps(f, sort_keys=True) for f in data.get("findings", []))
+
+
+# -- main ----------------------------------------------------------------------------------
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--package", default="megatron-core")
-    ap.add_argument("--old", default="0.15.3")
-    ap.add_argument("--new", default="0.16.0")
-    ap.add_argument("--import-name", default="megatron.core")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--case", action="append", metavar="PKG:OLD:NEW:IMPORT", help=f"(default: {', '.join(DEFAULT_CASES)})")
+    ap.add_argument("--corpus", type=Path, help="folder with the AReaL corpus archive and areal.toml")
+    ap.add_argument("--find-links", type=Path, help="serve downloads from this folder and its subfolders (offline)")
+    ap.add_argument("--repeat", type=int, default=1, help="warm steps: the median of this many runs")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    import griffe
-
+    if args.child:
+        child(json.loads(args.child))
+        return 0
+    env = dict(os.environ)
+    if args.find_links:
+        dirs = [args.find_links, *sorted(p for p in args.find_links.iterdir() if p.is_dir())]
+        env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=" ".join(str(d.resolve()) for d in dirs))
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "project"
-        (root / "app").mkdir(parents=True)
-        (root / "checklists").mkdir()
-        (root / "app" / "__init__.py").write_text("")
-        (root / "app" / "train.py").write_text(USES.get(args.import_name, f"import {args.import_name}\n"))
-        (root / "pyproject.toml").write_text('[tool.upgrade-checklists]\nroots = ["app"]\n')
-        subprocess.run(["git", "init", "-q", str(root)], check=True)
-        here = os.getcwd()
-        os.chdir(root)
-        try:
-            subprocess.run(["upgrade-checklists", "new", args.package, "--github", "example/unused",
-                            "--import-name", args.import_name], check=True, stdout=subprocess.DEVNULL)
-            cfg = config.load(root)
-            check = run_check(cfg, use_cache=False)
-            cl = next(c for c in check.checklists if c.package == args.package)
-            cache = Path(tmp) / "cache"
+        tmp = Path(tmp)
+        for case in args.case or DEFAULT_CASES:
+            package, old, new, module = case.split(":")
+            work = tmp / package
+            work.mkdir()
+            if args.corpus:
+                root, config = corpus_project(args.corpus, work / "corpus")
+            else:
+                root, config = small_project(work, package, module)
+            cache = work / "cache"
 
-            def audit():
-                auditor = Auditor(cfg, check, source="index", cache_dir=cache)
-                return auditor.run([Target(args.package, cl, args.old, args.new, "bench")])
+            def audit(name: str) -> tuple[float, int]:
+                out = work / f"{name}.json"
+                argv = ["audit", f"{package}=={new}", "--from", old, "--config", str(config), "--source", "index",
+                        "--cache-dir", str(cache), "--summary", str(work / f"{name}.md"), "--output-format", "json"]
+                spec = {"step": "audit", "root": str(root), "argv": argv}
+                with open(out, "w") as f:  # the child's stdout is the JSON report
+                    t = time.perf_counter()
+                    r = subprocess.run([sys.executable, __file__, "--child", json.dumps({**spec, "out": str(out) + ".rss"})],
+                                       env=env, stdout=f, stderr=subprocess.PIPE, text=True)
+                    wall = time.perf_counter() - t
+                if r.returncode != 0:
+                    raise SystemExit(f"{package} audit ({name}) crashed: {r.stderr.strip()[-2000:]}")
+                data = json.loads(Path(str(out) + ".rss").read_text())
+                if data["code"] not in (0, 1):
+                    raise SystemExit(f"{package} audit ({name}) could not run (exit {data['code']}): {r.stderr.strip()[-500:]}")
+                findings[name] = findings_of(out)
+                return wall, data["rss_kb"]
 
-            t0 = time.perf_counter()
-            result = audit()
-            cold = time.perf_counter() - t0
-            if result.errors:
-                raise SystemExit(f"audit failed: {result.errors}")
-            dirs = [cache / "index" / args.package / v for v in (args.old, args.new)]
-            files = [sum(1 for _ in d.rglob("*.py")) for d in dirs]
-
-            def griffe_alone():
-                for d in dirs:
-                    griffe.GriffeLoader(search_paths=[d], allow_inspection=False).load(args.import_name)
-
-            base = statistics.median(_time(griffe_alone) for _ in range(args.repeat))
-            warm = statistics.median(_time(audit) for _ in range(args.repeat))
-        finally:
-            os.chdir(here)
-    t = result.targets[0]
-    print(f"{args.package} {args.old} -> {args.new}: {files[0]} / {files[1]} Python files; "
-          f"{t.resolved} of {len(cl.entries)} catalog APIs resolved, {t.bound} call sites bound, "
-          f"{len(result.breaking)} breaking findings")
-    print(f"griffe alone, both versions (baseline): {base:7.2f} s")
-    print(f"audit, cold (download + unpack):       {cold:7.2f} s   ratio {cold / base:6.2f}")
-    print(f"audit, warm (sources cached):          {warm:7.2f} s   ratio {warm / base:6.2f}")
+            findings: dict[str, list] = {}
+            cold = audit("cold")
+            dirs = [str(cache / "index" / package / v) for v in (old, new)]
+            files = [sum(1 for _ in Path(d).rglob("*.py")) for d in dirs]
+            base = [measure({"step": "griffe", "dirs": dirs, "module": module}, env) for _ in range(args.repeat)]
+            empty, warm = [], []
+            for i in range(args.repeat):
+                shutil.rmtree(cache / "models", ignore_errors=True)
+                empty.append(audit(f"empty{i}"))
+                warm.append(audit(f"warm{i}"))
+            same = len({json.dumps(f) for f in findings.values()}) == 1
+            med = lambda runs: (statistics.median(r[0] for r in runs), max(r[1] for r in runs))  # noqa: E731
+            rows.append((package, old, new, files, len(findings["cold"]), same, med(base), cold, med(empty), med(warm)))
+    print(f"project: {'AReaL corpus (' + str(args.corpus) + ')' if args.corpus else 'a small project per package'}")
+    for package, old, new, files, n, same, base, cold, empty, warm in rows:
+        print(f"\n{package} {old} -> {new}: {files[0]} / {files[1]} Python files; {n} findings, "
+              f"{'the same in every step' if same else 'DIFFERENT between steps'}")
+        print(f"  {'step':42} {'wall':>8}  {'ratio':>6}  {'peak RSS':>9}")
+        for label, (wall, rss) in [("griffe alone, both versions (baseline)", base), ("audit, cold (download + unpack)", cold),
+                                   ("audit, sources cached, model cache empty", empty),
+                                   ("audit, warm (sources and model cached)", warm)]:
+            print(f"  {label:42} {wall:7.2f}s  {wall / base[0]:6.2f}  {rss / 1024:7.0f}MB")
     return 0
-
-
-def _time(fn) -> float:
-    t = time.perf_counter()
-    fn()
-    return time.perf_counter() - t
 
 
 if __name__ == "__main__":
