@@ -255,22 +255,26 @@ def findings(run) -> list[tuple[str, str, str]]:
     return sorted(out)
 
 
+#: the findings of the audit oldnew 1.0.0 -> 2.0.0 (with -v)
+VERDICTS = sorted([
+    # a warning in the function body, its text quoted (the f-string's placeholder kept)
+    ("app/tok.py:18", "DEPRECATED", "[warning] `oldnew.api.fetch` is deprecated at 2.0.0: \"fetch() is deprecated, use get({url!r}) instead\""),
+    # @deprecated
+    ("app/tok.py:19", "DEPRECATED", "[warning] `oldnew.api.old_fetch` is deprecated at 2.0.0: \"old_fetch() is deprecated: use fetch(url, retries=0)\""),
+    # a name served by a module __getattr__ that warns: not removed, deprecated
+    # imported from a module whose __getattr__ warns when serving it
+    ("app/ver.py:1", "DEPRECATED", "[warning] import `oldnew.__version__` is served by a module __getattr__ that warns at 2.0.0: \"oldnew.__version__ is deprecated and will be removed in 3.0; use importlib.metadata.version('oldnew')\""),
+    ("app/tok.py:24", "DEPRECATED", "[warning] `oldnew.__version__` is served by a module __getattr__ that warns at 2.0.0: \"oldnew.__version__ is deprecated and will be removed in 3.0; use importlib.metadata.version('oldnew')\""),
+    # gone, but only imported for type checking: nothing breaks at run time
+    ("app/tok.py:10", "REMOVED_API", "[warning] import `oldnew.tokens.SlowTokenizer` no longer resolves at 2.0.0"),
+    # an alias to a package that is not loaded: UNRESOLVED with the alias and the package
+    ("checklists/oldnew.md:107", "UNRESOLVED", "[info] entry 11: `oldnew.hub.Tensor` is an alias to `torch.Tensor` (package `torch`), which is not in the loaded source (AliasResolutionError)"),
+])
+
+
 def test_aliases_equal_types_and_deprecations(project: Repo) -> None:
     r = project.run("audit", "oldnew==2.0.0", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
-    assert findings(r) == sorted([
-        # a warning in the function body, its text quoted (the f-string's placeholder kept)
-        ("app/tok.py:18", "DEPRECATED", "[warning] `oldnew.api.fetch` is deprecated at 2.0.0: \"fetch() is deprecated, use get({url!r}) instead\""),
-        # @deprecated
-        ("app/tok.py:19", "DEPRECATED", "[warning] `oldnew.api.old_fetch` is deprecated at 2.0.0: \"old_fetch() is deprecated: use fetch(url, retries=0)\""),
-        # a name served by a module __getattr__ that warns: not removed, deprecated
-        # imported from a module whose __getattr__ warns when serving it
-        ("app/ver.py:1", "DEPRECATED", "[warning] import `oldnew.__version__` is served by a module __getattr__ that warns at 2.0.0: \"oldnew.__version__ is deprecated and will be removed in 3.0; use importlib.metadata.version('oldnew')\""),
-        ("app/tok.py:24", "DEPRECATED", "[warning] `oldnew.__version__` is served by a module __getattr__ that warns at 2.0.0: \"oldnew.__version__ is deprecated and will be removed in 3.0; use importlib.metadata.version('oldnew')\""),
-        # gone, but only imported for type checking: nothing breaks at run time
-        ("app/tok.py:10", "REMOVED_API", "[warning] import `oldnew.tokens.SlowTokenizer` no longer resolves at 2.0.0"),
-        # an alias to a package that is not loaded: UNRESOLVED with the alias and the package
-        ("checklists/oldnew.md:107", "UNRESOLVED", "[info] entry 11: `oldnew.hub.Tensor` is an alias to `torch.Tensor` (package `torch`), which is not in the loaded source (AliasResolutionError)"),
-    ])
+    assert findings(r) == VERDICTS
     # no MOVED_API / REMOVED_API error for the legacy module alias table, the sys.modules alias or the
     # assignment; no RETURN_CHANGED for Optional[datetime] == datetime | None, "FastTokenizer" ==
     # "TokenizersBackend" (the same class), Record moved but re-exported, te.NoReturn == typing.NoReturn;

@@ -68,10 +68,17 @@ class Signature:
 
 @dataclass
 class Api:
+    """An upstream API as plain data (what the audit's stages take of it; cached as JSON by ``model_cache.py``)."""
+
     path: str  # canonical (where it is defined)
     kind: str  # "function", "class", "module", "attribute"
     signature: Signature | None
-    obj: object = field(repr=False, compare=False)
+    #: a function's parameters as written (``self`` included): (name, kind) pairs; None for other kinds
+    parameters: tuple[tuple[str, str], ...] | None = field(default=None, compare=False)
+    #: a function defined in a class body (a method)
+    method: bool = field(default=False, compare=False)
+    #: the griffe object, while the model that made it is loaded (None for an API read from the cache)
+    obj: object = field(default=None, repr=False, compare=False)
 
 
 def normalize_annotation(text: str) -> str:
@@ -93,17 +100,30 @@ class Unresolved(Exception):
     """Why an API could not be resolved statically (not the same as removed)."""
 
 
+#: how many models were loaded with griffe in this process (a model served from the cache loads none)
+LOADS = 0
+
+
+def search_paths(roots: list[Path]) -> list[Path]:
+    """Where a source tree's modules are: its root, ``src/`` and ``python/``."""
+    search = []
+    for r in roots:
+        search += [p for p in (r, r / "src", r / "python") if p.is_dir()]
+    return search
+
+
 class UpstreamModel:
     """Every module of ``modules`` found below ``roots``, loaded together with griffe."""
 
     def __init__(self, roots: list[Path], modules: list[str]) -> None:
+        global LOADS
         import griffe
+
+        LOADS += 1
 
         logging.getLogger("griffe").setLevel(logging.ERROR)
         self._griffe = griffe
-        search = []
-        for r in roots:
-            search += [p for p in (r, r / "src", r / "python") if p.is_dir()]
+        search = search_paths(roots)
         self.search = search
         self.loader = griffe.GriffeLoader(search_paths=search, allow_inspection=False, store_source=False)
         self.missing: list[str] = []
@@ -116,7 +136,8 @@ class UpstreamModel:
         #: dotted path -> how a module serves it (compatibility alias or __getattr__)
         self.served: dict[str, Served] = {}
         #: the model of the other version: old annotations name classes by their new path when it still resolves
-        self.peer: UpstreamModel | None = None
+        #: (anything with ``canonical(path)``: an UpstreamModel or the cached model in front of one)
+        self.peer = None
         self._graft_namespace_dirs()
         try:
             self.loader.resolve_aliases(implicit=False, external=None)
@@ -248,29 +269,71 @@ class UpstreamModel:
         how = self.served.get(api.path)
         if how is not None and how.warning:
             return how.warning
-        obj = api.obj
+        return self.declared_deprecation(api)
+
+    def declared_deprecation(self, api: Api) -> str | None:
+        """The deprecation warning ``api``'s own definition gives (decorator or body), or None."""
+        obj = self._obj(api)
+        if obj is None:
+            return None
         fp = getattr(obj, "filepath", None)
         try:
             return deprecation_of(obj, self.sources.tree(fp if isinstance(fp, Path) else None))
         except Exception:  # a statically unreadable body: no verdict
             return None
 
+    def _obj(self, api: Api):
+        """The griffe object behind ``api`` (found again by its path when ``api`` came from the cache)."""
+        if api.obj is not None:
+            return api.obj
+        try:
+            return self.find(api.path)
+        except Unresolved:
+            return None
+
+    def canonical(self, path: str) -> str | None:
+        """Where the object ``path`` reaches is defined, or None (not found, or unresolvable)."""
+        try:
+            obj = self.find(path)
+        except Unresolved:
+            return None
+        return None if obj is None else obj.path
+
+    def exists(self, dotted: str) -> bool:
+        """``dotted`` is found (raises Unresolved when that cannot be told)."""
+        return self.find(dotted) is not None
+
+    def file_of(self, dotted: str) -> str | None:
+        """The file the object at ``dotted`` is defined in, relative to the fetched source's root."""
+        obj = self.find(dotted)
+        fp = getattr(obj, "filepath", None)
+        if isinstance(fp, list):
+            fp = fp[0] if fp else None
+        for root in self.search if fp is not None else []:
+            try:
+                return Path(fp).relative_to(root).as_posix()
+            except ValueError:
+                continue
+        return None
+
     def _canon(self, path: str) -> str:
         """A class's identity for comparing types: its definition, reached by the public path."""
         for model in (self.peer, self):
             if model is None:
                 continue
-            try:
-                obj = model.find(path)
-            except Unresolved:
-                obj = None
-            if obj is not None:
-                return obj.path
+            found = model.canonical(path)
+            if found is not None:
+                return found
         return path
 
     def api(self, obj) -> Api:
         kind = obj.kind.value
-        return Api(obj.path, kind, self._signature(obj), obj)
+        parameters = method = None
+        if kind == "function":
+            parameters = tuple((p.name, p.kind.value) for p in obj.parameters)
+            parent = obj.parent
+            method = parent is not None and parent.kind.value == "class"
+        return Api(obj.path, kind, self._signature(obj), parameters, bool(method), obj)
 
     def _signature(self, obj) -> Signature | None:
         kind = obj.kind.value
@@ -347,7 +410,9 @@ class UpstreamModel:
             return api
         if api.kind != "function":
             return None
-        obj = api.obj
+        obj = self._obj(api)
+        if obj is None:
+            return None
         ret = obj.returns
         parent = obj.parent
         if ret is None or str(ret) in ("Self", "typing.Self", "typing_extensions.Self"):
@@ -370,8 +435,11 @@ class UpstreamModel:
             return None
 
     def member(self, cls: Api, name: str) -> Api | None:
+        owner = self._obj(cls)
+        if owner is None:
+            return None
         try:
-            obj = cls.obj.all_members.get(name)
+            obj = owner.all_members.get(name)
         except Exception as exc:  # griffe's alias errors, on a base class outside the loaded source
             raise Unresolved(f"members of `{cls.path}` not known ({type(exc).__name__})") from None
         if obj is None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 
 from upgrade_checklists import fetch as fetching
-from upgrade_checklists.api import Unresolved, UpstreamModel
+from upgrade_checklists.api import Unresolved
 from upgrade_checklists.bind import bind_uses
 from upgrade_checklists.checklist import Checklist
 from upgrade_checklists.config import Config
@@ -32,6 +32,7 @@ from upgrade_checklists.entries import Anchors, entry_bound, entry_findings, ent
 from upgrade_checklists.findings import Finding
 from upgrade_checklists.catalog import located_guard_line
 from upgrade_checklists.guards import GuardResult, check_guard
+from upgrade_checklists.model_cache import CachedModel
 from upgrade_checklists.uses import IMPORT, PATCH, find_uses
 from upgrade_checklists.result import Result
 from upgrade_checklists.scan import iter_sources
@@ -63,7 +64,7 @@ class Auditor:
         self.timeout = timeout
         self.progress = progress or (lambda msg: None)
         self._fetched: dict[tuple[str, str], Path] = {}
-        self._models: dict[tuple, UpstreamModel] = {}
+        self._models: dict[tuple, CachedModel] = {}
         self.git_pins: dict[tuple[str, str], str] = {}  # (package, ref) -> repository of a git pin
         self._parsed: dict[str, tuple[str, ast.Module]] | None = None
 
@@ -108,7 +109,7 @@ class Auditor:
                 members += [c for c in self.check.checklists if canonicalize_name(c.package) in names and c is not cl]
         return members
 
-    def model(self, cl: Checklist, version: str, versions: dict[str, str], result: AuditResult) -> UpstreamModel:
+    def model(self, cl: Checklist, version: str, versions: dict[str, str], result: AuditResult) -> CachedModel:
         """The API model of ``cl`` at ``version``, its family members loaded alongside (loaded once)."""
         memo = (cl.package, version, tuple(sorted((o.package, versions.get(o.package)) for o in self.family_of(cl))))
         if memo in self._models:
@@ -116,23 +117,33 @@ class Auditor:
         self._models[memo] = model = self._load_model(cl, version, versions, result)
         return model
 
-    def _load_model(self, cl: Checklist, version: str, versions: dict[str, str], result: AuditResult) -> UpstreamModel:
-        root = self.fetch(cl, version)
-        roots, modules = [root], list(self.check.import_names.get(cl.rel, []))
+    def _load_model(self, cl: Checklist, version: str, versions: dict[str, str], result: AuditResult) -> CachedModel:
+        trees, modules = [(cl.package, version, self.fetch(cl, version))], list(self.check.import_names.get(cl.rel, []))
         for other in self.family_of(cl):
             v = versions.get(other.package)
             if v is None:
                 continue
             try:
-                roots.append(self.fetch(other, v))
+                trees.append((other.package, v, self.fetch(other, v)))
                 modules += self.check.import_names.get(other.rel, [])
             except fetching.FetchError as exc:
                 result.notes.append(f"{cl.package}: family member {other.package} {v} not loaded ({exc})")
-        return UpstreamModel(roots, modules)
+        return CachedModel(trees, modules, self.cache_dir)
+
+    def save_models(self) -> None:
+        """Keep what the audit asked of each model (the next audit of these versions loads none)."""
+        for model in self._models.values():
+            model.save()
 
     # -- the audit ------------------------------------------------------------------------
 
     def run(self, targets: list[Target]) -> AuditResult:
+        try:
+            return self._run(targets)
+        finally:
+            self.save_models()
+
+    def _run(self, targets: list[Target]) -> AuditResult:
         result = AuditResult(targets=targets)
         every = resolve(Reader(self.cfg.root), [cl.package for cl in self.check.checklists], self.cfg.manifests)
         for pins in every.values():
@@ -218,7 +229,7 @@ class Auditor:
                     continue
         return self._parsed
 
-    def _audit_package(self, t: Target, old: UpstreamModel | None, new: UpstreamModel, result: AuditResult) -> None:
+    def _audit_package(self, t: Target, old: CachedModel | None, new: CachedModel, result: AuditResult) -> None:
         """uses in the code -> bound at both versions -> findings, anchored in the checklist."""
         cl = t.checklist
         names = self.check.import_names.get(cl.rel, [])
@@ -291,7 +302,7 @@ def _orig(members: list[str], key: str) -> str:
     return next((m for m in members if canonicalize_name(m) == key), key)
 
 
-def _guard(source: str, line: int, new: UpstreamModel, names: list[str], version: str) -> list[GuardResult]:
+def _guard(source: str, line: int, new: CachedModel, names: list[str], version: str) -> list[GuardResult]:
     try:
         return check_guard(source, line, new, names, version)
     except Unresolved as exc:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from upgrade_checklists.annotations import short
 from upgrade_checklists.api import Api, Signature, Unresolved, UpstreamModel
@@ -189,22 +188,9 @@ def gone(name: str, api_old: Api, new: UpstreamModel, version: str) -> tuple[str
     return "REMOVED_API", f"{shown} was removed at {version}"
 
 
-def upstream_file(model: UpstreamModel, obj) -> str | None:
-    """The file ``obj`` is defined in, relative to the fetched source's root (the repository layout)."""
-    fp = getattr(obj, "filepath", None)
-    if isinstance(fp, list):
-        fp = fp[0] if fp else None
-    for root in model.search if fp is not None else []:
-        try:
-            return Path(fp).relative_to(root).as_posix()
-        except ValueError:
-            continue
-    return None
-
-
 def moved_fix(new: UpstreamModel, old_path: str, new_path: str) -> dict:
     """What ``audit --fix`` needs of a move: the old and new paths and the new file."""
-    return {"old": old_path, "new": new_path, "new_file": upstream_file(new, new.find(new_path))}
+    return {"old": old_path, "new": new_path, "new_file": new.file_of(new_path)}
 
 
 def _via(u: Use, msg: str) -> str:
@@ -317,7 +303,7 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
 def _bind_attribute(u: Use, new, version) -> Bound:
     """``pkg.name`` read: deprecated when a module ``__getattr__`` serves it with a warning."""
     b = Bound(u, None, None)
-    if new.find(u.target) is None:
+    if not new.exists(u.target):
         return b
     how = new.served.get(u.target)
     if how is not None and how.warning:
@@ -333,13 +319,13 @@ def _bind_patch(u: Use, old, new, version) -> Bound:
     if m_new is None or m_new.kind != "function" or u.guarded:
         return b  # a method upstream lacks (the patch adds it), or applied only where it lacks it
     b.new = m_new.path
-    theirs = [(p.name, p.kind.value) for p in m_new.obj.parameters]
+    theirs = list(m_new.parameters or ())
     mine = list(u.params)
     if theirs != mine:
         def show(ps):
             return ", ".join(_spell(n, k) for n, k in ps)
         m_old = _member(old, _lookup(old, u.target), u.member)
-        same = m_old is not None and m_old.kind == "function" and [(p.name, p.kind.value) for p in m_old.obj.parameters] == theirs
+        same = m_old is not None and m_old.kind == "function" and list(m_old.parameters or ()) == theirs
         b.problems.append(("PATCH_MISMATCH", "warning" if same else "error", u.member,
                            f"`{m_new.path}({show(theirs)})` at {version} differs from the patch "
                            f"`{u.via.split('`')[1]}({show(mine)})` ({_at(u)}) assigned in its place: {_difference(theirs, mine)}"

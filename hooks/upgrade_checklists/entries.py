@@ -52,8 +52,7 @@ def resolve_entries(entries: list[Entry], old: UpstreamModel | None, new: Upstre
 
 
 def _is_method(api: Api) -> bool:
-    parent = getattr(api.obj, "parent", None)
-    return api.kind == "function" and parent is not None and parent.kind.value == "class"
+    return api.kind == "function" and api.method
 
 
 def entry_uses(resolved: list[ResolvedEntry], sources: dict[str, tuple[str, ast.Module]], uses: list[Use]) -> list[Use]:

@@ -87,7 +87,7 @@ def _hasattr(tree: ast.Module, call: ast.Call, bound: dict[str, str], model: Ups
     diffs: list[str] = []
     if patch is not None and native.signature is not None:
         mine = _patch_params(patch)
-        theirs = [(p.name, p.kind.value) for p in native.obj.parameters] if native.kind == "function" else []
+        theirs = list(native.parameters or ()) if native.kind == "function" else []
         diffs = param_differences(mine, theirs)
         if diffs:
             shown_mine = ", ".join(n for n, _ in mine)

@@ -214,7 +214,10 @@ def run(auditor, result) -> dict[Finding, str]:
             cache.put(release, found)
             return found
 
-        first = bisect(releases, list(keys), probe)
+        try:
+            first = bisect(releases, list(keys), probe)
+        finally:
+            auditor.save_models()
         for k, release in first.items():
             introduced[keys[k]] = release
         result.notes.append(f"{t.package}: ledger over {len(releases)} releases ({', '.join(releases)}); "

@@ -1,0 +1,285 @@
+"""The resolved API model kept on disk, so that a second audit of the same versions loads
+nothing with griffe.
+
+:class:`CachedModel` stands in front of an :class:`~upgrade_checklists.api.UpstreamModel`
+and answers the questions the audit's stages ask of a model (``lookup``, ``member``,
+``resolve_heading``, ``by_name``, ``returned_class``, ...). Each answer is recorded as
+plain data (an ``Api`` as its path, kind, signature and parameters; an ``Unresolved`` as its
+message) together with what the question taught the model on the way (the names a module
+serves through a compatibility alias, which ``via`` and ``deprecation`` read later). A
+question asked before is answered from the record; griffe loads the source only for a
+question the record does not hold, and that answer extends it.
+
+The record is one JSON file per model, under ``<cache>/models/v<FORMAT>/``, named by a hash
+of its key: the tool's build (its version and a hash of its own source), griffe's
+version, the modules loaded, and per source tree its package, version and a hash of its
+files' contents. A file whose key differs from ours, that is not JSON, or not of the
+expected shape is ignored (and replaced on the next write); nothing in it is executed.
+Answers of a model depend on the model of the other version (old annotations are compared
+by their new paths), so they are kept per peer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from upgrade_checklists.aliases import Served
+from upgrade_checklists.api import Api, Unresolved, UpstreamModel
+from upgrade_checklists.plain import PlainError, from_plain, to_plain
+
+#: the layout of a cache file; another format's directory is never read
+FORMAT = 1
+_MISSING = object()
+
+
+def tree_hash(root: Path) -> str:
+    """A hash of every Python file below ``root`` (what griffe reads): relative path and contents."""
+    h = hashlib.blake2b(digest_size=16)
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if not name.endswith((".py", ".pyi")):
+                continue
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
+            with open(path, "rb") as f:
+                data = f.read()
+            h.update(rel.encode("utf-8", "surrogateescape") + b"\0" + str(len(data)).encode() + b"\0" + data)
+    return h.hexdigest()
+
+
+def model_key(trees: list[tuple[str, str, Path]], modules: list[str]) -> dict:
+    """The key of a model: our build, griffe's version, the modules, and each (package, version, tree hash)."""
+    from importlib.metadata import version
+
+    from upgrade_checklists.cache import build_id
+
+    return {"format": FORMAT, "build": build_id(), "griffe": version("griffe"), "modules": list(modules),
+            "trees": [[package, ver, tree_hash(root)] for package, ver, root in trees]}
+
+
+def _digest(key: dict) -> str:
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:32]
+
+
+# -- plain data <-> JSON (``plain.py`` checks every value's type on the way back) ----------------
+
+def _api_out(api: Api | None):
+    return None if api is None else to_plain(replace(api, obj=None))
+
+
+def _api_in(data) -> Api | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict) or data.get("obj") is not None:
+        raise PlainError("not an API")
+    return from_plain(Api, data)
+
+
+def _typed(tp: type):
+    def check(v):
+        if type(v) is not tp:
+            raise PlainError(f"expected {tp.__name__}")
+        return v
+    return check
+
+
+def _opt_str(v) -> str | None:
+    return None if v is None else _typed(str)(v)
+
+
+def _paths(v) -> list[str]:
+    if type(v) is not list:
+        raise PlainError("expected a list")
+    return [_typed(str)(x) for x in v]
+
+
+def _served_in(data) -> dict[str, Served]:
+    if type(data) is not dict:
+        raise PlainError("expected a dict")
+    return {_typed(str)(k): from_plain(Served, v) for k, v in data.items()}
+
+
+# How each question's answer is written and read: (to JSON, from JSON).
+_CODECS = {
+    "api": (_api_out, _api_in),
+    "bool": (bool, _typed(bool)),
+    "str?": (lambda v: v, _opt_str),
+    "paths": (list, _paths),
+}
+
+
+class CachedModel:
+    """The answers of the model of ``trees`` (its source roots) loading ``modules``, from the
+    record under ``cache_dir`` where it has them, else from griffe (loaded on the first miss)."""
+
+    def __init__(self, trees: list[tuple[str, str, Path]], modules: list[str], cache_dir: Path | None) -> None:
+        self.roots = [root for _p, _v, root in trees]
+        self.modules = list(modules)
+        self.key = model_key(trees, modules)
+        self.digest = _digest(self.key)
+        self.file = None if cache_dir is None else cache_dir / "models" / f"v{FORMAT}" / f"{self.digest}.json"
+        self._tables: dict[str, dict] = self._read()
+        self._dirty = False
+        self._peer: CachedModel | None = None
+        self._answers = self._tables.setdefault("", {})
+        self._real: UpstreamModel | None = None
+        #: dotted path -> how a module serves it (compatibility alias or __getattr__), as the questions so far found
+        self.served: dict[str, Served] = {}
+
+    # -- the record on disk ---------------------------------------------------------------
+
+    def _read(self) -> dict[str, dict]:
+        if self.file is None:
+            return {}
+        try:
+            data = json.loads(self.file.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+            return {}
+        if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("tables"), dict):
+            return {}
+        tables = data["tables"]
+        if not all(isinstance(t, dict) for t in tables.values()):
+            return {}
+        return tables
+
+    def save(self) -> None:
+        """Write the record when a question added to it (atomically: a reader sees the old or the new whole)."""
+        if self.file is None or not self._dirty:
+            return
+        from upgrade_checklists.atomic import write_atomic_any
+
+        try:
+            write_atomic_any(self.file, json.dumps({"key": self.key, "tables": self._tables}, sort_keys=True))
+        except OSError:  # a read-only cache: the answers are only not kept
+            return
+        self._dirty = False
+
+    # -- the model of the other version ---------------------------------------------------------
+
+    @property
+    def peer(self) -> CachedModel | None:
+        return self._peer
+
+    @peer.setter
+    def peer(self, other: CachedModel | None) -> None:
+        self._peer = other
+        self._answers = self._tables.setdefault("" if other is None else other.digest, {})
+        if self._real is not None:
+            self._real.peer = other
+
+    def real(self) -> UpstreamModel:
+        """The griffe model, loaded on first use."""
+        if self._real is None:
+            self._real = UpstreamModel(self.roots, self.modules)
+            self._real.peer = self._peer
+        return self._real
+
+    @property
+    def loaded(self) -> bool:
+        return self._real is not None
+
+    # -- answering --------------------------------------------------------------------------------
+
+    def _ask(self, question: list, codec: str, compute):
+        """The recorded answer to ``question``, else ``compute(real model)``'s, recorded."""
+        to_json, from_json = _CODECS[codec]
+        key = json.dumps(question)
+        entry = self._answers.get(key, _MISSING)
+        if entry is not _MISSING:
+            try:
+                return self._replay(entry, from_json)
+            except (KeyError, TypeError, ValueError, AttributeError):  # a garbled entry (PlainError too): ask again
+                pass
+        real = self.real()
+        served_before, real.served = real.served, {}
+        peer_before = dict(self._peer.served) if self._peer is not None else {}
+        try:
+            value = compute(real)
+            entry = {"ok": to_json(value)}
+        except Unresolved as exc:
+            value, entry = exc, {"raise": str(exc)}
+        learnt, real.served = real.served, {**served_before, **real.served}
+        self.served.update(learnt)
+        entry["served"] = to_plain(learnt)
+        if self._peer is not None:
+            entry["peer_served"] = to_plain({k: v for k, v in self._peer.served.items() if peer_before.get(k) != v})
+        self._answers[key] = entry
+        self._dirty = True
+        if isinstance(value, Unresolved):
+            raise value
+        return value
+
+    def _replay(self, entry, from_json):
+        if not isinstance(entry, dict):
+            raise ValueError(entry)
+        served = _served_in(entry["served"])
+        peer_served = _served_in(entry.get("peer_served", {}))
+        if "raise" in entry:
+            message = _typed(str)(entry["raise"])
+            value = None
+        else:
+            value = from_json(entry["ok"])
+            message = None
+        self.served.update(served)
+        if self._peer is not None:
+            self._peer.served.update(peer_served)
+        if message is not None:
+            raise Unresolved(message)
+        return value
+
+    # -- the questions the audit asks ---------------------------------------------------------------
+
+    def lookup(self, dotted: str) -> Api | None:
+        return self._ask(["lookup", dotted], "api", lambda m: m.lookup(dotted))
+
+    def exists(self, dotted: str) -> bool:
+        return self._ask(["exists", dotted], "bool", lambda m: m.exists(dotted))
+
+    def resolves(self, dotted: str) -> bool:
+        return self._ask(["resolves", dotted], "bool", lambda m: m.resolves(dotted))
+
+    def canonical(self, path: str) -> str | None:
+        return self._ask(["canonical", path], "str?", lambda m: m.canonical(path))
+
+    def file_of(self, dotted: str) -> str | None:
+        return self._ask(["file_of", dotted], "str?", lambda m: m.file_of(dotted))
+
+    def by_name(self, name: str, kinds: tuple[str, ...] = ("class", "function")) -> list[str]:
+        return self._ask(["by_name", name, list(kinds)], "paths", lambda m: m.by_name(name, kinds))
+
+    def resolve_heading(self, heading: str, source: str | None, import_names: list[str]) -> Api:
+        return self._ask(["resolve_heading", heading, source, list(import_names)], "api",
+                         lambda m: m.resolve_heading(heading, source, import_names))
+
+    def member(self, cls: Api, name: str) -> Api | None:
+        return self._ask(["member", cls.path, cls.kind, name], "api", lambda m: m.member(cls, name))
+
+    def returned_class(self, api: Api) -> Api | None:
+        return self._ask(["returned_class", api.path, api.kind], "api", lambda m: m.returned_class(api))
+
+    def via(self, dotted: str) -> Served | None:
+        """How ``dotted`` (or a module on its way) is served by a compatibility alias, if it is."""
+        parts = dotted.split(".")
+        for i in range(len(parts), 1, -1):
+            how = self.served.get(".".join(parts[:i]))
+            if how is not None:
+                return how
+        return None
+
+    def deprecation(self, api: Api, dotted: str | None = None) -> str | None:
+        """The deprecation warning reaching ``api`` (through ``dotted``), or None."""
+        if dotted is not None:
+            how = self.via(dotted)
+            if how is not None and how.warning:
+                return how.warning
+        how = self.served.get(api.path)
+        if how is not None and how.warning:
+            return how.warning
+        return self._ask(["declared_deprecation", api.path, api.kind], "str?", lambda m: m.declared_deprecation(api))
