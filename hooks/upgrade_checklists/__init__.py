@@ -24,6 +24,7 @@ The upgrade audit (``audit.py`` orchestrates), one module a stage:
     uses.py       every use of a package in the code (calls, imports, subclasses, patches)
       values.py     what a name can hold statically (patches reached through strings)
     api.py        the upstream symbols at each version (griffe, nothing imported)
+      model_cache.py  its answers kept on disk as plain JSON (a second audit loads nothing)
     bind.py       each use bound against both versions
     entries.py    what the catalog adds, and where each finding is anchored
     guards.py     the version guards
