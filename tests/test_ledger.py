@@ -103,7 +103,13 @@ def test_ledger_end_to_end(tmp_path: Path, capsys, monkeypatch, three_releases: 
     assert "note: fakepkg-core: ledger over 2 releases (1.5.0, 2.0.0); 1 loaded (1.5.0)" in r.err
     summary = " ".join(project.read("upgrade-summary.md").split())
     assert "- [app/engine/core.py:12] RETURN_CHANGED: `fakepkg.core.parallel_state.get_rank`: returns `str` (was `int`), and this call uses the result (introduced in 1.5.0)" in summary
-    # again: nothing between old and new is loaded
+    # again: nothing between old and new is loaded, and old and new come from the model cache (griffe loads nothing)
+    import griffe
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("griffe was asked to load a model")
+    monkeypatch.setattr(griffe, "GriffeLoader", refuse)
     again = project.run("audit", "--cache-dir", str(cache), "--ledger")
+    assert again.code == 1
     assert "note: fakepkg-core: ledger over 2 releases (1.5.0, 2.0.0); 0 loaded (none: all from the cache)" in again.err
     assert {l for l in again.err.splitlines() if l.startswith("ledger: ")} == {l for l in r.err.splitlines() if l.startswith("ledger: ")}
