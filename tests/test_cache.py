@@ -158,3 +158,30 @@ def test_malformed_entries_are_misses(repo: Repo) -> None:
     (repo.path / ".upgrade-checklists-cache/v2").mkdir()
     os.mkfifo(store)
     assert repo.run("check").code == 0
+
+
+def test_facts_read_back_from_the_cache_by_hand_and_by_the_generic_converter_agree() -> None:
+    from upgrade_checklists.plain import PlainError, from_plain
+    from upgrade_checklists.result import facts_from_plain
+    from upgrade_checklists.scan import Facts, Import
+
+    good = {"path": "app/a.py", "full": True, "names": ["b", "a"], "strings": ["s"], "attributes": {"pkg.x": 3},
+            "imports": [{"qualname": "pkg.x", "bound": "x", "original": "x", "line": 1, "target": "pkg.x"},
+                        {"qualname": "pkg", "bound": "pkg", "original": "pkg", "line": 2, "target": "pkg", "dynamic": True}]}
+    expected = Facts("app/a.py", [Import("pkg.x", "x", "x", 1, "pkg.x"), Import("pkg", "pkg", "pkg", 2, "pkg", True)],
+                     {"a", "b"}, {"pkg.x": 3}, {"s"}, True)
+    assert facts_from_plain(good) == expected == from_plain(Facts, good)
+    assert facts_from_plain({"path": "p"}) == Facts("p")
+    bad = [None, [], {}, {"path": 1}, {"path": "p", "imports": 3}, {"path": "p", "imports": [["a"]]},
+           {"path": "p", "imports": [{**good["imports"][0], "line": "1"}]},
+           {"path": "p", "imports": [{**good["imports"][0], "dynamic": 1}]},
+           {"path": "p", "imports": [{k: v for k, v in good["imports"][0].items() if k != "target"}]},
+           {"path": "p", "names": "ab"}, {"path": "p", "names": [1]}, {"path": "p", "strings": {}},
+           {"path": "p", "attributes": {"x": "1"}}, {"path": "p", "full": 1}]
+    for data in bad:
+        for convert in (facts_from_plain, lambda d: from_plain(Facts, d)):
+            try:
+                convert(data)
+            except PlainError:
+                continue
+            raise AssertionError(f"accepted {data!r}")
