@@ -16,6 +16,8 @@ The pipeline, one module a step:
       status_tables.py the status file's other tables, read by header (Focused Packages, Upgrade Families, Package Impact Matrix)
       matrix.py        the Package Impact Matrix against the manifests: MATRIX
     result.py     the check's result (findings, facts) shared with fix and audit
+    runcache.py   the last run's outcome, reused while nothing the check reads changed
+    parallel.py   a second core for the cold path (scan, catalogs)
     fix.py        rewrite checklists from findings (--fix)
     report.py     format findings (text / json / github)
 
