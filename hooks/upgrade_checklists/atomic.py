@@ -15,6 +15,7 @@ import secrets
 import stat
 import time
 from pathlib import Path
+from typing import Iterable
 
 _TEMP_RE = re.compile(r"^\..*\.uc-(\d+)-[0-9a-f]+\.tmp$")
 STALE_AFTER_S = 3600  # a temporary file this old is stale even if its pid is in use again
@@ -63,13 +64,17 @@ def clean_stale_temps(directory: Path, name: str | None = None) -> int:
     return removed
 
 
-def write_atomic(path: Path, text: str | bytes) -> None:
+def write_atomic(path: Path, text: str | bytes | Iterable[str]) -> None:
     """Write ``text`` to ``path`` via a temporary file in the same directory and a rename.
 
-    ``text`` is written as it is (a ``str`` as UTF-8, its line endings untouched); the
-    file keeps its permission bits.
+    ``text`` is written as it is (a ``str`` as UTF-8, its line endings untouched), or,
+    given an iterable of strings (``json.JSONEncoder().iterencode(...)``), piece by piece
+    (a big cache is never held twice in memory); the file keeps its permission bits.
     """
-    data = text.encode("utf-8") if isinstance(text, str) else text
+    if isinstance(text, (str, bytes)):
+        chunks: Iterable[bytes] = [text.encode("utf-8") if isinstance(text, str) else text]
+    else:
+        chunks = (piece.encode("utf-8") for piece in text)
     clean_stale_temps(path.parent, path.name)
     tmp = path.parent / temp_name(path.name)
     try:
@@ -78,8 +83,9 @@ def write_atomic(path: Path, text: str | bytes) -> None:
         mode = 0o644
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        with os.fdopen(fd, "wb", buffering=1 << 16) as f:
+            for data in chunks:
+                f.write(data)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:

@@ -28,11 +28,13 @@ developer's venv) share one cache, and an edited checkout never reads a stale on
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import stat
 import time
 from pathlib import Path
+from typing import Iterator
 
 from upgrade_checklists import __version__
 from upgrade_checklists.atomic import clean_stale_temps, write_atomic
@@ -75,6 +77,18 @@ def header(key: str) -> dict:
 def stamp(st: os.stat_result) -> list[int]:
     """The key parts of a file's stat, as git's index keeps them."""
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def _stream(entries: dict) -> Iterator[str]:
+    """``json.dumps(entries)`` entry by entry (each by the C encoder): a cache of a large
+    repository is never held a second time as one string."""
+    dumps = json.dumps
+    yield "{"
+    sep = ""
+    for key, value in entries.items():
+        yield sep + dumps(key) + ":" + dumps(value, separators=(",", ":"))
+        sep = ","
+    yield "}"
 
 
 class ScanCache:
@@ -155,9 +169,8 @@ class ScanCache:
             ignore = self.root / ".gitignore"
             if not ignore.exists():
                 ignore.write_text("# Automatically created by upgrade-checklists.\n*\n")
-            data = (json.dumps(self.header, separators=(",", ":")) + "\n"
-                    + json.dumps(self.entries, separators=(",", ":"))).encode("ascii")
-            write_atomic(self.directory / _FILE, data)
+            head = json.dumps(self.header, separators=(",", ":")) + "\n"
+            write_atomic(self.directory / _FILE, itertools.chain([head], _stream(self.entries)))
             self.dirty = False
         except (OSError, ValueError):
             pass  # a read-only checkout still gets its check
