@@ -135,3 +135,23 @@ def test_fix_never_reuses(repo: Repo) -> None:
     assert "| `app/utils/uses.py` |" in repo.read("checklists/fakepkg-core.md")
     age(repo)
     assert repo.run("check").code == 0
+
+
+def test_an_ignored_manifest_and_the_maintenance_guide_are_keyed_by_name(repo: Repo) -> None:
+    repo.write(".gitignore", "uv.lock\nGUIDE.md\n")
+    repo.write("uv.lock", "version = 1\n")
+    repo.write("GUIDE.md", "# guide\n")
+    repo.edit("pyproject.toml", 'roots = ["app", "tests"]', 'roots = ["app", "tests"]\nmaintenance_guide = "GUIDE.md"')
+    repo.commit("an ignored lock file and guide")
+    age(repo)
+    from upgrade_checklists import config, runcache
+
+    cfg = config.load(repo.path)
+    first = runcache.state(cfg, "")
+    assert first is not None and not first.racy
+    for rel in ("uv.lock", "GUIDE.md"):
+        (repo.path / rel).write_text((repo.path / rel).read_text() + "# edited\n")
+        age(repo, rel)
+        now = runcache.state(cfg, "")
+        assert now is not None and now.key != first.key, rel
+        first = now

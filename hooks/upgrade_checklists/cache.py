@@ -32,6 +32,7 @@ import itertools
 import json
 import os
 import stat
+import sys
 import time
 from pathlib import Path
 from typing import Iterator
@@ -49,7 +50,7 @@ _build_id: str | None = None
 
 
 def build_id() -> str:
-    """The package version and a hash of its source files' contents."""
+    """The package version, a hash of its source files' contents, and the Python version."""
     global _build_id
     if _build_id is None:
         import hashlib
@@ -60,7 +61,8 @@ def build_id() -> str:
             if name.endswith(".py"):
                 with open(os.path.join(here, name), "rb") as f:
                     h.update(name.encode() + b"\0" + f.read() + b"\0")
-        _build_id = f"{__version__}+{h.hexdigest()}"
+        # the Python version too: what ast can parse (and so each file's facts) depends on it
+        _build_id = f"{__version__}+{h.hexdigest()}+py{sys.version_info[0]}.{sys.version_info[1]}"
     return _build_id
 
 

@@ -8,9 +8,11 @@ is keyed like the scan cache (``cache.py``), file by file as git's index keys th
 - every file git lists in the work tree (tracked, or untracked and not ignored:
   ``git ls-files --cached --others --exclude-standard``), whatever its type: checklists,
   sources, manifests, the status file, the files a row or a snippet names;
-- the checklists, the configuration file and the status file by name, in case
-  git ignores them or they live outside the repository;
-- the configuration itself, the tool build, and the options that change the outcome;
+- the checklists, the configuration file, the status file, the maintenance guide and
+  the manifests in the root by name, in case git ignores them or they live outside the
+  repository;
+- the configuration itself, the tool build (and the Python that parses), and the options
+  that change the outcome;
 - when the run looked at git history (a "never existed" path), a digest of the refs.
 
 Outside a git work tree, or when git cannot answer, nothing is reused. A state with
@@ -22,6 +24,7 @@ checkout never matches (inode and ctime are in the key).
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
@@ -79,6 +82,12 @@ def state(cfg: Config, options: str) -> State | None:
         extra.append(str(cfg.source))
     if cfg.status_file:
         extra.append(cfg.status_file)
+    if cfg.maintenance_guide:
+        extra.append(cfg.maintenance_guide)
+    try:  # the manifests in the root (the Impact Matrix reads them), even when git ignores them
+        extra += sorted(n for n in os.listdir(root) if any(fnmatch.fnmatchcase(n, p) for p in cfg.manifests))
+    except OSError:
+        pass
     try:
         extra += [f"{cfg.checklists}/{n}" for n in sorted(os.listdir(cfg.checklist_dir)) if n.endswith(".md")]
     except OSError:
