@@ -95,3 +95,22 @@ def test_a_check_on_two_cores_reports_and_remembers_what_one_core_does(repo, mon
     assert repo.run("check").code == 1
     entries = json.loads((repo.path / ".upgrade-checklists-cache/v2/check.json").read_text().split("\n", 1)[1])
     assert {"snippets:app/engine/core.py", "snippets:app/utils/ol.py"} <= set(entries)
+
+
+def test_an_error_here_stops_the_child_and_is_raised(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", "2")
+    parent = os.getpid()
+    marker = tmp_path / "child-finished"
+
+    def work(x: int) -> int:
+        if os.getpid() == parent:
+            raise KeyboardInterrupt  # as ^C during the parent's share
+        import time
+
+        time.sleep(3)
+        marker.write_text("done")  # a killed child never gets here
+        return x
+
+    with pytest.raises(KeyboardInterrupt):
+        parallel.share(JOBS, work, lambda r: r, int)
+    assert not marker.exists()

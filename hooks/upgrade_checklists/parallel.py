@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -71,10 +72,14 @@ def share(jobs: Sequence[T], work: Callable[[T], R], to_plain: Callable[[R], Any
     try:
         for i in mine:
             results[i] = work(jobs[i])
-    finally:
-        with os.fdopen(read_fd, "rb") as f:
-            data = f.read()
-        _, status = os.waitpid(pid, 0)
+    except BaseException:  # an error here, or ^C: the child's work is not wanted
+        os.kill(pid, signal.SIGKILL)
+        os.close(read_fd)
+        os.waitpid(pid, 0)
+        raise
+    with os.fdopen(read_fd, "rb") as f:
+        data = f.read()
+    _, status = os.waitpid(pid, 0)
     if os.waitstatus_to_exitcode(status) == 0:
         try:
             plain = json.loads(data.decode("utf-8", "surrogatepass"))
