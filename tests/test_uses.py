@@ -13,7 +13,7 @@ import pytest
 
 from conftest import Repo, git
 from upstream import make_repo
-from upgrade_checklists.uses import ATTRIBUTE, CALL, IMPORT, MEMBER, PATCH, RESULT, find_uses
+from upgrade_checklists.uses import ATTRIBUTE, CALL, IMPORT, MEMBER, PATCH, RESULT, Sources, find_uses
 
 MODELS_V1 = {
     "fakepkg/models/__init__.py": "",
@@ -617,3 +617,24 @@ def test_a_patch_that_already_differed_at_the_old_version_is_a_warning(project: 
     assert ("app/extra.py:8", "PATCH_MISMATCH", "[warning] `fakepkg.models.base.Module.reset(self)` at 2.0.0 differs from the "
             "patch `reset(self, hard)` (line 4) assigned in its place: only the patch has `hard` (so did the old version's: "
             "not a change of this upgrade)") in got
+
+
+def test_only_files_a_use_can_be_in_are_parsed() -> None:
+    """A project class subclassing the package in one file, built in a second that never imports the
+    package (through a renaming import), and files that can hold no use: those are never parsed."""
+    texts = {
+        "app/base.py": "from pkg import Engine\n\n\nclass Mine(Engine):\n    def go(self):\n        return self.run(1)\n",
+        "app/build.py": "from app.base import Mine as M\n\n\ndef make():\n    m = M(path='x')\n    m.stop()\n",
+        "app/plain.py": "def helper(x):\n    return x + 1\n",
+        "app/other.py": "class Local:\n    pass\n",
+        "app/broken.py": "def (:\n",
+    }
+    sources = Sources({rel: textwrap.dedent(t) for rel, t in texts.items()})
+    got = sorted((u.file, u.line, u.kind, u.target, u.member or "", u.via) for u in find_uses(sources, ["pkg"]) if u.kind != ATTRIBUTE)
+    assert got == [
+        ("app/base.py", 1, IMPORT, "pkg.Engine", "", ""),
+        ("app/base.py", 6, MEMBER, "pkg.Engine", "run", "subclass `Mine`"),
+        ("app/build.py", 6, MEMBER, "pkg.Engine", "stop", "a `Mine` instance"),
+    ]
+    assert sorted(sources._trees) == ["app/base.py", "app/build.py"]  # kept; other.py was read for its classes, not kept
+    assert sorted(sources) == ["app/base.py", "app/build.py", "app/other.py", "app/plain.py"]  # broken.py does not parse

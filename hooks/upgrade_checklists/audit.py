@@ -16,7 +16,6 @@ stages and checks the upgrade families. ``summary.py`` writes
 
 from __future__ import annotations
 
-import ast
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +32,7 @@ from upgrade_checklists.findings import Finding
 from upgrade_checklists.catalog import located_guard_line
 from upgrade_checklists.guards import GuardResult, check_guard
 from upgrade_checklists.model_cache import CachedModel
-from upgrade_checklists.uses import IMPORT, PATCH, find_uses
+from upgrade_checklists.uses import IMPORT, PATCH, Sources, find_uses
 from upgrade_checklists.result import Result
 from upgrade_checklists.scan import iter_sources
 from upgrade_checklists.targets import AuditError, Target, plan
@@ -66,7 +65,7 @@ class Auditor:
         self._fetched: dict[tuple[str, str], Path] = {}
         self._models: dict[tuple, CachedModel] = {}
         self.git_pins: dict[tuple[str, str], str] = {}  # (package, ref) -> repository of a git pin
-        self._parsed: dict[str, tuple[str, ast.Module]] | None = None
+        self._parsed: Sources | None = None
 
     # -- fetching -------------------------------------------------------------------
 
@@ -215,18 +214,14 @@ class Auditor:
         mark = path / ".upgrade-checklists-complete"
         return mark.read_text().strip() if mark.is_file() else str(path)
 
-    def _sources(self) -> dict[str, tuple[str, ast.Module]]:
-        """Every parsed project source (subclasses are followed across files)."""
+    def _sources(self) -> Sources:
+        """Every project source (subclasses are followed across files), parsed when first needed."""
         if self._parsed is None:
-            self._parsed = {}
+            texts = {}
             for rel in sorted(set(iter_sources(self.cfg.root, self.cfg.roots, self.cfg.exclude)) | set(self.check.facts)):
-                if not rel.endswith(".py"):
-                    continue
-                text = (self.cfg.root / rel).read_text(encoding="utf-8", errors="replace")
-                try:
-                    self._parsed[rel] = (text, ast.parse(text))
-                except SyntaxError:
-                    continue
+                if rel.endswith(".py"):
+                    texts[rel] = (self.cfg.root / rel).read_text(encoding="utf-8", errors="replace")
+            self._parsed = Sources(texts)
         return self._parsed
 
     def _audit_package(self, t: Target, old: CachedModel | None, new: CachedModel, result: AuditResult) -> None:

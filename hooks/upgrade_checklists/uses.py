@@ -23,6 +23,7 @@ Nothing here knows the upstream source: ``bind.py`` binds the uses to it.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from upgrade_checklists.calls import Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
@@ -60,11 +61,72 @@ def module_name(rel: str) -> str:
     return mod.removeprefix("src.")
 
 
-def find_uses(sources: dict[str, tuple[str, ast.Module]], modules: list[str]) -> list[Use]:
-    """Every use of ``modules`` in the parsed project files ``sources`` (rel -> (text, tree))."""
+class Sources(Mapping):
+    """The project's Python files by path: each text read up front, each tree parsed when first
+    asked for and kept (a file that does not parse is absent). ``find_uses`` parses only the
+    files a use can be in, so an audit holds a few trees, not the whole project's."""
+
+    def __init__(self, texts: dict[str, str], trees: dict[str, ast.Module] | None = None) -> None:
+        self.paths = sorted(texts)
+        self._texts = texts
+        self._trees: dict[str, ast.Module | None] = dict(trees or {})
+
+    @classmethod
+    def of(cls, parsed) -> Sources:
+        """``parsed`` (path -> (text, tree)) as Sources; Sources as they are."""
+        if isinstance(parsed, Sources):
+            return parsed
+        return cls({rel: text for rel, (text, _tree) in parsed.items()}, {rel: tree for rel, (_text, tree) in parsed.items()})
+
+    def text(self, rel: str) -> str:
+        return self._texts[rel]
+
+    def tree(self, rel: str) -> ast.Module | None:
+        """The parsed file (kept), or None when it does not parse."""
+        if rel not in self._trees:
+            self._trees[rel] = self._parse(rel)
+        return self._trees[rel]
+
+    def peek(self, rel: str) -> ast.Module | None:
+        """The parsed file, not kept unless it already was."""
+        return self._trees[rel] if rel in self._trees else self._parse(rel)
+
+    def _parse(self, rel: str) -> ast.Module | None:
+        try:
+            return ast.parse(self._texts[rel])
+        except SyntaxError:
+            return None
+
+    def __getitem__(self, rel: str) -> tuple[str, ast.Module]:
+        tree = self.tree(rel) if rel in self._texts else None
+        if tree is None:
+            raise KeyError(rel)
+        return self._texts[rel], tree
+
+    def __iter__(self):
+        return (rel for rel in self.paths if self.tree(rel) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _mentions(text: str, words) -> bool:
+    return any(w in text for w in words)
+
+
+def find_uses(sources, modules: list[str]) -> list[Use]:
+    """Every use of ``modules`` in the project files ``sources`` (rel -> (text, tree), or :class:`Sources`)."""
+    sources = Sources.of(sources)
     out: list[Use] = []
     project = _Project(sources, modules)
-    for rel, (text, tree) in sorted(sources.items()):
+    tops = {m.split(".")[0] for m in modules}  # an import of a module (what ``bindings`` finds) names its package
+    for rel in sources.paths:
+        text = sources.text(rel)
+        if not _mentions(text, tops):
+            continue
+        tree = sources.tree(rel)
+        if tree is None:
+            continue
         bound = bindings(tree, modules)
         if bound:
             out += _imports(rel, tree, modules)
@@ -80,15 +142,15 @@ def find_uses(sources: dict[str, tuple[str, ast.Module]], modules: list[str]) ->
     return out
 
 
-def subclasses(sources: dict[str, tuple[str, ast.Module]], modules: list[str]) -> list[tuple[str, str, str, int]]:
+def subclasses(sources, modules: list[str]) -> list[tuple[str, str, str, int]]:
     """``(upstream base, project class, file, line)`` for each project class that subclasses an
     upstream class of ``modules`` (at any depth, across files)."""
-    project = _Project(sources, modules)
+    project = _Project(Sources.of(sources), modules)
     out = []
     for name, cls in sorted(project.classes.items()):
         up = project.upstream_base(name)
         if up is not None:
-            out.append((up[0], name, cls.file, cls.node.lineno))
+            out.append((up[0], name, cls.file, project.node(cls).lineno))
     return out
 
 
@@ -253,36 +315,55 @@ def _decorator(d: ast.AST) -> str | None:
 class _Class:
     name: str  # qualified: app.models.MyModel
     file: str
-    node: ast.ClassDef
+    at: int  # its statement's index in the file's body (the node is parsed again when needed)
     bases: list[str]  # qualified names of the bases (project or upstream)
 
 
 class _Project:
     """Project classes and the names each file binds, to follow subclasses across files."""
 
-    def __init__(self, sources: dict[str, tuple[str, ast.Module]], modules: list[str]) -> None:
+    def __init__(self, sources: Sources, modules: list[str]) -> None:
         self.sources = sources
         self.modules = modules
         self.classes: dict[str, _Class] = {}
-        self.names: dict[str, dict[str, str]] = {}  # rel -> local name -> qualified
-        self.files: dict[str, str] = {}  # module -> rel
-        for rel, (_text, tree) in sources.items():
+        self._names: dict[str, dict[str, str]] = {}  # rel -> local name -> qualified
+        self.files: dict[str, list[str]] = {}  # module -> its files, in order (the last that parses is it)
+        for rel in sources.paths:
             mod = module_name(rel)
-            self.files[mod] = rel
-            names = _all_bindings(tree, mod, rel.endswith("__init__.py"))
-            for node in tree.body:
-                if isinstance(node, ast.ClassDef):
-                    names.setdefault(node.name, f"{mod}.{node.name}")
-            for target, value in _runtime_aliases(tree.body):  # Client = _Client (else-branch of TYPE_CHECKING)
-                q = resolve(value, names)
-                if q is not None:
-                    names[target] = q
-            self.names[rel] = names
-            for node in tree.body:
+            self.files.setdefault(mod, []).append(rel)
+            if "class" not in sources.text(rel):  # no class statement: no class, and its names are read when asked
+                continue
+            tree = sources.peek(rel)  # not kept: a class's node is parsed again when it is needed
+            if tree is None:
+                continue
+            names = self._bind(rel, tree)
+            for at, node in enumerate(tree.body):
                 if isinstance(node, ast.ClassDef):
                     bases = [q for q in (resolve(b, names) for b in node.bases) if q]
-                    self.classes[f"{mod}.{node.name}"] = _Class(f"{mod}.{node.name}", rel, node, bases)
+                    self.classes[f"{mod}.{node.name}"] = _Class(f"{mod}.{node.name}", rel, at, bases)
         self._upstream: dict[str, tuple[str, list[str]] | None] = {}
+
+    def _bind(self, rel: str, tree: ast.Module) -> dict[str, str]:
+        """The names ``rel`` binds at module level (imports, classes, runtime aliases), qualified."""
+        mod = module_name(rel)
+        names = _all_bindings(tree, mod, rel.endswith("__init__.py"))
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                names.setdefault(node.name, f"{mod}.{node.name}")
+        for target, value in _runtime_aliases(tree.body):  # Client = _Client (else-branch of TYPE_CHECKING)
+            q = resolve(value, names)
+            if q is not None:
+                names[target] = q
+        self._names[rel] = names
+        return names
+
+    def names(self, rel: str) -> dict[str, str]:
+        if rel not in self._names:
+            self._bind(rel, self.sources.tree(rel))
+        return self._names[rel]
+
+    def node(self, cls: _Class) -> ast.ClassDef:
+        return self.sources.tree(cls.file).body[cls.at]
 
     def upstream_base(self, name: str, seen: frozenset = frozenset()) -> tuple[str, list[str]] | None:
         """(upstream base path, [project classes from ``name`` up]) or None."""
@@ -306,7 +387,7 @@ class _Project:
         """Methods and class attributes the project classes of ``chain`` define."""
         out: set[str] = set()
         for name in chain:
-            for s in self.classes[name].node.body:
+            for s in self.node(self.classes[name]).body:
                 if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     out.add(s.name)
                 elif isinstance(s, ast.Assign):
@@ -319,7 +400,7 @@ class _Project:
         """``self.x = ...`` anywhere in the project classes of ``chain``."""
         out: set[str] = set()
         for name in chain:
-            for fn in self.classes[name].node.body:
+            for fn in self.node(self.classes[name]).body:
                 if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and (fn.args.posonlyargs + fn.args.args):
                     me = (fn.args.posonlyargs + fn.args.args)[0].arg
                     out |= {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
@@ -329,10 +410,10 @@ class _Project:
     def function(self, rel: str, path: str) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
         """The project function ``path`` names (``<local>.f``: defined in ``rel``)."""
         mod, _, name = path.rpartition(".")
-        where = rel if mod == "<local>" else self.files.get(mod)
+        where = rel if mod == "<local>" else next((r for r in reversed(self.files.get(mod, [])) if self.sources.tree(r) is not None), None)
         if where is None:
             return None
-        tree = self.sources[where][1]
+        tree = self.sources.tree(where)
         nodes = tree.body if mod != "<local>" else ast.walk(tree)
         fn = next((n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name), None)
         return (where, fn) if fn is not None else None
@@ -340,9 +421,9 @@ class _Project:
     def patches(self, rel: str) -> list[Use]:
         """Functions assigned onto upstream classes in ``rel``: each a PATCH use, and the
         ``self`` uses of its body (in the function's own file) as MEMBER uses of the class."""
-        text, tree = self.sources[rel]
+        tree = self.sources.tree(rel)
         out = []
-        for cls, name, fpath, stmt in assignments_onto(tree, self.names[rel]):
+        for cls, name, fpath, stmt in assignments_onto(tree, self.names(rel)):
             if not _inside(cls, self.modules):
                 continue
             found = self.function(rel, fpath)
@@ -355,7 +436,7 @@ class _Project:
             out.append(Use(rel, stmt.lineno, PATCH, cls, name, via=f"patch `{fn.name}`", params=_params(fn),
                            function_line=fn.lineno, guarded=guarded, guard_line=gl,
                            function_file=frel))
-            for u in _self_uses(frel, self.sources[frel][0], fn, cls, f"patch `{fn.name}` of `{short}.{name}`", set(), set()):
+            for u in _self_uses(frel, self.sources.text(frel), fn, cls, f"patch `{fn.name}` of `{short}.{name}`", set(), set()):
                 out.append(Use(u.file, u.line, u.kind, u.target, u.member, u.call, u.via, patch=True, write=u.write,
                                guard_line=gl if frel == rel else None))
         return out
@@ -368,11 +449,11 @@ class _Project:
             if up is None:
                 continue
             base, chain = up
-            text = self.sources[cls.file][0]
+            text = self.sources.text(cls.file)
             own = self._defined(chain) | self._written(chain)
             parents_own = self._defined(chain[1:])
             short = name.rsplit(".", 1)[-1]
-            for fn in cls.node.body:
+            for fn in self.node(cls).body:
                 if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     out += _self_uses(cls.file, text, fn, base, f"subclass `{short}`", own, parents_own)
                     if fn.name == "__init__" and fn.args.kwarg and _forwards(fn, fn.args.kwarg.arg):
@@ -389,7 +470,7 @@ class _Project:
             if name in forwards:
                 return name
             cls = self.classes.get(name)
-            if cls is None or any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__" for s in cls.node.body):
+            if cls is None or any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__" for s in self.node(cls).body):
                 return None
             project = [b for b in cls.bases if b in self.classes]
             if not project:
@@ -403,8 +484,15 @@ class _Project:
         subclasses = {n for n in self.classes if self.upstream_base(n) is not None}
         if not subclasses:
             return out
-        for rel, (text, tree) in sorted(self.sources.items()):
-            names = self.names[rel]
+        shorts = {n.rsplit(".", 1)[-1] for n in subclasses}  # a call that resolves to a class names it in the file
+        for rel in self.sources.paths:
+            text = self.sources.text(rel)
+            if not _mentions(text, shorts):
+                continue
+            tree = self.sources.tree(rel)
+            if tree is None:
+                continue
+            names = self.names(rel)
             lines = text.splitlines()
             for stmt, node, where in statement_calls(tree):
                 q = resolve(node.func, names)
