@@ -69,6 +69,8 @@ def test_blockquoted_table_is_not_fixable(repo: Repo) -> None:
     repo.write(CL, text)
     repo.write("app/engine/more.py", "import fakepkg.core\n")
     assert repo.run("check").codes == ["MISSING", "STALE"]
+    found = sorted((f["code"], f["fixable"]) for f in repo.run("check", "--format", "json").json()["findings"])
+    assert found == [("MISSING", False), ("STALE", False)]  # what --fix leaves alone is not offered
     for _ in range(2):  # never pulls a row out of the quote, never appends outside it
         r = repo.run("check", "--fix")
         assert r.code == 1 and sorted(r.codes) == ["MISSING", "STALE"] and "Fixing" not in r.out
@@ -84,6 +86,7 @@ def test_aligned_table_in_a_list_item_is_not_fixable(repo: Repo) -> None:
     repo.write(CL, text)
     repo.write("tests/test_more.py", "import fakepkg.core\n")
     assert repo.run("check").codes == ["MISSING"]
+    assert [f["fixable"] for f in repo.run("check", "--format", "json").json()["findings"]] == [False]
     d = repo.run("check", "--diff")
     assert (d.code, d.out) == (0, "")
     r = repo.run("check", "--fix")
@@ -351,3 +354,33 @@ def test_row_split_by_a_pipe_in_a_code_span_is_left_alone(repo: Repo) -> None:
         r = repo.run("check", "--fix")
         assert r.code == 1 and "Fixing" not in r.out and "CHANGED" in r.codes
         assert repo.read(CL) == text
+
+
+def test_row_split_by_a_pipe_in_a_code_span_is_not_reported_fixable(repo: Repo) -> None:
+    """The row ``--fix`` leaves alone is not offered as fixable: no ``[*]`` in the text, ``fixable:
+    false`` in JSON, and the fixable count says 1 (the MISSING row that is fixed), not 2."""
+    text = repo.read(CL).replace(
+        "### Secondary (model / infra layer)\n\n_None._",
+        "### Secondary (model / infra layer)\n\n| File | Imports / Usage |\n| --- | --- |\n"
+        "| `app/utils/other.py` | `parallel_state` (as `mpu`), `a|b` |\n"
+        "| `app/utils/third.py` | `parallel_state` (as `mpu`) |",
+    )
+    repo.write(CL, text)
+    repo.write("app/utils/other.py", "import fakepkg.core\n")  # CHANGED on the split row
+    repo.write("app/utils/third.py", "from fakepkg.core import parallel_state as mpu\n")
+    repo.write("app/utils/fourth.py", "import fakepkg.core\n")  # MISSING: a row added to Secondary
+    found = sorted((f["code"], f["file"], f["fixable"]) for f in repo.run("check", "--format", "json").json()["findings"])
+    assert found == [("CHANGED", "app/utils/other.py", False),  # `fakepkg.core` is not in the row
+                     ("CHANGED", "app/utils/other.py", False),  # `parallel_state`, `mpu` match nothing
+                     ("MISSING", "app/utils/fourth.py", True)]
+    out = repo.run("check", "--format", "text").out
+    changed = [line for line in out.splitlines() if "app/utils/other.py" in line and "CHANGED" in line]
+    missing = [line for line in out.splitlines() if "app/utils/fourth.py" in line and "MISSING" in line]
+    assert len(changed) == 2 and not any("[*]" in line for line in changed)
+    assert len(missing) == 1 and "[*]" in missing[0]
+    assert "[*] 1 fixable with" in out
+    r = repo.run("check", "--fix")
+    assert r.code == 1 and f"Fixing {CL}" in r.out
+    assert repo.run("check").codes == ["CHANGED", "CHANGED"]
+    assert "| `app/utils/fourth.py` | `fakepkg.core` |" in repo.read(CL)
+    assert "`parallel_state` (as `mpu`), `a|b` |\n" in repo.read(CL)

@@ -59,6 +59,9 @@ class Row:
     extra: bool = False
     #: the File cell holds paths only (no words around them: "30+ files under `tests/`" is a summary)
     paths_only: bool = True
+    #: ``--fix`` can edit this row: its table is the document's own (not in a blockquote or a list
+    #: item) and no pipe inside a code span split one of its cells (`` `a|b` `` under GFM)
+    editable: bool = True
 
 
 @dataclass
@@ -105,6 +108,8 @@ class Checklist:
     problems: list[Finding] = field(default_factory=list)
     #: ``###`` subsections under Affected Files that are not tiers: heading -> line
     subsections: dict[str, int] = field(default_factory=dict)
+    #: tiers ``--fix`` can add a row to: a top-level table, or no table and a top-level ``_None._``
+    addable_tiers: set[str] = field(default_factory=set)
 
     @property
     def name(self) -> str:
@@ -425,7 +430,7 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
         if tok.type == "table_open":
             close = next(j for j in range(i, n) if tokens[j].type == "table_close")
             if section == "affected":
-                _read_table(cl, tokens[i:close], tier)
+                _read_table(cl, tokens[i:close], tier, lines)
             i = close + 1
             continue
         if tok.type == "inline" and section == "affected" and tier in TIERS and tok.content.strip() in ("_None._", "*None.*"):
@@ -457,6 +462,12 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
         for t in TIERS:
             if t not in cl.tier_lines:
                 cl.problem("FORMAT", cl.section_lines["affected"], f"missing tier '### {t.capitalize()}' under Affected Files")
+    for t, (a, b) in cl.tables.items():
+        if top_level_table(lines, a, b):
+            cl.addable_tiers.add(t)
+    for t, (a, b) in cl.empty_tiers.items():
+        if t not in cl.tables and top_level_none(lines, a, b):
+            cl.addable_tiers.add(t)
     expected = 1
     for e in cl.entries:
         if e.number != expected:
@@ -464,7 +475,7 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
         expected += 1
 
 
-def _read_table(cl: Checklist, tokens: list[Token], tier: str | None) -> None:
+def _read_table(cl: Checklist, tokens: list[Token], tier: str | None, lines: list[str]) -> None:
     rows: list[list[Token]] = []
     header: list[str] = []
     row_line = 0
@@ -497,7 +508,9 @@ def _read_table(cl: Checklist, tokens: list[Token], tier: str | None) -> None:
     if tier in cl.tables:
         cl.problem("FORMAT", table_line, f"a second table under {tier if extra else tier.capitalize()}; merge the two")
         return
-    cl.tables[tier] = (tokens[0].map[0], tokens[0].map[1])
+    a, b = cl.tables[tier] = (tokens[0].map[0], tokens[0].map[1])
+    top = top_level_table(lines, a, b)
+    columns = len(split_row(lines[a])) if top else 0
     for cells in rows:
         line = cells[0].meta["row_line"]
         file = _cell_file(cells[0])
@@ -513,8 +526,34 @@ def _read_table(cl: Checklist, tokens: list[Token], tier: str | None) -> None:
         files = _cell_files(cells[0]) or (file,)
         words = "".join(c.content for c in cells[0].children or [] if c.type == "text")
         paths_only = not re.sub(r"\band\b|[,;&+]", "", words).strip()
+        editable = top and len(split_row(lines[line - 1])) <= columns
         cl.rows.append(Row(file, tokens_, tier, line, " | ".join(c.content for c in usage), marked,
-                           parse_cell(tokens_), files, extra, paths_only))
+                           parse_cell(tokens_), files, extra, paths_only, editable))
+
+
+# --- what --fix can edit (fix.py edits exactly these) -------------------------------
+
+
+def split_row(line: str) -> list[str]:
+    """The cells of a pipe-table line, split at every unescaped ``|`` as GFM splits them
+    (a pipe inside a code span splits too)."""
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|") and not s.endswith("\\|"):
+        s = s[:-1]
+    return [c.strip() for c in re.split(r"(?<!\\)\|", s)]
+
+
+def top_level_table(lines: list[str], a: int, b: int) -> bool:
+    """A pipe table of the document itself: every line starts with ``|`` (a table in a
+    blockquote starts with ``>``, one in a list item is indented)."""
+    return 2 <= b - a and b <= len(lines) and all(lines[i].startswith("|") for i in range(a, b))
+
+
+def top_level_none(lines: list[str], a: int, b: int) -> bool:
+    """A tier's ``_None._`` paragraph of the document itself (one line, not quoted nor indented)."""
+    return b - a == 1 and b <= len(lines) and lines[a].rstrip() in ("_None._", "*None.*")
 
 
 def _read_entry_paragraph(entry: Entry, inline: Token, lines: list[str]) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from wcwidth import wcswidth, wcwidth
 
 from upgrade_checklists.atomic import write_atomic, write_atomic_any  # noqa: F401 (the writers --fix uses)
-from upgrade_checklists.checklist import REMOVAL_MARK, Checklist
+from upgrade_checklists.checklist import REMOVAL_MARK, Checklist, split_row, top_level_none, top_level_table
 from upgrade_checklists.refs import bounded_int
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import FIXABLE, NOT_FIXABLE, Finding  # noqa: F401 (re-exported)
@@ -53,15 +53,6 @@ def width(text: str) -> int:
     A control character (``wcswidth`` -1) counts 0, where mdformat's own padding goes astray."""
     w = wcswidth(text)
     return w if w >= 0 else sum(max(0, wcwidth(ch)) for ch in text)
-
-
-def split_row(line: str) -> list[str]:
-    s = line.strip()
-    if s.startswith("|"):
-        s = s[1:]
-    if s.endswith("|") and not s.endswith("\\|"):
-        s = s[:-1]
-    return [c.strip() for c in re.split(r"(?<!\\)\|", s)]
 
 
 def cell_path(cell: str) -> str:
@@ -209,7 +200,7 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
     lines = split_lines(cl.text)
     ed = _Edit(lines)
     for tier, (a, b) in cl.tables.items():
-        if _top_level_table(lines, a, b):  # one inside a blockquote or list is left alone (not fixable)
+        if top_level_table(lines, a, b):  # one inside a blockquote or list is left alone (not fixable)
             ed.tables[tier] = Table.parse(lines[a:b])
             ed.ranges[tier] = (a, b)
     style = next((t.aligned for t in ed.tables.values()), True)
@@ -218,20 +209,16 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
 
     def locate(line: int) -> tuple[str, int] | None:
         row = rows.get(line)
-        if row is None or row.tier not in ed.tables:
-            return None
+        if row is None or not row.editable or row.tier not in ed.tables:
+            return None  # not editable: a table in a blockquote or list, or a cell split by a pipe in a code span
         a = ed.ranges[row.tier][0]
         t = ed.tables[row.tier]
         # rows are addressed by their original line; find the current index by identity
         idx = line - 1 - a - 2
-        if not 0 <= idx < len(t.rows):
-            return None
-        if len(t.rows[idx]) > len(t.header):
-            return None  # a pipe split a cell (`a|b`): an edit would land inside a broken code span
-        return row.tier, idx
+        return (row.tier, idx) if 0 <= idx < len(t.rows) else None
 
     def table_for(tier: str) -> Table | None:
-        if tier not in ed.tables and tier not in cl.tables and tier in cl.empty_tiers and _top_level_none(lines, *cl.empty_tiers[tier]):
+        if tier not in ed.tables and tier not in cl.tables and tier in cl.empty_tiers and top_level_none(lines, *cl.empty_tiers[tier]):
             ed.tables[tier] = Table.new(["File", "Imports / Usage"], style, eol)
             ed.ranges[tier] = cl.empty_tiers[tier]
         return ed.tables.get(tier)
@@ -295,16 +282,6 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
     out = list(lines)
     _apply_line_ops(cl, out, line_ops)
     return _assemble(out, ed, eol)
-
-
-def _top_level_table(lines: list[str], a: int, b: int) -> bool:
-    """A pipe table of the document itself: every line starts with ``|`` (a table in a
-    blockquote starts with ``>``, one in a list item is indented)."""
-    return 2 <= b - a and b <= len(lines) and all(lines[i].startswith("|") for i in range(a, b))
-
-
-def _top_level_none(lines: list[str], a: int, b: int) -> bool:
-    return b - a == 1 and b <= len(lines) and lines[a].rstrip() in ("_None._", "*None.*")
 
 
 def _strike(cell: str, token: str) -> str:
@@ -415,7 +392,7 @@ def status_text(text: str, counts: dict[int, int], new_rows: list[tuple[str, int
         if not (0 < line <= len(lines)):
             continue
         a, b = table_block(lines, line - 1)
-        if not _top_level_table(lines, a, b):
+        if not top_level_table(lines, a, b):
             continue
         t = edits.setdefault((a, b), Table.parse(lines[a:b]))
         idx = line - 1 - a - 2
@@ -424,7 +401,7 @@ def status_text(text: str, counts: dict[int, int], new_rows: list[tuple[str, int
             t.set_row(idx, row)
     if new_rows:
         anchor = next((i for i, line in enumerate(lines) if _STATUS_RE.search(line) and line.lstrip().startswith("|")), None)
-        if anchor is not None and _top_level_table(lines, *table_block(lines, anchor)):
+        if anchor is not None and top_level_table(lines, *table_block(lines, anchor)):
             a, b = table_block(lines, anchor)
             t = edits.setdefault((a, b), Table.parse(lines[a:b]))
             for name, count in new_rows:

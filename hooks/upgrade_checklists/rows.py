@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 
 from upgrade_checklists.checklist import Checklist, Row
@@ -100,6 +100,32 @@ def _regular_inside(root: str, p: str) -> bool:
 
 
 def compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> None:
+    start = len(res.findings)
+    _compare_rows(cfg, res, cl, tiers)
+    _keep_fixable_only_where_editable(cl, res.findings, start)
+
+
+def _keep_fixable_only_where_editable(cl: Checklist, findings: list[Finding], start: int) -> None:
+    """A finding is fixable only if ``--fix`` can make its edit: its row is editable
+    (``Row.editable``), and the tier it adds a row to or moves one to takes rows
+    (``Checklist.addable_tiers``). The rest keep their message and lose their fix data."""
+    rows = {row.line: row for row in cl.rows}
+    for i in range(start, len(findings)):
+        f = findings[i]
+        if f.fix is None or f.checklist != cl.rel:
+            continue
+        if f.code == "MISSING":
+            ok = f.fix.get("tier") in cl.addable_tiers
+        elif f.code in ("STALE", "CHANGED", "TIER", "MOVED"):
+            row = rows.get(f.checklist_line)
+            ok = row is not None and row.editable and (f.code != "TIER" or f.fix.get("tier") in cl.addable_tiers)
+        else:
+            continue
+        if not ok:
+            findings[i] = replace(f, fix=None)
+
+
+def _compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> None:
     names = res.import_names[cl.rel]
     pkg = cl.package
     add = res.findings.append
