@@ -14,7 +14,10 @@ changes nothing; ``new`` writes a checklist that reads without FORMAT, FRONTMATT
 NUMBERING findings.
 
 The default run tries 300 inputs; ``UC_FUZZ=10000 pytest -m fuzz`` tries 10,000
-(half checklists, a third sources, the rest ``new``).
+(half checklists, a third sources, the rest ``new``). ``UC_FUZZ_PROGRESS=FILE`` appends each
+test's count of inputs tried (shrinking included) to FILE every 100 inputs and at its end, so a
+long run that is stopped still says how far it got (``--hypothesis-show-statistics`` gives the
+figures of a run that finishes).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import json
 import os
 import shutil
 import tempfile
+import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -37,6 +42,28 @@ from upgrade_checklists.cli import main
 pytestmark = pytest.mark.fuzz
 
 TOTAL = int(os.environ.get("UC_FUZZ", "300"))
+PROGRESS = os.environ.get("UC_FUZZ_PROGRESS")
+_TRIED: Counter[str] = Counter()
+
+
+def _progress(name: str, every: int = 100) -> None:
+    _TRIED[name] += 1
+    if PROGRESS and _TRIED[name] % every == 0:
+        _report(name, "inputs tried")
+
+
+def _report(name: str, what: str) -> None:
+    with open(PROGRESS, "a", encoding="utf-8") as f:
+        f.write(f"{time.strftime('%H:%M:%S')} {name}: {_TRIED[name]} {what}\n")
+
+
+@pytest.fixture(autouse=True)
+def _final_count(request):
+    yield
+    if PROGRESS:
+        _report(request.node.name, "inputs tried in all (pass or fail: see pytest's report)")
+
+
 SETTINGS = dict(deadline=None, database=None, derandomize=TOTAL <= 300,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
                                        HealthCheck.large_base_example])
@@ -294,6 +321,7 @@ def _status(n: int) -> bytes:
 @settings(max_examples=max(1, TOTAL // 2), **SETTINGS)
 @given(cl=checklists(), status=st.sampled_from([0, 2, 3]), data=st.data())
 def test_fuzz_checklists(cl: str, status: int, data) -> None:
+    _progress("test_fuzz_checklists")
     raw = data.draw(damaged(cl.encode("utf-8")))
     files = {CL: raw, "STATUS.md": _status(status), "app/engine/core.py": b"from fakepkg.core import parallel_state as mpu\n",
              "app/utils/other.py": b"import fakepkg.core\n", "tests/test_core.py": b"import os\n"}
@@ -304,6 +332,7 @@ def test_fuzz_checklists(cl: str, status: int, data) -> None:
 @settings(max_examples=max(1, TOTAL // 3), **SETTINGS)
 @given(srcs=st.lists(sources(), min_size=1, max_size=len(SOURCES)), cl=checklists())
 def test_fuzz_sources(srcs: list[bytes], cl: str) -> None:
+    _progress("test_fuzz_sources")
     files = {CL: cl.encode("utf-8"), "STATUS.md": _status(2), **dict(zip(SOURCES, srcs))}
     with _Repo(files) as root:
         _fix_twice(root)
@@ -312,6 +341,7 @@ def test_fuzz_sources(srcs: list[bytes], cl: str) -> None:
 @settings(max_examples=max(1, TOTAL - TOTAL // 2 - TOTAL // 3), **SETTINGS)
 @given(srcs=st.lists(sources(), min_size=1, max_size=len(SOURCES)), status=st.booleans())
 def test_fuzz_new(srcs: list[bytes], status: bool) -> None:
+    _progress("test_fuzz_new")
     files = dict(zip(SOURCES, srcs))
     files["checklists/.keep"] = b""
     if status:
