@@ -1,8 +1,9 @@
-"""Fault injection: SIGKILL during ``check --fix`` at random moments, and concurrent runs on one cache.
+"""Fault injection: SIGKILL during ``check --fix`` and the audit at random moments, and concurrent runs on one cache.
 
 A killed run leaves every checklist byte-identical to its old or its fully fixed
-version, the cache whole or absent, and no temporary file once the next run is done.
-Concurrent runs sharing a cache directory print exactly what a serial run prints.
+version, the audit summary its old or its new full version, the cache whole or absent,
+and no temporary file once the next run is done. Concurrent runs sharing a cache
+directory print exactly what a serial run prints.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from conftest import FILES, REPO_ROOT, git
+from test_audit import bump, make_project
+from upstream import make_upstreams
 
 CL = "checklists/fakepkg-core.md"
 ENV = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "hooks")}
@@ -92,6 +95,96 @@ def test_sigkill_during_fix_loses_nothing(tmp_path: Path) -> None:
     cl.write_bytes(old)
     r = subprocess.run([*CMD, "--fix"], cwd=root, env=ENV, capture_output=True, text=True)
     assert (r.returncode, cl.read_bytes()) == (1, fixed)
+
+
+# Runs the audit in forked children of one warm interpreter (the imports take most of a
+# fresh run's time): for each delay read from stdin, fork a child that runs the audit,
+# SIGKILL it after the delay unless it has ended, and print its wait status. A child is
+# reaped only once it has ended or been killed, so its pid can never be another process's.
+_AUDIT_FORKER = """
+import contextlib, io, os, signal, sys, time
+from upgrade_checklists.cli import main
+argv = sys.argv[1:]
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    main(argv)  # once in this process: every module the audit and the summary need is imported
+print("ready", flush=True)
+for line in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        os._exit(main(argv))
+    deadline = time.monotonic() + float(line)
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.002)
+    if done[0] == 0:
+        os.kill(pid, signal.SIGKILL)
+        done = os.waitpid(pid, 0)
+    print(done[1], flush=True)
+"""
+
+
+def test_sigkill_during_audit_loses_no_summary(tmp_path: Path, capsys) -> None:
+    """The audit writes ``upgrade-summary.md`` last, through the same atomic writer: killed at
+    random moments (most of them late in the run, where the write is), the summary is its
+    old bytes or the new full summary, and the next audit leaves no temporary file."""
+    upstreams = make_upstreams(tmp_path / "upstream")
+    project = make_project(tmp_path / "project", capsys, upstreams)
+    bump(project, upstreams)  # fakepkg-core 1.0.0 -> 2.0.0, from a local git upstream
+    root, cache = project.path, tmp_path / "cache"
+    summary = root / "upgrade-summary.md"
+    old = b"## Dependency Upgrade Summary\n\nThe summary of an earlier audit.\n"
+    argv = ["audit", "--cache-dir", str(cache)]
+    cmd = [sys.executable, "-m", "upgrade_checklists", *argv]
+    summary.write_bytes(old)
+    first = subprocess.run(cmd, cwd=root, env=ENV, capture_output=True, text=True)  # fetches both versions
+    assert first.returncode == 1 and first.stderr.endswith("Wrote upgrade-summary.md\n"), first.stderr
+    new = summary.read_bytes()
+    assert "#### fakepkg-core (1.0.0 → 2.0.0) @ default".encode() in new and b"RENAMED_PARAM" in new
+    forker = subprocess.Popen([sys.executable, "-c", _AUDIT_FORKER, *argv], cwd=root, env=ENV, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert forker.stdout.readline() == "ready\n"
+
+        def run(delay: float) -> int:
+            forker.stdin.write(f"{delay}\n")
+            forker.stdin.flush()
+            return int(forker.stdout.readline())
+
+        spans = []
+        for _ in range(3):  # whole runs, not killed: how long one takes here
+            summary.write_bytes(old)
+            start = time.monotonic()
+            assert os.waitstatus_to_exitcode(run(60)) == 1 and summary.read_bytes() == new
+            spans.append(time.monotonic() - start)
+        span = sorted(spans)[1]
+        rnd = random.Random(13)
+        seen = {"old": 0, "new": 0}
+        kills = i = 0
+        while kills < 55 and i < 200:
+            i += 1
+            summary.write_bytes(old)
+            status = run(span * rnd.uniform(0.5, 1.2))  # mostly late: the summary is written at the end
+            now = summary.read_bytes()
+            assert now in (old, new), f"run {i}: the summary is neither the old one nor the new one"
+            if os.WIFSIGNALED(status):
+                kills += 1
+                seen["old" if now == old else "new"] += 1
+            else:
+                assert (os.waitstatus_to_exitcode(status), now) == (1, new)
+    finally:
+        forker.stdin.close()
+        forker.wait(timeout=60)
+    assert kills >= 50, f"only {kills} of {i} runs were killed before they ended"
+    left = _temps(root)
+    print(f"\n{i} audits, {kills} SIGKILLs: {seen['old']} summaries left old, {seen['new']} new; "
+          f"{len(left)} temporary files left by the killed runs")
+    assert seen["new"] > 0  # some kills came after the write: the window is covered
+    summary.write_bytes(old)
+    r = subprocess.run(cmd, cwd=root, env=ENV, capture_output=True, text=True)
+    assert r.returncode == 1 and summary.read_bytes() == new
+    assert _temps(root) == [] and _temps(cache) == []  # the next audit removed what the killed ones left
 
 
 def test_concurrent_checks_share_one_cache(tmp_path: Path) -> None:

@@ -237,6 +237,33 @@ def test_non_text_coding_cookies_are_parse_findings(repo: Repo, codec: str) -> N
     assert r.code == 1 and found == [("PARSE", "app/engine/cookie.py")]
 
 
+# a 1 MB line: markdown-it's inline parser is quadratic in a line's length --------------------
+
+
+def test_megabyte_line_in_a_checklist_is_one_format_finding(repo: Repo) -> None:
+    """A paragraph of one 1 MB line of ``1+1+…`` used to take markdown-it over a minute per
+    run (found by the fuzz profile). Lines over 20,000 characters are not read: one FORMAT
+    finding at that line, the rest of the checklist is checked and fixed, the line is kept."""
+    text = repo.read(CL)
+    long_line = "1+" * 500_000 + "1"
+    text = text.replace("**Check:** `config` is still a keyword.\n",
+                        "**Check:** `config` is still a keyword.\n\n" + long_line + "\n")
+    repo.write(CL, text)
+    line = text.splitlines().index(long_line) + 1
+    repo.write("app/utils/new.py", "import fakepkg.core\n")
+    found = sorted((f["code"], f["checklist_line"], f["message"]) for f in repo.run("check", "--format", "json").json()["findings"])
+    assert found == [("FORMAT", line, f"line {line} is 1000001 characters long (over 20,000): not read"),
+                     ("MISSING", 17, "`app/utils/new.py` imports `fakepkg.core` but no tier lists it (belongs in Secondary)")]
+    assert repo.run("check", "--fix").code == 1
+    fixed = repo.read(CL)
+    assert fixed == text.replace("### Secondary (model / infra layer)\n\n_None._",
+                                 "### Secondary (model / infra layer)\n\n| File               | Imports / Usage |\n"
+                                 "| ------------------ | --------------- |\n| `app/utils/new.py` | `fakepkg.core`  |")
+    assert repo.run("check").codes == ["FORMAT"]
+    repo.run("check", "--fix")
+    assert repo.read(CL) == fixed
+
+
 # 11. usage parts of many imports ------------------------------------------------------------
 
 

@@ -36,6 +36,10 @@ _PYTHON_FENCES = ("", "python", "py", "python3", "pycon")
 _STATUS_RE = re.compile(r"(\d+)\s+API\s+entr(?:y|ies)\b", re.I)
 _NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 MAX_PATH_BYTES, MAX_NAME_BYTES = 1024, 255
+#: markdown-it's inline parser takes time quadratic in a line's length (a 1 MB line of
+#: ``1+1+…`` takes over a minute): a longer line is not parsed (one FORMAT finding each).
+MAX_LINE_CHARS = 20_000
+_LONG_LINE_RE = re.compile(r"[^\r\n]{%d,}" % (MAX_LINE_CHARS + 1))
 
 
 
@@ -143,8 +147,22 @@ def read_checklist(path: Path, rel: str) -> Checklist:
         return cl
     cl = Checklist(path, rel, text)
     body = _read_frontmatter(cl, text.lstrip("\ufeff"))
-    _read_body(cl, _md().parse(body))
+    _read_body(cl, _md().parse(_without_long_lines(cl, body)))
     return cl
+
+
+def _without_long_lines(cl: Checklist, body: str) -> str:
+    """``body`` with each line over :data:`MAX_LINE_CHARS` emptied (the line itself stays, so
+    line numbers stay file line numbers; ``--fix`` never edits it) and a FORMAT finding for it."""
+    if len(body) <= MAX_LINE_CHARS:
+        return body
+
+    def blank(m: re.Match) -> str:
+        line = len(_NEWLINE_RE.findall(body, 0, m.start())) + 1
+        cl.problem("FORMAT", line, f"line {line} is {len(m.group())} characters long (over {MAX_LINE_CHARS:,}): not read")
+        return ""
+
+    return _LONG_LINE_RE.sub(blank, body)
 
 
 # --- frontmatter -------------------------------------------------------------
