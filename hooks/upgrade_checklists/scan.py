@@ -356,25 +356,36 @@ def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
 #: take minutes, so such a file is reported as PARSE without being handed to it.
 MAX_NESTING = 100
 _CHAIN_RE = re.compile(rb"(?:[\])][ \t\r\n\\]*[\[(][^\[\]()]{0,80}){%d}" % MAX_NESTING)
-_BRACKETS_RE = re.compile(rb"[\[\](){}]")
+_BRACKETS_RE = re.compile(rb"[\[\](){}]|\\\r?\n|\r\n|\r|\n")
 MAX_FALLBACK_BYTES = 2 * 1024 * 1024
-MAX_FALLBACK_LINE = 20_000
+#: Nesting without brackets (8,200 unary minus in a row crash libcst's parser with a stack
+#: overflow; 3,000 chained ``.b`` take it seconds) needs at least a byte a level, all in one
+#: logical line: a longer logical line (backslash continuations and bracketed lines joined)
+#: is not handed to it.
+MAX_FALLBACK_LINE = 4_000
 
 
 def nesting_too_deep(data: bytes) -> bool:
     """A cheap, conservative look at the bytes: brackets nested past :data:`MAX_NESTING`
-    (strings and comments count too), a very long chain of calls/subscripts, a huge file
-    or line."""
-    if len(data) > MAX_FALLBACK_BYTES or any(len(line) > MAX_FALLBACK_LINE for line in data.split(b"\n")):
+    (strings and comments count too), a logical line over :data:`MAX_FALLBACK_LINE` bytes,
+    a very long chain of calls/subscripts, a huge file."""
+    if len(data) > MAX_FALLBACK_BYTES:
         return True
-    depth = 0
+    depth = start = 0
     for m in _BRACKETS_RE.finditer(data):
-        if m.group() in b"([{":
+        c = m.group()
+        if c in b"([{":
             depth += 1
             if depth > MAX_NESTING:
                 return True
-        elif depth:
-            depth -= 1
+        elif c in b")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and c[0] != 0x5C:  # a line break outside brackets, not escaped by a backslash
+            if m.start() - start > MAX_FALLBACK_LINE:
+                return True
+            start = m.end()
+    if len(data) - start > MAX_FALLBACK_LINE:
+        return True
     return _CHAIN_RE.search(data) is not None
 
 
