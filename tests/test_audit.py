@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -364,6 +365,27 @@ def test_concurrent_audits_share_the_source_cache(project: Repo, upstreams: Path
     assert json.loads(outs[0][0])["summary"]["findings_by_code"]["RENAMED_PARAM"] == 2
     left = sorted(p.name for p in (project.cache / "index" / "fakepkg-core").iterdir())
     assert left == [".1.0.0.lock", ".2.0.0.lock", "1.0.0", "2.0.0"]
+
+
+def test_killed_fetches_leave_nothing_after_the_next_audit(project: Repo, upstreams: Path) -> None:
+    """A fetch killed half-way leaves its work directory (``.fetch-DEST@…``, a partial clone
+    in it) next to the destination; the next fetch into that destination removes it, under
+    the destination's lock, and leaves another destination's work directory alone."""
+    bump(project, upstreams)
+    assert audit(project).code == 1
+    parent = project.cache / "git" / "example_fakepkg-core"
+    dests = sorted(p for p in parent.iterdir() if p.is_dir())
+    assert [p.name.split("-sparse-")[0] for p in dests] == ["v1.0.0", "v2.0.0"]
+    for dest in dests:  # a cold cache, and what two killed fetches into each destination left
+        shutil.rmtree(dest)
+        for n in (1, 2):
+            (parent / f".fetch-{dest.name}@killed{n}" / "src" / "fakepkg").mkdir(parents=True)
+            (parent / f".fetch-{dest.name}@killed{n}" / "src" / "fakepkg" / "half.py").write_text("def f(")
+    other = parent / ".fetch-v9.9.9@elsewhere"  # another destination's (live or killed): not ours to remove
+    other.mkdir()
+    assert audit(project).code == 1
+    assert sorted(p.name for p in parent.iterdir() if p.name.startswith(".fetch-")) == [other.name]
+    assert all((dest / "fakepkg/core/parallel_state.py").is_file() for dest in dests)
 
 
 def test_git_fetch_runs_no_hook_or_filter(project: Repo, upstreams: Path, tmp_path: Path, monkeypatch) -> None:

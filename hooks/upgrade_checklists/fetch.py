@@ -122,7 +122,8 @@ def _slug(text: str) -> str:
 def _cached(dest: Path, produce: Callable[[Path, Path], str], timeout: int = 600) -> Path:
     """``dest`` if a complete copy is there; else ``produce(work, src)`` fills ``src`` (and
     returns what to record of it), and ``src`` is renamed into place: never half-written.
-    A lock next to ``dest`` makes concurrent audits fetch once and share the result."""
+    A lock next to ``dest`` makes concurrent audits fetch once and share the result; the
+    work directories of fetches into ``dest`` that were killed are removed under it."""
     if (dest / _MARK).is_file():
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -130,7 +131,11 @@ def _cached(dest: Path, produce: Callable[[Path, Path], str], timeout: int = 600
         with FileLock(str(dest.parent / f".{dest.name}.lock"), timeout=timeout + 60):
             if (dest / _MARK).is_file():  # another audit fetched it while we waited
                 return dest
-            work = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".fetch-"))
+            prefix = f".fetch-{dest.name}@"  # `@` is in no slug (and needs no shell quoting): dest's alone
+            for left in dest.parent.iterdir():  # we hold dest's lock: these fetches were killed
+                if left.name.startswith(prefix):
+                    shutil.rmtree(left, ignore_errors=True)
+            work = Path(tempfile.mkdtemp(dir=dest.parent, prefix=prefix))
             try:
                 src = work / "src"
                 mark = produce(work, src)
