@@ -29,6 +29,17 @@ def test_glob_row_lists_every_file_it_matches_at_any_depth(repo: Repo) -> None:
     assert repo.run("check").lines == []
 
 
+def test_glob_row_matches_what_git_lists_untracked_included_ignored_not(repo: Repo) -> None:
+    add_row(repo, "| `tests/plugins/*/conf.py` | `plugins.register` |")
+    repo.write(".gitignore", "tests/plugins/generated/\n")
+    repo.commit()
+    repo.write("tests/plugins/a/conf.py", PLUGIN)  # not committed yet: still the project's
+    assert repo.run("check").lines == []
+    (repo.path / "tests/plugins/a/conf.py").unlink()
+    repo.write("tests/plugins/generated/conf.py", PLUGIN)  # ignored by git: not the project's code
+    assert repo.run("check").lines == ["checklists/fakepkg-core.md:27:1: STALE `tests/plugins/*/conf.py` matches no file"]
+
+
 def test_glob_row_is_never_narrowed_to_a_move(repo: Repo) -> None:
     repo.write("tests/plugins/a/conf.py", PLUGIN)
     add_row(repo, "| `tests/plugins/*/conf.py` | `plugins.register` |")

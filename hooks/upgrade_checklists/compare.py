@@ -23,7 +23,7 @@ from upgrade_checklists import status_tables
 from upgrade_checklists.import_names import read_guide_mapping, resolve_import_names
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
 from upgrade_checklists.result import Result, scan_from_plain, scan_to_plain
-from upgrade_checklists.rows import compare_rows, listed_paths
+from upgrade_checklists.rows import compare_rows, forget_listing, listed_paths
 from upgrade_checklists.scan import Facts, Prefilter, iter_sources, scan_file
 from upgrade_checklists.snippets import Snippets
 from upgrade_checklists.matrix import check_matrix
@@ -78,6 +78,7 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False) -
     """The structure check. ``uncatalogued``: also list the APIs no catalog entry names
     (UNCATALOGUED, off by default: it parses every file that imports a package)."""
     res = Result(root=cfg.root)
+    forget_listing()
     cache_dir = cfg.root / cfg.cache_dir if (use_cache and cfg.cache_dir) else None
     res.cache = ScanCache(cache_dir, str(cfg.root.resolve()))
     checklists = load_checklists(cfg, res.cache, res.notes)

@@ -15,6 +15,7 @@ import stat
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 
+from upgrade_checklists import gitfiles
 from upgrade_checklists.checklist import Checklist, Row
 from upgrade_checklists.config import Config
 from upgrade_checklists.files import Skipped, file_stat, read_file
@@ -44,21 +45,49 @@ def _is_glob(p: str) -> bool:
     return "*" in p or "?" in p or "[" in p
 
 
+#: per run (compare.run_check calls forget_listing first): what git lists, and each glob's matches
+_listing: dict[str, list[str] | None] = {}
+_globbed: dict[tuple[str, str], list[str]] = {}
+
+
+def forget_listing() -> None:
+    """A new run: the work tree may have changed since the last one in this process."""
+    _listing.clear()
+    _globbed.clear()
+
+
 def _glob(cfg: Config, pattern: str) -> list[str]:
     """Files matching ``pattern`` as the tier rules match (``*`` crosses folders:
-    `a/*/args.py` is every `args.py` below `a/`), walking only below its fixed prefix."""
+    `a/*/args.py` is every `args.py` below `a/`). In a git work tree, matched against the
+    files git lists (tracked, or untracked and not ignored) that exist; elsewhere, a walk
+    below the pattern's fixed prefix. Hidden and tool folders below the prefix are skipped."""
+    key = (str(cfg.root), pattern)
+    if key in _globbed:
+        return list(_globbed[key])
     first = min(i for i in (pattern.find(ch) for ch in "*?[") if i >= 0)
     static = pattern[:first].rsplit("/", 1)[0] if "/" in pattern[:first] else ""
-    base = os.path.join(str(cfg.root), static)
+    prefix = static + "/" if static else ""
+    root = str(cfg.root)
+    if root not in _listing:
+        _listing[root] = gitfiles.project_files(cfg.root, ["."])
+    listing = _listing[root]
     found = []
-    for dirpath, dirnames, filenames in os.walk(base):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS]
-        rel_dir = os.path.relpath(dirpath, cfg.root).replace(os.sep, "/")
-        for name in filenames:
-            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
-            if fnmatch(rel, pattern):
+    if listing is not None:
+        for rel in listing:
+            if (rel.startswith(prefix) and fnmatch(rel, pattern)
+                    and not any(d.startswith(".") or d in SKIP_DIRS for d in rel[len(prefix):].split("/")[:-1])
+                    and os.path.lexists(os.path.join(root, rel))):
                 found.append(rel)
-    return sorted(found)
+    else:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, static)):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS]
+            rel_dir = os.path.relpath(dirpath, cfg.root).replace(os.sep, "/")
+            for name in filenames:
+                rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+                if fnmatch(rel, pattern):
+                    found.append(rel)
+    _globbed[key] = sorted(found)
+    return list(_globbed[key])
 
 
 def _expand(cfg: Config, row: Row) -> _Cell:
