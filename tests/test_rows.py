@@ -269,3 +269,16 @@ def test_it(store):
     assert row.count("~~") == 2 and "~~`.gone_method`~~" in row
     assert "TODO: verify removal" not in row
     assert repo.run("check").code == 0
+
+
+def test_a_shallow_clone_does_not_claim_a_path_never_existed(repo: Repo, tmp_path) -> None:
+    from conftest import git
+
+    add_row(repo, "| `tests/gone.py` | `fakepkg.core` |")
+    repo.commit("a row for a file that was never written")
+    assert repo.run("check").lines == ["checklists/fakepkg-core.md:27:1: STALE `tests/gone.py` never existed in this repository"]
+    git(repo.path, "commit", "-q", "--allow-empty", "-m", "two")
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo.path}", "shallow")
+    shallow = Repo(tmp_path / "shallow", repo._capsys)
+    # one commit of history: that the path never existed cannot be known
+    assert shallow.run("check").lines == ["checklists/fakepkg-core.md:27:1: STALE `tests/gone.py` does not exist"]

@@ -19,7 +19,7 @@ from upgrade_checklists.catalog import check_catalog
 from upgrade_checklists.checklist import Checklist, read_checklist
 from upgrade_checklists.config import Config, ConfigError
 from upgrade_checklists.findings import Finding
-from upgrade_checklists import status_tables
+from upgrade_checklists import history, status_tables
 from upgrade_checklists.import_names import read_guide_mapping, resolve_import_names
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
 from upgrade_checklists.result import Result, scan_from_plain, scan_to_plain
@@ -79,6 +79,7 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False) -
     (UNCATALOGUED, off by default: it parses every file that imports a package)."""
     res = Result(root=cfg.root)
     forget_listing()
+    history.forget()
     cache_dir = cfg.root / cfg.cache_dir if (use_cache and cfg.cache_dir) else None
     res.cache = ScanCache(cache_dir, str(cfg.root.resolve()))
     checklists = load_checklists(cfg, res.cache, res.notes)

@@ -28,6 +28,25 @@ def _git(root: Path, *args: str) -> str | None:
     return r.stdout if r.returncode == 0 else None
 
 
+_refs_memo: dict[str, str | None] = {}
+
+
+def forget() -> None:
+    """A new run: refs may have moved since the last one in this process."""
+    _refs_memo.clear()
+
+
+def _refs(root: Path) -> str | None:
+    """``git rev-parse --all`` (asked once a run, with the shallow test in the same call);
+    None when git cannot answer or the clone is shallow."""
+    key = str(root)
+    if key not in _refs_memo:
+        out = _git(root, "rev-parse", "--is-shallow-repository", "--all")
+        shallow, _, refs = (out or "").partition("\n")
+        _refs_memo[key] = refs if out is not None and shallow.strip() == "false" else None
+    return _refs_memo[key]
+
+
 def refs_digest(root: Path) -> str | None:
     """A digest of every ref (what :func:`paths_ever`'s answer depends on), or None."""
     refs = _git(root, "rev-parse", "--all")
@@ -42,11 +61,8 @@ def consulted(root: Path) -> str | None:
 
 def paths_ever(root: Path, cache: ScanCache | None = None) -> frozenset[str] | None:
     """Every path any commit reachable from any ref added, changed or deleted, plus the index."""
-    shallow = _git(root, "rev-parse", "--is-shallow-repository")
-    if shallow is None or shallow.strip() == "true":  # a shallow clone has forgotten its history
-        return None
-    refs = _git(root, "rev-parse", "--all")
-    if refs is None:
+    refs = _refs(root)
+    if refs is None:  # not answerable, or a shallow clone (it has forgotten its history)
         return None
     stamp = hashlib.sha1(refs.encode()).hexdigest()
     memo_key = (str(root.resolve()), stamp)
