@@ -141,3 +141,16 @@ def test_dynamic_import_is_missing_stale_and_changed_alike(repo: Repo) -> None:
     assert repo.run("check").lines == [
         "checklists/fakepkg-core.md:26:1: CHANGED `tests/test_core.py` imports `fakepkg.core.mpu` (dynamic import), not in its row (tests/test_core.py:3)"
     ]
+
+
+def test_sources_from_a_whole_repository_listing_are_those_git_lists_below_the_roots(repo) -> None:
+    from upgrade_checklists import gitfiles
+    from upgrade_checklists.scan import iter_sources
+
+    repo.write("apps/x.py", "import os\n")  # shares a prefix with app/, not below it
+    repo.write("tests/sub/t.py", "import os\n")
+    expected = ["app/__init__.py", "app/engine/__init__.py", "app/engine/core.py", "app/tools/__init__.py",
+                "app/tools/names.py", "app/utils/__init__.py", "app/utils/other.py", "tests/sub/t.py", "tests/test_core.py"]
+    listing = gitfiles.project_files(repo.path, ["."])
+    assert iter_sources(repo.path, ["app", "./tests/"], [], listing) == expected
+    assert iter_sources(repo.path, ["app", "./tests/"], []) == expected

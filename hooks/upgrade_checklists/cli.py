@@ -285,7 +285,7 @@ def _outcome(cfg: config.Config, use_cache: bool, uncatalogued: bool, reuse: boo
             return None, outcome
     from upgrade_checklists.compare import run_check  # the whole check: parsers, comparisons
 
-    result = run_check(cfg, use_cache=use_cache, uncatalogued=uncatalogued)
+    result = run_check(cfg, use_cache=use_cache, uncatalogued=uncatalogued, files=state.files if state else None)
     outcome = runcache.outcome_of(result)
     if state is not None and header is not None and directory is not None:
         runcache.save(directory, header, state, outcome)

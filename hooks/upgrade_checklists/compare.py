@@ -74,11 +74,13 @@ def load_checklists(cfg: Config, cache: ScanCache | None = None, notes: list[str
     return out
 
 
-def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False) -> Result:
+def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False, files: list[str] | None = None) -> Result:
     """The structure check. ``uncatalogued``: also list the APIs no catalog entry names
-    (UNCATALOGUED, off by default: it parses every file that imports a package)."""
+    (UNCATALOGUED, off by default: it parses every file that imports a package).
+    ``files``: the repository's files as ``gitfiles.project_files(root, ["."])`` listed
+    them just now (the caller asked git already)."""
     res = Result(root=cfg.root)
-    forget_listing()
+    forget_listing(cfg.root, files)
     history.forget()
     cache_dir = cfg.root / cfg.cache_dir if (use_cache and cfg.cache_dir) else None
     res.cache = ScanCache(cache_dir, str(cfg.root.resolve()))
@@ -105,7 +107,7 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False) -
         for title, line in cl.subsections.items():
             res.notes.append(f"{cl.rel}:{line}: '{title}' under Affected Files is not a tier: its rows are listed, never STALE nor TIER;"
                              " version guards on its paths outside the repository are not checked")
-    _scan(cfg, res, listed)
+    _scan(cfg, res, listed, files)
     for cl in checklists:
         names = res.import_names[cl.rel]
         if not any(facts.imports_of(names) for facts in res.facts.values()):
@@ -157,7 +159,7 @@ def _catalogs(checklists: list[Checklist], snippets: Snippets) -> list[list[Find
     return share(checklists, work, to_plain_, from_plain_, weight=lambda cl: len(cl.entries), min_jobs=2)
 
 
-def _scan(cfg: Config, res: Result, listed: set[str]) -> None:
+def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None = None) -> None:
     """Imports of every file that may import a focused package; full facts (names,
     attribute uses, strings: what its row's tokens are matched against) of every
     listed file, in the same parse. An importer found unlisted gets its full facts
@@ -166,7 +168,7 @@ def _scan(cfg: Config, res: Result, listed: set[str]) -> None:
     may_import = Prefilter(modules)
     skip = _skip_id(modules)  # a negative pre-filter result holds for these modules only
     cache = res.cache
-    sources = iter_sources(cfg.root, cfg.roots, cfg.exclude)
+    sources = iter_sources(cfg.root, cfg.roots, cfg.exclude, files)
     known = set(sources)
     extra = sorted(f for f in listed if f.endswith(".py") and f not in known)
     missing = 0  # tracked by git, deleted in the work tree: listed, not scanned

@@ -9,6 +9,7 @@ Outside a git work tree (or without git) the callers fall back to the file syste
 from __future__ import annotations
 
 import os
+import posixpath
 import subprocess
 from pathlib import Path
 
@@ -32,6 +33,17 @@ def project_files(root: Path, roots: list[str]) -> list[str] | None:
     relative to ``root``; None outside a git work tree."""
     specs = [r for r in roots if r and r != "."] or ["."]
     return _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate", "--", *specs)
+
+
+def below(files: list[str], roots: list[str]) -> list[str]:
+    """The files of a whole-repository listing that ``project_files(root, roots)`` would list
+    (its pathspecs are literal: a root is a file or a folder)."""
+    specs = [s for s in (posixpath.normpath(r).strip("/") for r in roots if r) if s not in ("", ".")]
+    if len(specs) < len([r for r in roots if r]) or not specs:
+        return list(files)  # "." among the roots, or no roots: everything
+    prefixes = tuple(s + "/" for s in specs)
+    exact = set(specs)
+    return [f for f in files if f.startswith(prefixes) or f in exact]
 
 
 def deleted_in_index(root: Path) -> list[str]:

@@ -13,6 +13,7 @@ import difflib
 import os
 import stat
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from fnmatch import fnmatch
 
 from upgrade_checklists import gitfiles
@@ -50,10 +51,13 @@ _listing: dict[str, list[str] | None] = {}
 _globbed: dict[tuple[str, str], list[str]] = {}
 
 
-def forget_listing() -> None:
-    """A new run: the work tree may have changed since the last one in this process."""
+def forget_listing(root: Path | None = None, files: list[str] | None = None) -> None:
+    """A new run: the work tree may have changed since the last one in this process.
+    ``files``: what git lists in ``root`` now, when the caller knows it already."""
     _listing.clear()
     _globbed.clear()
+    if root is not None and files is not None:
+        _listing[str(root)] = files
 
 
 def _glob(cfg: Config, pattern: str) -> list[str]:

@@ -63,6 +63,7 @@ class Outcome:
 class State:
     key: str
     racy: bool  # a file changed too recently to be keyed safely
+    files: list[str] = field(default_factory=list)  # what git listed (the run reuses it)
 
 
 def state(cfg: Config, options: str) -> State | None:
@@ -101,7 +102,7 @@ def state(cfg: Config, options: str) -> State | None:
         newest = max(newest, st.st_mtime_ns)
         h.update(f"{rel}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n"
                  .encode("utf-8", "surrogateescape"))
-    return State(h.hexdigest(), newest > time.time_ns() - RACY_NS)
+    return State(h.hexdigest(), newest > time.time_ns() - RACY_NS, files)
 
 
 def _config_text(cfg: Config) -> str:

@@ -64,15 +64,16 @@ class Facts:
         return out
 
 
-def iter_sources(root: Path, roots: list[str], exclude: list[str]) -> list[str]:
+def iter_sources(root: Path, roots: list[str], exclude: list[str], listing: list[str] | None = None) -> list[str]:
     """Repository-relative paths of the ``*.py`` files below ``roots``, sorted.
 
     In a git work tree, the files git tracks or would track (``git ls-files``: what
     ``.gitignore`` excludes is not the project's code); elsewhere, a walk of the file system.
     Either way hidden, ``__pycache__``, ``node_modules``, ``site-packages`` and ``*.egg-info``
-    directories are skipped, and ``exclude`` globs apply.
+    directories are skipped, and ``exclude`` globs apply. ``listing``: what
+    ``gitfiles.project_files(root, ["."])`` said already in this run (one git call less).
     """
-    listed = gitfiles.project_files(root, roots)
+    listed = gitfiles.project_files(root, roots) if listing is None else gitfiles.below(listing, roots)
     if listed is None:
         return _walk_sources(root, roots, exclude)
     out = []
