@@ -112,6 +112,27 @@ def _outside_repository(cl: Checklist, snippets: Snippets):
     return outside
 
 
+def likely_matches(checklists: list[Checklist], snippets: Snippets) -> dict[str, list[str]]:
+    """``{file: [snippet, ...]}``: the snippets :func:`check_catalog` will likely look for
+    by parsing each file (those not there verbatim). Computed ahead of the catalogs, a
+    file at a time, they can be shared between processes by file (``compare.py``); a
+    snippet missed here is matched when the catalog asks for it, one asked in vain costs
+    only time."""
+    out: dict[str, list[str]] = {}
+    for cl in checklists:
+        for e in cl.entries:
+            files = [f for cs in e.call_sites for f in _resolve(cs.file, snippets)]
+            if e.source and not is_glob(e.source) and snippets.exists(e.source):
+                files.append(e.source)
+            for code, _ in e.snippets:
+                if any(snippets.verbatim(f, code) for f in files):
+                    continue
+                for f in dict.fromkeys(files):
+                    if code not in out.setdefault(f, []):
+                        out[f].append(code)
+    return out
+
+
 def _resolve(path: str, snippets: Snippets) -> list[str]:
     if is_glob(path):
         return snippets.glob(path)

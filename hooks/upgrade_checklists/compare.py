@@ -15,7 +15,7 @@ from upgrade_checklists.atomic import clean_stale_temps
 from upgrade_checklists.files import MAX_BYTES, Skipped, file_stat, read_file
 
 from upgrade_checklists.cache import ScanCache
-from upgrade_checklists.catalog import check_catalog
+from upgrade_checklists.catalog import check_catalog, likely_matches
 from upgrade_checklists.checklist import Checklist, read_checklist
 from upgrade_checklists.config import Config, ConfigError
 from upgrade_checklists.findings import Finding
@@ -27,7 +27,7 @@ from upgrade_checklists.rows import compare_rows, forget_listing, listed_paths
 from upgrade_checklists.scan import Facts, Prefilter, iter_sources, scan_file
 from upgrade_checklists.snippets import Snippets
 from upgrade_checklists.matrix import check_matrix
-from upgrade_checklists.parallel import share
+from upgrade_checklists.parallel import MIN_JOBS, share
 from upgrade_checklists.status import check_status
 from upgrade_checklists.tiers import TierRules
 
@@ -121,7 +121,7 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False, f
         compare_rows(cfg, res, cl, tiers)
         per_rows.append(res.findings[mark:])
         del res.findings[mark:]
-    for rows, catalog in zip(per_rows, _catalogs(checklists, snippets)):
+    for rows, catalog in zip(per_rows, _catalogs(checklists, snippets, parallel=res.files_parsed >= MIN_JOBS)):
         res.findings += rows + catalog
     snippets.save()
     if uncatalogued:
@@ -137,26 +137,33 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False, f
     return res
 
 
-def _catalogs(checklists: list[Checklist], snippets: Snippets) -> list[list[Finding]]:
-    """Each checklist's catalog findings; matching snippets in big files is the other half
-    of a cold run, shared with a second process (whose snippet answers come back too)."""
+def _catalogs(checklists: list[Checklist], snippets: Snippets, parallel: bool) -> list[list[Finding]]:
+    """Each checklist's catalog findings. Matching snippets in big files is the other half
+    of a cold run: when ``parallel`` (many files were read again), the likely matches are
+    computed first, file by file, shared with a second process (its answers come back
+    checked, and are cached); the catalogs then find them answered."""
+    if parallel:
+        queries = sorted(likely_matches(checklists, snippets).items())
 
-    def work(cl: Checklist) -> list[Finding]:
+        def work(job: tuple[str, list[str]]) -> list:
+            rel, codes = job
+            for code in codes:
+                snippets.match(rel, code)
+            return snippets.take_new() if os.getpid() != parent else []
+
+        def learn(data: object) -> list:
+            snippets.learn(data)
+            return []
+
+        parent = os.getpid()
+        share(queries, work, lambda answers: answers, learn, weight=lambda job: snippets.size(job[0]) * len(job[1]),
+              min_jobs=2)
+    out = []
+    for cl in checklists:
         view = Result()  # check_catalog adds findings only
         check_catalog(view, cl, snippets)
-        return view.findings
-
-    def to_plain_(findings: list[Finding]) -> dict:
-        return {"findings": [to_plain(f) for f in findings], "answers": snippets.take_new()}
-
-    def from_plain_(data: object) -> list[Finding]:
-        if type(data) is not dict or type(data.get("findings")) is not list:
-            raise ValueError("not catalog findings")
-        found = [from_plain(Finding, f) for f in data["findings"]]
-        snippets.learn(data.get("answers"))
-        return found
-
-    return share(checklists, work, to_plain_, from_plain_, weight=lambda cl: len(cl.entries), min_jobs=2)
+        out.append(view.findings)
+    return out
 
 
 def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None = None) -> None:
@@ -207,6 +214,7 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None = 
         return scan_file(rel, data, rel in listed)  # a listed file: its rows need names too
 
     # reading and parsing is most of a cold run: shared with a second process
+    res.files_parsed = len(todo)
     for (i, rel, st), out in zip(todo, share(todo, work, _job_to_plain, _job_from_plain, weight=lambda j: j[2].st_size)):
         outs[i] = out
         if out is not None and type(out) is not tuple:

@@ -21,6 +21,7 @@ class Result:
     findings: list[Finding] = field(default_factory=list)
     checklists: list[Checklist] = field(default_factory=list)
     files_scanned: int = 0
+    files_parsed: int = 0  # read again this run (not answered by the cache)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # said on stderr, whatever the format
     facts: dict[str, Facts] = field(default_factory=dict)

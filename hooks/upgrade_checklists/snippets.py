@@ -699,6 +699,11 @@ class Snippets:
             src.text = data.decode("utf-8", errors="replace")
         return src.text
 
+    def size(self, rel: str) -> int:
+        """The file's size in bytes (0 when it does not exist)."""
+        src = self._source(rel)
+        return src.st.st_size if src is not None else 0
+
     def exists(self, rel: str) -> bool:
         return self._source(rel) is not None
 
