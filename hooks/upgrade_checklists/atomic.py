@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import stat
 import time
 from pathlib import Path
@@ -22,7 +21,7 @@ STALE_AFTER_S = 3600  # a temporary file this old is stale even if its pid is in
 
 
 def temp_name(name: str) -> str:
-    return f".{name}.uc-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+    return f".{name}.uc-{os.getpid()}-{os.urandom(4).hex()}.tmp"
 
 
 def _alive(pid: int) -> bool:

@@ -11,7 +11,7 @@ with the full traceback in a new file in the temporary directory.
 from __future__ import annotations
 
 import sys
-import traceback
+
 from typing import Callable
 
 EXIT = 2
@@ -51,6 +51,8 @@ def _write_log(exc: BaseException) -> str | None:
         with open(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
             f.write(f"upgrade-checklists {__version__}, Python {sys.version.split()[0]}\n")
             f.write(f"argv: {sys.argv!r}\n\n")
+            import traceback  # only when something went wrong (not on every run's import path)
+
             traceback.print_exception(type(exc), exc, exc.__traceback__, file=f)
         return path
     except BaseException:  # noqa: BLE001 -- out of memory, full disk: the one line still goes out
