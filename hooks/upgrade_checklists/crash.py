@@ -11,7 +11,6 @@ with the full traceback in a new file in the temporary directory.
 from __future__ import annotations
 
 import sys
-
 from typing import Callable
 
 EXIT = 2
