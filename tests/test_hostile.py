@@ -243,6 +243,36 @@ def test_non_text_coding_cookies_are_parse_findings(repo: Repo, codec: str) -> N
     assert r.code == 1 and found == [("PARSE", "app/engine/cookie.py")]
 
 
+def test_row_split_by_a_pipe_keeps_its_bytes_when_its_aligned_table_is_realigned(repo: Repo) -> None:
+    """Adding a row re-aligns an aligned table: every row is written again from its cells.
+    The row a pipe in a code span split used to lose what followed the pipe (`` `a`` was
+    left), which later fixes then edited, growing the row on every ``--fix`` (found by the
+    10,000 fuzz profile). Its text is now kept as written, only padded."""
+    text = repo.read(CL)
+    old_table = ("| File                 | Imports / Usage                                        |\n"
+                 "| -------------------- | ------------------------------------------------------ |\n"
+                 "| `app/engine/core.py` | `parallel_state` (as `mpu`), `DistributedDataParallel` |\n")
+    assert old_table in text
+    split_table = ("| File                  | Imports / Usage                                        |\n"
+                   "| --------------------- | ------------------------------------------------------ |\n"
+                   "| `app/engine/core.py`  | `parallel_state` (as `mpu`), `DistributedDataParallel` |\n"
+                   "| `app/engine/split.py` | `parallel_state` (as `mpu`), `a|b`                     |\n")
+    text = text.replace(old_table, split_table)
+    repo.write(CL, text)
+    repo.write("app/engine/split.py", "from fakepkg.core import parallel_state as mpu\n")
+    repo.write("app/engine/more.py", "import fakepkg.core\n")  # MISSING: a row added to Primary
+    assert repo.run("check", "--fix").code == 1
+    fixed = text.replace(split_table,
+                         "| File                  | Imports / Usage                                        |\n"
+                         "| --------------------- | ------------------------------------------------------ |\n"
+                         "| `app/engine/core.py`  | `parallel_state` (as `mpu`), `DistributedDataParallel` |\n"
+                         "| `app/engine/more.py`  | `fakepkg.core`                                         |\n"
+                         "| `app/engine/split.py` | `parallel_state` (as `mpu`), `a|b`                     |\n")
+    assert repo.read(CL) == fixed
+    repo.run("check", "--fix")
+    assert repo.read(CL) == fixed
+
+
 # a 1 MB line: markdown-it's inline parser is quadratic in a line's length --------------------
 
 

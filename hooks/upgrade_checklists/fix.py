@@ -76,9 +76,10 @@ class Table:
     def parse(cls, lines: list[str]) -> Table:
         eol = _eol(lines[0])
         bare = [line.rstrip("\r\n") for line in lines]
-        cells = [split_row(line) for line in bare]
+        header = split_row(bare[0])
+        cells = [header] + [_cells(line, len(header)) for line in bare[1:]]
         aligned = len({width(line) for line in bare}) == 1 and len(bare) > 1
-        return cls(cells[0], cells[1], cells[2:], list(lines[2:]), list(lines[:2]), aligned, eol)
+        return cls(header, cells[1], cells[2:], list(lines[2:]), list(lines[:2]), aligned, eol)
 
     @classmethod
     def new(cls, header: list[str], aligned: bool, eol: str = "\n") -> Table:
@@ -115,6 +116,20 @@ class Table:
         out.append(_join(_delim(widths[i], aligns[i]) for i in range(n)))
         out += [_join(_pad(c, widths[i], aligns[i]) for i, c in enumerate(r)) for r in rows[1:]]
         return [line + eol for line in out]
+
+
+def _cells(line: str, n: int) -> list[str]:
+    """The cells of a row, at most ``n``: a row a pipe in a code span split into more
+    (`` `a|b` ``) keeps the rest in its last cell as written, so that re-aligning the
+    table (another row was edited) rewrites none of it."""
+    cells = split_row(line)
+    if len(cells) <= n or n < 1:
+        return cells
+    s = line.strip()
+    s = s[1:] if s.startswith("|") else s
+    s = s[:-1] if s.endswith("|") and not s.endswith("\\|") else s
+    parts = re.split(r"(?<!\\)\|", s)
+    return [p.strip() for p in parts[: n - 1]] + ["|".join(parts[n - 1 :]).strip()]
 
 
 def _join(cells) -> str:
