@@ -100,7 +100,7 @@ def test_sigkill_during_fix_loses_nothing(tmp_path: Path) -> None:
 # Runs the audit in forked children of one warm interpreter (the imports take most of a
 # fresh run's time): for each delay read from stdin, fork a child that runs the audit,
 # SIGKILL it after the delay unless it has ended, and print its wait status and when the
-# summary was renamed into place (-1: not seen; polled every millisecond). A child is
+# summary it renamed into place was written (its mtime; -1: not replaced). A child is
 # reaped only once it has ended or been killed, so its pid can never be another process's.
 _AUDIT_FORKER = """
 import contextlib, io, os, signal, sys, time
@@ -110,22 +110,21 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.St
     main(argv)  # once in this process: every module the audit and the summary need is imported
 print("ready", flush=True)
 for line in sys.stdin:
+    inode, started = os.stat("upgrade-summary.md").st_ino, time.time()
     pid = os.fork()
     if pid == 0:
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, 1)
         os.dup2(null, 2)
         os._exit(main(argv))
-    start, wrote = time.monotonic(), -1.0
-    inode = os.stat("upgrade-summary.md").st_ino
+    start = time.monotonic()
     while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < start + float(line):
-        if wrote < 0 and os.stat("upgrade-summary.md").st_ino != inode:  # renamed into place
-            wrote = time.monotonic() - start
         time.sleep(0.001)
     if done[0] == 0:
         os.kill(pid, signal.SIGKILL)
         done = os.waitpid(pid, 0)
-    print(done[1], wrote, flush=True)
+    st = os.stat("upgrade-summary.md")
+    print(done[1], st.st_mtime - started if st.st_ino != inode else -1.0, flush=True)
 """
 
 
