@@ -112,7 +112,37 @@ def search_paths(roots: list[Path]) -> list[Path]:
     return search
 
 
-class UpstreamModel:
+class ServedNames:
+    """What a model (loaded, or answered from the model cache) says about names served by
+    compatibility aliases: needs ``served`` and ``declared_deprecation``."""
+
+    served: dict[str, Served]
+
+    def declared_deprecation(self, api: Api) -> str | None:
+        raise NotImplementedError
+
+    def via(self, dotted: str) -> Served | None:
+        """How ``dotted`` (or a module on its way) is served by a compatibility alias, if it is."""
+        parts = dotted.split(".")
+        for i in range(len(parts), 1, -1):
+            how = self.served.get(".".join(parts[:i]))
+            if how is not None:
+                return how
+        return None
+
+    def deprecation(self, api: Api, dotted: str | None = None) -> str | None:
+        """The deprecation warning reaching ``api`` (through ``dotted``), or None."""
+        if dotted is not None:
+            how = self.via(dotted)
+            if how is not None and how.warning:
+                return how.warning
+        how = self.served.get(api.path)
+        if how is not None and how.warning:
+            return how.warning
+        return self.declared_deprecation(api)
+
+
+class UpstreamModel(ServedNames):
     """Every module of ``modules`` found below ``roots``, loaded together with griffe."""
 
     def __init__(self, roots: list[Path], modules: list[str]) -> None:
@@ -251,25 +281,6 @@ class UpstreamModel:
         obj = self.find(dotted)
         return None if obj is None else self.api(obj)
 
-    def via(self, dotted: str) -> Served | None:
-        """How ``dotted`` (or a module on its way) is served by a compatibility alias, if it is."""
-        parts = dotted.split(".")
-        for i in range(len(parts), 1, -1):
-            how = self.served.get(".".join(parts[:i]))
-            if how is not None:
-                return how
-        return None
-
-    def deprecation(self, api: Api, dotted: str | None = None) -> str | None:
-        """The deprecation warning reaching ``api`` (through ``dotted``), or None."""
-        if dotted is not None:
-            how = self.via(dotted)
-            if how is not None and how.warning:
-                return how.warning
-        how = self.served.get(api.path)
-        if how is not None and how.warning:
-            return how.warning
-        return self.declared_deprecation(api)
 
     def declared_deprecation(self, api: Api) -> str | None:
         """The deprecation warning ``api``'s own definition gives (decorator or body), or None."""

@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from upgrade_checklists.aliases import Served
-from upgrade_checklists.api import Api, Unresolved, UpstreamModel
+from upgrade_checklists.api import Api, ServedNames, Unresolved, UpstreamModel
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
 
 #: the layout of a cache file; another format's directory is never read
@@ -115,7 +115,7 @@ _CODECS = {
 }
 
 
-class CachedModel:
+class CachedModel(ServedNames):
     """The answers of the model of ``trees`` (its source roots) loading ``modules``, from the
     record under ``cache_dir`` where it has them, else from griffe (loaded on the first miss)."""
 
@@ -264,22 +264,5 @@ class CachedModel:
     def returned_class(self, api: Api) -> Api | None:
         return self._ask(["returned_class", api.path, api.kind], "api", lambda m: m.returned_class(api))
 
-    def via(self, dotted: str) -> Served | None:
-        """How ``dotted`` (or a module on its way) is served by a compatibility alias, if it is."""
-        parts = dotted.split(".")
-        for i in range(len(parts), 1, -1):
-            how = self.served.get(".".join(parts[:i]))
-            if how is not None:
-                return how
-        return None
-
-    def deprecation(self, api: Api, dotted: str | None = None) -> str | None:
-        """The deprecation warning reaching ``api`` (through ``dotted``), or None."""
-        if dotted is not None:
-            how = self.via(dotted)
-            if how is not None and how.warning:
-                return how.warning
-        how = self.served.get(api.path)
-        if how is not None and how.warning:
-            return how.warning
+    def declared_deprecation(self, api: Api) -> str | None:
         return self._ask(["declared_deprecation", api.path, api.kind], "str?", lambda m: m.declared_deprecation(api))
