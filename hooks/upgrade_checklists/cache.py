@@ -35,7 +35,7 @@ import stat
 import sys
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import BinaryIO, Iterator
 
 from upgrade_checklists import __version__
 from upgrade_checklists.atomic import clean_stale_temps, write_atomic
@@ -76,6 +76,25 @@ def header(key: str) -> dict:
     return {"format": FORMAT, "build": build_id(), "machine": _machine(), "key": key}
 
 
+def open_cache_file(path: Path, max_bytes: int = MAX_BYTES) -> BinaryIO | None:
+    """``path`` open for reading when it is a regular file of at most ``max_bytes``; None
+    otherwise (absent, a symlink, a FIFO, a directory: whatever a repository put there is
+    neither followed nor waited on)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except (OSError, ValueError):
+        return None
+    f = os.fdopen(fd, "rb")
+    try:
+        st = os.fstat(f.fileno())
+    except OSError:
+        st = None
+    if st is None or not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+        f.close()
+        return None
+    return f
+
+
 def stamp(st: os.stat_result) -> list[int]:
     """The key parts of a file's stat, as git's index keeps them."""
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
@@ -106,15 +125,11 @@ class ScanCache:
 
     def _load(self, path: Path) -> dict[str, list]:
         """The stored entries, or nothing when the file is absent, not ours or not valid."""
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
-        except OSError:
+        f = open_cache_file(path)
+        if f is None:
             return {}
         try:
-            with os.fdopen(fd, "rb") as f:
-                st = os.fstat(f.fileno())
-                if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:
-                    return {}
+            with f:
                 if json.loads(f.readline(1 << 16)) != self.header:
                     return {}  # another format, build, machine or repository
                 entries = json.loads(f.read())

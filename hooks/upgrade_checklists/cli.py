@@ -273,22 +273,16 @@ def _outcome(cfg: config.Config, use_cache: bool, uncatalogued: bool, reuse: boo
     """``(Result or None, runcache.Outcome)``: the last run's outcome when ``reuse`` and nothing
     changed (no Result then), else a full run (remembered for the next one)."""
     state = runcache.state(cfg, f"uncatalogued={uncatalogued}") if reuse else None
-    directory = cfg.root / cfg.cache_dir / runcache.DIRECTORY if cfg.cache_dir else None
-    header = None
-    if state is not None and directory is not None:
-        from upgrade_checklists.cache import header as cache_header
-        from upgrade_checklists.history import refs_digest
-
-        header = cache_header(str(cfg.root.resolve()))
-        outcome = runcache.load(directory, header, state, lambda: refs_digest(cfg.root))
+    if state is not None:
+        outcome = runcache.load(cfg, state)
         if outcome is not None:
             return None, outcome
     from upgrade_checklists.compare import run_check  # the whole check: parsers, comparisons
 
     result = run_check(cfg, use_cache=use_cache, uncatalogued=uncatalogued, files=state.files if state else None)
     outcome = runcache.outcome_of(result)
-    if state is not None and header is not None and directory is not None:
-        runcache.save(directory, header, state, outcome)
+    if state is not None:
+        runcache.save(cfg, state, outcome)
     return result, outcome
 
 

@@ -145,19 +145,14 @@ def _catalogs(checklists: list[Checklist], snippets: Snippets, parallel: bool) -
     if parallel:
         queries = sorted(likely_matches(checklists, snippets).items())
 
-        def work(job: tuple[str, list[str]]) -> list:
+        def work(job: tuple[str, list[str]]) -> None:
             rel, codes = job
             for code in codes:
                 snippets.match(rel, code)
-            return snippets.take_new() if os.getpid() != parent else []
 
-        def learn(data: object) -> list:
-            snippets.learn(data)
-            return []
-
-        parent = os.getpid()
-        share(queries, work, lambda answers: answers, learn, weight=lambda job: snippets.size(job[0]) * len(job[1]),
-              min_jobs=2)
+        # the answers stay in ``snippets``; a job done in the child sends its new ones back
+        share(queries, work, lambda _: snippets.take_new(), snippets.learn,
+              weight=lambda job: snippets.size(job[0]) * len(job[1]), min_jobs=2)
     out = []
     for cl in checklists:
         view = Result()  # check_catalog adds findings only

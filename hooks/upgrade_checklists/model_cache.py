@@ -28,6 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from upgrade_checklists.aliases import Served
+from upgrade_checklists.cache import open_cache_file
 from upgrade_checklists.api import Api, ServedNames, Unresolved, UpstreamModel
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
 
@@ -138,9 +139,13 @@ class CachedModel(ServedNames):
     def _read(self) -> dict[str, dict]:
         if self.file is None:
             return {}
+        f = open_cache_file(self.file)  # a regular file only: never a FIFO to wait on, nor a symlink
+        if f is None:
+            return {}
         try:
-            data = json.loads(self.file.read_text(encoding="utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+            with f:
+                data = json.loads(f.read().decode("utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
             return {}
         if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("tables"), dict):
             return {}

@@ -37,8 +37,7 @@ from upgrade_checklists.atomic import write_atomic
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import Finding
 
-FILE = "run.json"
-DIRECTORY = "v2"  # the scan cache's format directory (cache.DIRECTORY)
+FILE = "run.json"  # in the scan cache's format directory
 MAX_BYTES = 64 * 1024 * 1024
 RACY_NS = 2_000_000_000
 
@@ -109,45 +108,55 @@ def _config_text(cfg: Config) -> str:
     return repr({k: v for k, v in vars(cfg).items() if k != "warnings"})
 
 
-def load(directory: Path, header: dict, st: State, refs) -> Outcome | None:
-    """The stored outcome for this state, or None. ``refs()``: the current refs digest,
-    asked only when the stored outcome depends on history."""
+def _where(cfg: Config) -> tuple[Path, dict] | None:
+    """The record's file and the header it must carry (the scan cache's: format, build,
+    machine, repository); None when caching is off."""
+    from upgrade_checklists import cache
+
+    if not cfg.cache_dir:
+        return None
+    return cfg.root / cfg.cache_dir / cache.DIRECTORY / FILE, cache.header(str(cfg.root.resolve()))
+
+
+def load(cfg: Config, st: State) -> Outcome | None:
+    """The outcome stored for this state, or None. The refs are asked of git only when the
+    stored outcome depends on history."""
+    from upgrade_checklists.cache import open_cache_file
+    from upgrade_checklists.history import refs_digest
     from upgrade_checklists.plain import PlainError, from_plain
 
-    path = directory / FILE
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
+    where = _where(cfg)
+    f = open_cache_file(where[0], MAX_BYTES) if where else None
+    if f is None:
         return None
     try:
-        with os.fdopen(fd, "rb") as f:
-            info = os.fstat(f.fileno())
-            if info.st_size > MAX_BYTES or not (info.st_mode & 0o100000):
-                return None
+        with f:
             data = json.loads(f.read())
     except (OSError, ValueError, RecursionError, MemoryError):
         return None
-    if type(data) is not dict or data.get("header") != header or data.get("key") != st.key:
+    if type(data) is not dict or data.get("header") != where[1] or data.get("key") != st.key:
         return None
     try:
         out = from_plain(Outcome, data.get("outcome"))
     except PlainError:
         return None
-    if out.refs is not None and refs() != out.refs:
+    if out.refs is not None and refs_digest(cfg.root) != out.refs:
         return None
     return out
 
 
-def save(directory: Path, header: dict, st: State, outcome: Outcome) -> None:
+def save(cfg: Config, st: State, outcome: Outcome) -> None:
     """Store the outcome for this state (not when the state is racy); never fails the run."""
     from upgrade_checklists.plain import PlainError, to_plain
 
-    if st.racy:
+    where = _where(cfg)
+    if st.racy or where is None:
         return
+    path, header = where
     try:
         data = json.dumps({"header": header, "key": st.key, "outcome": to_plain(outcome)}, separators=(",", ":"))
-        directory.mkdir(parents=True, exist_ok=True)
-        write_atomic(directory / FILE, data.encode("utf-8", "surrogateescape"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, data.encode("utf-8", "surrogateescape"))
     except (OSError, ValueError, PlainError, UnicodeError):
         pass
 
