@@ -114,3 +114,85 @@ def test_an_error_here_stops_the_child_and_is_raised(monkeypatch: pytest.MonkeyP
     with pytest.raises(KeyboardInterrupt):
         parallel.share(JOBS, work, lambda r: r, int)
     assert not marker.exists()
+
+
+def test_a_cold_check_parses_a_file_once_for_its_scan_and_its_catalog(repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """app/engine/core.py is listed (scanned for its names) and holds the catalog's version
+    guard (matched by parsing it): one parse serves both."""
+    import ast
+
+    source = (repo.path / "app/engine/core.py").read_bytes()
+    parses: list[int] = []
+    real = ast.parse
+
+    def counting(src, *args, **kwargs):
+        if src in (source, source.decode()):
+            parses.append(1)
+        return real(src, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counting)
+    monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", "1")
+    assert repo.run("check", "--no-cache").code == 0
+    assert len(parses) == 1
+    repo.edit("app/engine/core.py", 'hasattr(mpu, "destroy")', 'hasattr(mpu, "teardown")')
+    source = (repo.path / "app/engine/core.py").read_bytes()
+    parses.clear()
+    r = repo.run("check", "--no-cache")
+    assert r.code == 1 and len(parses) == 1
+    assert 'GUARD version guard `hasattr(mpu, "destroy")` is not in `app/engine/core.py`' in r.out
+
+
+DATED = """\
+---
+package: otherlib
+github: example/otherlib
+reviewed: 2024-05-01
+---
+
+## Affected Files
+
+### Primary (engine layer — most likely to break)
+
+| File               | Imports / Usage |
+| ------------------ | --------------- |
+| `app/utils/ol.py`  | `helper`        |
+"""
+
+
+@pytest.mark.parametrize("dated_first", [True, False])
+def test_checklists_read_on_two_cores_are_the_ones_read_here(repo, monkeypatch: pytest.MonkeyPatch, dated_first: bool) -> None:
+    """Checklists are read half in a child; a frontmatter JSON cannot carry (a date) is read
+    again here, whichever side read it first, and is never cached."""
+    import json
+    import shutil
+    import time
+
+    from upgrade_checklists import compare
+
+    # the larger checklist is read here, the other in the child
+    padding = "\n" + "<!-- padding -->\n" * (200 if dated_first else 0)
+    repo.write("checklists/otherlib.md", DATED + padding)
+    repo.write("app/utils/ol.py", "import otherlib\n\n\notherlib.helper(1)\n")
+    if not dated_first:
+        repo.write("checklists/fakepkg-core.md", (repo.path / "checklists/fakepkg-core.md").read_text() + "\n" + "<!-- padding -->\n" * 400)
+    old = time.time() - 3600  # not racily clean: the run caches what it read
+    for p in repo.path.rglob("*"):
+        if ".git" not in p.parts:
+            os.utime(p, (old, old))
+    read_here: list[str] = []
+    real = compare.read_checklist
+    monkeypatch.setattr(compare, "read_checklist", lambda path, rel: read_here.append(rel) or real(path, rel))
+    outputs = {}
+    for jobs in ("1", "2"):
+        read_here.clear()
+        monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", jobs)
+        shutil.rmtree(repo.path / ".upgrade-checklists-cache", ignore_errors=True)
+        r = repo.run("check", "--output-format", "json")
+        outputs[jobs] = (r.code, r.out)
+        if jobs == "2":
+            # dated read here first: the child read the other; dated read in the child: sent back as "read it here"
+            assert read_here == (["checklists/otherlib.md"] if dated_first else ["checklists/fakepkg-core.md", "checklists/otherlib.md"])
+    assert outputs["1"] == outputs["2"]
+    assert json.loads(outputs["2"][1]) == json.loads(outputs["1"][1])
+    entries = json.loads((repo.path / ".upgrade-checklists-cache/v2/check.json").read_text().split("\n", 1)[1])
+    assert "checklist:checklists/fakepkg-core.md" in entries and "checklist:checklists/otherlib.md" not in entries

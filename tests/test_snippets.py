@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import textwrap
 
-from upgrade_checklists.snippets import SourceIndex, snippet_units, verbatim_places
+import ast
+
+import pytest
+
+from upgrade_checklists.snippets import SourceIndex, same_tree, snippet_units, verbatim_places
 
 SOURCE = textwrap.dedent('''\
     import os
@@ -127,3 +131,26 @@ def test_verbatim_places_are_whitespace_insensitive() -> None:
 def test_snippet_that_is_not_python_gives_no_unit() -> None:
     assert snippet_units("# only a comment\n# and another") == []
     assert snippet_units("$ pip install shop") == []
+
+
+@pytest.mark.parametrize(("data", "same"), [
+    (b"x = 1\n", True),
+    ("name = 'caf\u00e9'  # \u00e9t\u00e9\n\u00e9 = name\n".encode(), True),  # columns are UTF-8 bytes in both
+    (b"a = 1\r\nb = (2,\r\n     3)\r\n\x0cc = 4\n", True),  # CRLF and a form feed
+    (b"# -*- coding: latin-1 -*-\nx = 1\n", True),  # a cookie over ASCII decodes the same
+    ("# -*- coding: latin-1 -*-\nx = '\u00e9'\n".encode("latin-1"), False),  # not UTF-8
+    ("#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\nx = '\u00e9'\n".encode(), False),  # a cookie on line 2
+    ("x = '\u00e9'\n".encode("utf-8-sig"), False),  # a byte order mark
+    (b"x = '\xff'\n", False),  # not UTF-8 at all
+])
+def test_same_tree_says_when_the_scan_parse_is_the_text_parse(data: bytes, same: bool) -> None:
+    assert same_tree(data) is same
+    if same:  # the claim itself: parsing the bytes and the text give one tree, positions included
+        dump = lambda t: ast.dump(t, include_attributes=True)  # noqa: E731
+        assert dump(ast.parse(data)) == dump(ast.parse(data.decode("utf-8")))
+
+
+def test_an_index_built_on_a_given_tree_answers_as_one_that_parses() -> None:
+    text = "import pkg\n\n\ndef f(x):\n    return pkg.call(x,\n                    key=1)\n"
+    unit = snippet_units("pkg.call(x, key=1)")[0]
+    assert SourceIndex(text, ast.parse(text.encode())).match(unit) == SourceIndex(text).match(unit) == {"at": [[5, 6, [5, 4], [6, 6], 4]]}  # the call, in `return` (5-6), in `f` (4-6)

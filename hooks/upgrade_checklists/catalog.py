@@ -77,9 +77,7 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
             if i not in located or not cs.parts or is_glob(cs.file):
                 continue
             f = located[i][0]
-            exact = {tuple(p) for v in verbatim.get(f, []) for p in v}
-            if all((p.start.value, (p.end or p.start).value) in exact or (p.end is None and any(
-                    a == p.start.value for a, _ in exact)) for p in cs.parts):
+            if _numbers_verbatim(cs, verbatim.get(f, [])):
                 continue
             spans = [sp for a in parsed(f) if a for u in a if u and u.get("at") for sp in u["at"]]
             if not spans:  # no snippet here: code quoted in its paragraph ("via `from x import y`") says where
@@ -112,25 +110,51 @@ def _outside_repository(cl: Checklist, snippets: Snippets):
     return outside
 
 
+def _numbers_verbatim(cs, verbatim: list[list]) -> bool:
+    """Every number of the call site is exactly where a snippet is verbatim (no parse needed)."""
+    exact = {tuple(p) for v in verbatim for p in v}
+    return all((p.start.value, (p.end or p.start).value) in exact or (p.end is None and any(
+        a == p.start.value for a, _ in exact)) for p in cs.parts)
+
+
 def likely_matches(checklists: list[Checklist], snippets: Snippets) -> dict[str, list[str]]:
-    """``{file: [snippet, ...]}``: the snippets :func:`check_catalog` will likely look for
-    by parsing each file (those not there verbatim). Computed ahead of the catalogs, a
-    file at a time, they can be shared between processes by file (``compare.py``); a
-    snippet missed here is matched when the catalog asks for it, one asked in vain costs
-    only time."""
-    out: dict[str, list[str]] = {}
+    """``{file: [question, ...]}``: what :func:`check_catalog` will likely ask of each file
+    by parsing it (:meth:`Snippets.ask` keys: a snippet's match, a function's span), as
+    it decides: snippets not there verbatim, and the numbers that are not exactly a
+    verbatim place, and each version guard's quoted code. Asked ahead of the catalogs, a file at a time, the questions can be
+    shared between processes by file (``compare.py``); one missed here is answered when
+    the catalog asks it, one asked in vain costs only time."""
+    out: dict[str, dict[str, None]] = {}
+
+    def ask(f: str, key: str) -> None:
+        out.setdefault(f, {})[key] = None
+
     for cl in checklists:
         for e in cl.entries:
-            files = [f for cs in e.call_sites for f in _resolve(cs.file, snippets)]
-            if e.source and not is_glob(e.source) and snippets.exists(e.source):
+            located = [_resolve(cs.file, snippets) for cs in e.call_sites]
+            files = list(dict.fromkeys(f for found in located for f in found))
+            if e.source and not is_glob(e.source) and snippets.exists(e.source) and e.source not in files:
                 files.append(e.source)
-            for code, _ in e.snippets:
-                if any(snippets.verbatim(f, code) for f in files):
+            codes = [code for code, _ in e.snippets]
+            verbatim = {f: [snippets.verbatim(f, code) or [] for code in codes] for f in files}
+            if any(not any(v[k] for v in verbatim.values()) for k in range(len(codes))):
+                for f in files:
+                    for code in codes:
+                        ask(f, "m:" + code)
+            for cs, found in zip(e.call_sites, located):
+                if not found or not cs.parts or is_glob(cs.file) or _numbers_verbatim(cs, verbatim.get(found[0], [])):
                     continue
-                for f in dict.fromkeys(files):
-                    if code not in out.setdefault(f, []):
-                        out[f].append(code)
-    return out
+                f = found[0]
+                for code in codes + [q for q in map(_quoted_code, cs.codes) if q]:
+                    ask(f, "m:" + code)
+                for q in dict.fromkeys(p.qualname or cs.qualname for p in cs.parts):
+                    if q:
+                        ask(f, "d:" + q)
+        for g in cl.guards:
+            code = guard_code(g)
+            if code and snippets.exists(g.file):
+                ask(g.file, "m:" + code)
+    return {f: list(keys) for f, keys in out.items()}
 
 
 def _resolve(path: str, snippets: Snippets) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 
 from upgrade_checklists.atomic import clean_stale_temps
 from upgrade_checklists.files import MAX_BYTES, Skipped, file_stat, read_file
@@ -24,10 +25,10 @@ from upgrade_checklists.import_names import read_guide_mapping, resolve_import_n
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
 from upgrade_checklists.result import Result, scan_from_plain, scan_to_plain
 from upgrade_checklists.rows import compare_rows, forget_listing, listed_paths
-from upgrade_checklists.scan import Facts, Prefilter, iter_sources, scan_file
+from upgrade_checklists.scan import Facts, Prefilter, iter_sources, scan_tree
 from upgrade_checklists.snippets import Snippets
 from upgrade_checklists.matrix import check_matrix
-from upgrade_checklists.parallel import MIN_JOBS, share
+from upgrade_checklists.parallel import share
 from upgrade_checklists.status import check_status
 from upgrade_checklists.tiers import TierRules
 
@@ -38,7 +39,8 @@ def load_checklists(cfg: Config, cache: ScanCache | None = None, notes: list[str
     d = cfg.checklist_dir
     if not d.is_dir():
         raise ConfigError(f"checklist directory {cfg.checklists!r} not found (configure 'checklists')")
-    out = []
+    out: list[Checklist | None] = []
+    todo: list[tuple[int, Path, str, os.stat_result]] = []
     clean_stale_temps(d)  # what a killed --fix left behind
     for path in sorted(d.glob("*.md")):
         if path.name.startswith("_"):
@@ -50,28 +52,54 @@ def load_checklists(cfg: Config, cache: ScanCache | None = None, notes: list[str
             if notes is not None:
                 notes.append(f"skipped {rel}: {exc}")
             continue
-        if cache is None:
-            out.append(read_checklist(path, rel))
-            continue
-        hit, data = cache.get("checklist:" + rel, st)
         cl = None
-        if hit:
-            try:
-                cl = from_plain(Checklist, data)
-            except PlainError:
+        if cache is not None:
+            hit, data = cache.get("checklist:" + rel, st)
+            if hit:
+                try:
+                    cl = from_plain(Checklist, data)
+                except PlainError:
+                    cl = None
+            if cl is not None and cl.rel != rel:
                 cl = None
-        if cl is None or cl.rel != rel:
-            cl = read_checklist(path, rel)
-            try:
-                data = to_plain(cl)
-                if from_plain(Checklist, data).frontmatter != cl.frontmatter:
-                    raise PlainError("frontmatter changes in JSON")
-                cache.put("checklist:" + rel, st, data)
-            except PlainError:
-                cache.forget("checklist:" + rel)  # frontmatter JSON cannot hold (dates, non-string keys): read each time
-        cl.path = path
+        if cl is None:
+            todo.append((len(out), path, rel, st))
+        else:
+            cl.path = path
         out.append(cl)
-    return out
+    # markdown-it is most of reading a checklist: a cold run reads them on two cores
+    def work(job) -> tuple[Checklist, dict | None]:
+        cl = read_checklist(job[1], job[2])
+        return cl, _checklist_to_plain(cl)
+
+    read = share(todo, work, lambda done: done[1], _checklist_from_plain, weight=lambda job: job[3].st_size, min_jobs=2)
+    for (i, path, rel, st), (cl, data) in zip(todo, read):
+        cl.path = path
+        out[i] = cl
+        if cache is not None:
+            if data is None:  # frontmatter JSON cannot hold (dates, non-string keys): read each time
+                cache.forget("checklist:" + rel)
+            else:
+                cache.put("checklist:" + rel, st, data)
+    return [cl for cl in out if cl is not None]
+
+
+def _checklist_to_plain(cl: Checklist) -> dict | None:
+    """The checklist as plain data, or None when its frontmatter does not survive JSON."""
+    try:
+        data = to_plain(cl)
+        if from_plain(Checklist, data).frontmatter != cl.frontmatter:
+            return None
+    except PlainError:
+        return None
+    return data
+
+
+def _checklist_from_plain(data: object) -> tuple[Checklist, dict]:
+    """A checklist another process read (:func:`_checklist_to_plain`), and that plain data."""
+    if type(data) is not dict:
+        raise ValueError("read here: its frontmatter does not survive JSON")
+    return from_plain(Checklist, data), data
 
 
 def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False, files: list[str] | None = None) -> Result:
@@ -107,22 +135,24 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False, f
         for title, line in cl.subsections.items():
             res.notes.append(f"{cl.rel}:{line}: '{title}' under Affected Files is not a tier: its rows are listed, never STALE nor TIER;"
                              " version guards on its paths outside the repository are not checked")
-    _scan(cfg, res, listed, files)
+    snippets = Snippets(cfg.root, res.cache)
+    _scan(cfg, res, listed, files, snippets, likely_matches(checklists, snippets))
     for cl in checklists:
         names = res.import_names[cl.rel]
         if not any(facts.imports_of(names) for facts in res.facts.values()):
             res.warnings.append(f"{cl.rel}: no file in {', '.join(cfg.roots)} imports {', '.join(names)} "
                                 "(a package the code no longer uses, or configure 'roots' / 'import-names')")
 
-    snippets = Snippets(cfg.root, res.cache)
     per_rows = []
     for cl in checklists:
         mark = len(res.findings)
         compare_rows(cfg, res, cl, tiers)
         per_rows.append(res.findings[mark:])
         del res.findings[mark:]
-    for rows, catalog in zip(per_rows, _catalogs(checklists, snippets, parallel=res.files_parsed >= MIN_JOBS)):
-        res.findings += rows + catalog
+    for cl, rows in zip(checklists, per_rows):
+        view = Result()  # check_catalog adds findings only
+        check_catalog(view, cl, snippets)
+        res.findings += rows + view.findings
     snippets.save()
     if uncatalogued:
         from upgrade_checklists import uncatalogued as uncat
@@ -137,35 +167,16 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False, f
     return res
 
 
-def _catalogs(checklists: list[Checklist], snippets: Snippets, parallel: bool) -> list[list[Finding]]:
-    """Each checklist's catalog findings. Matching snippets in big files is the other half
-    of a cold run: when ``parallel`` (many files were read again), the likely matches are
-    computed first, file by file, shared with a second process (its answers come back
-    checked, and are cached); the catalogs then find them answered."""
-    if parallel:
-        queries = sorted(likely_matches(checklists, snippets).items())
-
-        def work(job: tuple[str, list[str]]) -> None:
-            rel, codes = job
-            for code in codes:
-                snippets.match(rel, code)
-
-        # the answers stay in ``snippets``; a job done in the child sends its new ones back
-        share(queries, work, lambda _: snippets.take_new(), snippets.learn,
-              weight=lambda job: snippets.size(job[0]) * len(job[1]), min_jobs=2)
-    out = []
-    for cl in checklists:
-        view = Result()  # check_catalog adds findings only
-        check_catalog(view, cl, snippets)
-        out.append(view.findings)
-    return out
-
-
-def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None = None) -> None:
+def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, snippets: Snippets,
+          queries: dict[str, list[str]]) -> None:
     """Imports of every file that may import a focused package; full facts (names,
     attribute uses, strings: what its row's tokens are matched against) of every
     listed file, in the same parse. An importer found unlisted gets its full facts
-    later, only if a row's move must be matched against it."""
+    later, only if a row's move must be matched against it.
+
+    ``queries`` (:func:`catalog.likely_matches`): what the catalogs will ask of each file
+    (where a snippet is, where a function is); answered here, a file at a time with the scan's own parse of it, so that
+    a cold run reads and parses each file once, on two cores (``parallel.share``)."""
     modules = sorted({m for names in res.import_names.values() for m in names})
     may_import = Prefilter(modules)
     skip = _skip_id(modules)  # a negative pre-filter result holds for these modules only
@@ -192,25 +203,48 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None = 
         hit, data = cache.get(rel, st)
         out = scan_from_plain(data) if hit else None
         if out is None or (type(out) is str and (out != skip or rel in listed)):
-            todo.append((len(outs), rel, st))
+            todo.append((len(outs), rel, st, []))
         rels.append(rel)
         outs.append(out)
+    res.files_parsed = len(todo)
+    # a file's catalog snippets are matched in the job that scans it; other files get jobs of their own
+    by_rel = {job[1]: job for job in todo}
+    for rel, keys in queries.items():
+        keys = snippets.unanswered(rel, keys)
+        if keys:
+            by_rel.setdefault(rel, (-1, rel, None, []))[3].extend(keys)
 
-    def work(job: tuple[int, str, os.stat_result]):
-        _, rel, st = job
-        try:
-            data = read_file(cfg.root, rel, st)
-        except Skipped as exc:
-            return ("note", f"skipped {rel}: {exc}")
-        except OSError:
-            return None
-        if rel not in listed and not may_import(data):
-            return skip
-        return scan_file(rel, data, rel in listed)  # a listed file: its rows need names too
+    def work(job: tuple[int, str, os.stat_result | None, list[str]]):
+        _, rel, st, keys = job
+        out, data, tree = _NO_SCAN, None, None
+        if st is not None:
+            out, data, tree = _scan_one(cfg.root, rel, st, rel in listed, may_import, skip)
+        if keys:
+            if data is not None:
+                snippets.adopt(rel, data, tree)
+            for key in keys:
+                snippets.ask(rel, key)
+        return out
+
+    def to_plain(out) -> dict:  # in the child: the scan's result and the answers it learnt
+        return {"scan": _job_to_plain(out), "answers": snippets.take_new()}
+
+    def from_plain(data: object):
+        if type(data) is not dict or set(data) != {"scan", "answers"}:
+            raise ValueError("not a job's result")
+        out = _job_from_plain(data["scan"])
+        snippets.learn(data["answers"])
+        return out
+
+    def weight(job) -> int:
+        _, rel, st, keys = job
+        return (st.st_size if st is not None else 0) + (snippets.size(rel) * len(keys) if keys else 0)
 
     # reading and parsing is most of a cold run: shared with a second process
-    res.files_parsed = len(todo)
-    for (i, rel, st), out in zip(todo, share(todo, work, _job_to_plain, _job_from_plain, weight=lambda j: j[2].st_size)):
+    jobs = list(by_rel.values())
+    for (i, rel, st, _), out in zip(jobs, share(jobs, work, to_plain, from_plain, weight=weight)):
+        if st is None:
+            continue
         outs[i] = out
         if out is not None and type(out) is not tuple:
             cache.put(rel, st, scan_to_plain(out))
@@ -224,7 +258,27 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None = 
     res.files_scanned = len(sources) - missing
 
 
+_NO_SCAN = ("no scan",)  # a job that only matches snippets
+
+
+def _scan_one(root, rel: str, st: os.stat_result, full: bool, may_import: Prefilter, skip: str):
+    """(scan result, the bytes read, the tree parsed) of one file; the result is Facts, a
+    PARSE Finding, ``skip`` (the pre-filter says it cannot import), a note, or None (gone)."""
+    try:
+        data = read_file(root, rel, st)
+    except Skipped as exc:
+        return ("note", f"skipped {rel}: {exc}"), None, None
+    except OSError:
+        return None, None, None
+    if not full and not may_import(data):
+        return skip, data, None
+    out, tree = scan_tree(rel, data, full)  # a listed file (full): its rows need names too
+    return out, data, tree
+
+
 def _job_to_plain(out) -> dict:
+    if out is _NO_SCAN:
+        return {"no scan": True}
     if out is None:
         return {"gone": True}
     if type(out) is tuple:
@@ -233,6 +287,8 @@ def _job_to_plain(out) -> dict:
 
 
 def _job_from_plain(data: object):
+    if type(data) is dict and data.get("no scan") is True and len(data) == 1:
+        return _NO_SCAN
     if type(data) is dict and data.get("gone") is True and len(data) == 1:
         return None
     if type(data) is dict and type(data.get("note")) is str and len(data) == 1:

@@ -165,20 +165,26 @@ def has_dynamic_import(data: bytes) -> bool:
 
 def scan_file(rel: str, data: bytes, full: bool) -> Facts | Finding:
     """Facts of one file, or a ``PARSE`` finding if it cannot be read."""
+    return scan_tree(rel, data, full)[0]
+
+
+def scan_tree(rel: str, data: bytes, full: bool) -> tuple[Facts | Finding, ast.Module | None]:
+    """:func:`scan_file`, and the tree it parsed (None when ``ast`` could not), for
+    whoever needs the same file parsed (the catalog's snippets)."""
     try:
         tree = ast.parse(data, filename=rel)
     except (RecursionError, MemoryError):  # 3,000 chained attributes, 10,000 unary minus, a 1 MB expression
-        return _too_deep(rel)
+        return _too_deep(rel), None
     except Exception as exc:  # SyntaxError, ValueError (NUL), and whatever a coding cookie's codec raises
-        return _fallback(rel, data, full, exc)
+        return _fallback(rel, data, full, exc), None
     facts = Facts(rel, full=full)
     try:
         if has_dynamic_import(data):  # first: attribute uses through their bound names count
             _collect_dynamic(tree, facts)
         _collect(tree, facts, full)
     except (RecursionError, MemoryError):
-        return _too_deep(rel)
-    return facts
+        return _too_deep(rel), None
+    return facts, tree
 
 
 def _too_deep(rel: str) -> Finding:

@@ -413,11 +413,12 @@ class SourceIndex:
     statements naming a word are found by searching the text (only statements are
     walked, never every expression)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, tree: ast.Module | None = None) -> None:
+        """``tree``: ``text`` parsed already (see :func:`same_tree`)."""
         self.text = text
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.line_count = len(text.splitlines())
-        self.tree = ast.parse(text)
+        self.tree = tree if tree is not None else ast.parse(text)
         self.parent: dict[int, ast.AST] = {}
         self.at_line: dict[int, list[ast.AST]] = {}
         self.defs: dict[str, list[ast.AST]] = {}
@@ -634,6 +635,28 @@ def verbatim_places(text: str | tuple[str, list[int]], snippet: str) -> list[lis
     return out
 
 
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]", re.M)
+
+
+def same_tree(data: bytes) -> bool:
+    """Whether ``ast.parse(data)`` (what the scan parses) is the tree of the text this
+    module reads (``data`` decoded as UTF-8): valid UTF-8 without a byte order mark, and
+    no coding declaration that could decode it otherwise."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return data.isascii() or not _COOKIE.search(data, 0, _second_line_end(data))
+
+
+def _second_line_end(data: bytes) -> int:
+    first = data.find(b"\n")
+    second = data.find(b"\n", first + 1) if first != -1 else -1
+    return len(data) if second == -1 else second
+
+
 # --- the cached answers ---------------------------------------------------------------------
 
 
@@ -688,6 +711,32 @@ class Snippets:
             src.answers[key] = compute(src.index) if src.index is not None else None
             src.new = True
         return src.answers[key]
+
+    def unanswered(self, rel: str, keys: list[str]) -> list[str]:
+        """The questions among ``keys`` (see :meth:`ask`) not answered yet for ``rel``."""
+        src = self._source(rel)
+        return [] if src is None else [k for k in keys if k not in src.answers]
+
+    def ask(self, rel: str, key: str) -> None:
+        """Answer a question by its key: ``m:`` + a snippet (:meth:`match`) or ``d:`` + a
+        qualified name (:meth:`def_span`)."""
+        if key.startswith("m:"):
+            self.match(rel, key[2:])
+        elif key.startswith("d:"):
+            self.def_span(rel, key[2:])
+        else:
+            raise ValueError(f"not a question: {key[:20]!r}")
+
+    def adopt(self, rel: str, data: bytes, tree: ast.Module | None) -> None:
+        """The file's bytes, and the tree the scan parsed from them (None if it could
+        not), read and parsed once for both: taken only where the text parses the same."""
+        src = self._source(rel)
+        if src is None or src.index is not None or src.failed or src.st.st_size != len(data):
+            return
+        if src.text is None:
+            src.text = data.decode("utf-8", errors="replace")
+        if tree is not None and same_tree(data):
+            src.index = SourceIndex(src.text, tree)
 
     def _text(self, src: _Source) -> str:
         """The file's text, read once (a regular file inside the repository, never blocking)."""
