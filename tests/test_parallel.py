@@ -196,3 +196,64 @@ def test_checklists_read_on_two_cores_are_the_ones_read_here(repo, monkeypatch: 
     assert json.loads(outputs["2"][1]) == json.loads(outputs["1"][1])
     entries = json.loads((repo.path / ".upgrade-checklists-cache/v2/check.json").read_text().split("\n", 1)[1])
     assert "checklist:checklists/fakepkg-core.md" in entries and "checklist:checklists/otherlib.md" not in entries
+
+
+DIR_ROW = """\
+---
+package: otherlib
+github: example/otherlib
+branch_template: v${VERSION}
+upstream_paths:
+  - otherlib/
+---
+
+## Affected Files
+
+### Primary (engine layer — most likely to break)
+
+| File           | Imports / Usage     |
+| -------------- | ------------------- |
+| `app/plugins/` | `helper`, `Session` |
+
+### Secondary (model / infra layer)
+
+_None._
+
+### Tertiary (tests, config)
+
+_None._
+
+## API Usage Catalog
+
+_None._
+
+## Version-Guarded Code
+
+_None._
+"""
+
+
+def test_an_importer_below_a_directory_row_is_parsed_once(repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its row's tokens are matched against its names (``otherlib.helper`` is no import):
+    the scan collects them in its one parse."""
+    import ast
+
+    repo.write("checklists/otherlib.md", DIR_ROW)
+    repo.write("app/plugins/__init__.py", "")
+    repo.write("app/plugins/a.py", "import otherlib\n\n\ndef run():\n    return otherlib.helper(otherlib.Session())\n")
+    repo.write("app/plugins/b.py", "X = 1\n")  # no import: read, never parsed
+    parses: list[str] = []
+    real = ast.parse
+
+    def counting(src, *args, **kwargs):
+        parses.append(kwargs.get("filename", "?"))
+        return real(src, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counting)
+    monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", "1")
+    r = repo.run("check", "--no-cache")
+    assert (r.code, r.out) == (0, "All checks passed (2 checklists, 11 files scanned).\n")
+    assert parses.count("app/plugins/a.py") == 1 and "app/plugins/b.py" not in parses
+    repo.edit("app/plugins/a.py", "otherlib.Session()", "None")
+    r = repo.run("check", "--no-cache")
+    assert r.code == 1 and "`Session`" in r.out and "CHANGED" in r.out

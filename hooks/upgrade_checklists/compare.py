@@ -171,12 +171,14 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
           queries: dict[str, list[str]]) -> None:
     """Imports of every file that may import a focused package; full facts (names,
     attribute uses, strings: what its row's tokens are matched against) of every
-    listed file, in the same parse. An importer found unlisted gets its full facts
-    later, only if a row's move must be matched against it.
+    listed file and every importer below a directory row, in the same parse. An
+    importer found unlisted gets its full facts later, only if a row's move must be
+    matched against it.
 
-    ``queries`` (:func:`catalog.likely_matches`): what the catalogs will ask of each file
-    (where a snippet is, where a function is); answered here, a file at a time with the scan's own parse of it, so that
-    a cold run reads and parses each file once, on two cores (``parallel.share``)."""
+    ``queries`` (:func:`catalog.likely_matches`): what the catalogs will ask of each
+    file (where a snippet is, where a function is); answered here, a file at a time
+    with the scan's own parse of it, so that a cold run reads and parses each file
+    once, on two cores (``parallel.share``)."""
     modules = sorted({m for names in res.import_names.values() for m in names})
     may_import = Prefilter(modules)
     skip = _skip_id(modules)  # a negative pre-filter result holds for these modules only
@@ -208,6 +210,8 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
         outs.append(out)
     res.files_parsed = len(todo)
     # a file's catalog snippets are matched in the job that scans it; other files get jobs of their own
+    # an importer below a directory row: its row's tokens are matched against its names too
+    below = tuple(sorted(p.rstrip("/") + "/" for p in listed if os.path.isdir(os.path.join(cfg.root, p))))
     by_rel = {job[1]: job for job in todo}
     for rel, keys in queries.items():
         keys = snippets.unanswered(rel, keys)
@@ -218,7 +222,7 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
         _, rel, st, keys = job
         out, data, tree = _NO_SCAN, None, None
         if st is not None:
-            out, data, tree = _scan_one(cfg.root, rel, st, rel in listed, may_import, skip)
+            out, data, tree = _scan_one(cfg.root, rel, st, rel in listed, may_import, skip, rel.startswith(below))
         if keys:
             if data is not None:
                 snippets.adopt(rel, data, tree)
@@ -261,18 +265,20 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
 _NO_SCAN = ("no scan",)  # a job that only matches snippets
 
 
-def _scan_one(root, rel: str, st: os.stat_result, full: bool, may_import: Prefilter, skip: str):
+def _scan_one(root, rel: str, st: os.stat_result, listed: bool, may_import: Prefilter, skip: str, below: bool):
     """(scan result, the bytes read, the tree parsed) of one file; the result is Facts, a
-    PARSE Finding, ``skip`` (the pre-filter says it cannot import), a note, or None (gone)."""
+    PARSE Finding, ``skip`` (the pre-filter says it cannot import), a note, or None (gone).
+    Full facts (names, strings) for a listed file, and for an importer ``below`` a
+    directory row; imports only for any other file."""
     try:
         data = read_file(root, rel, st)
     except Skipped as exc:
         return ("note", f"skipped {rel}: {exc}"), None, None
     except OSError:
         return None, None, None
-    if not full and not may_import(data):
+    if not listed and not may_import(data):
         return skip, data, None
-    out, tree = scan_tree(rel, data, full)  # a listed file (full): its rows need names too
+    out, tree = scan_tree(rel, data, listed or below)
     return out, data, tree
 
 
