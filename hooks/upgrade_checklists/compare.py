@@ -139,7 +139,7 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False, f
     _scan(cfg, res, listed, files, snippets, likely_matches(checklists, snippets))
     for cl in checklists:
         names = res.import_names[cl.rel]
-        if not any(facts.imports_of(names) for facts in res.facts.values()):
+        if not any(res.facts[p].imports_of(names) for p in res.importers(names)):
             res.warnings.append(f"{cl.rel}: no file in {', '.join(cfg.roots)} imports {', '.join(names)} "
                                 "(a package the code no longer uses, or configure 'roots' / 'import-names')")
 

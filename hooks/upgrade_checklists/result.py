@@ -30,6 +30,18 @@ class Result:
     cache: ScanCache | None = None
     status_tables: "StatusTables | None" = None  # the status file's tables, when one is configured
     root: "Path | None" = None  # the repository checked
+    _by_head: "dict[str, set[str]] | None" = field(default=None, repr=False, compare=False)
+
+    def importers(self, modules: list[str]) -> list[str]:
+        """The files (in ``facts`` order) with an import that may refer to ``modules``:
+        one of the same top-level package (what ``Facts.imports_of`` needs to look at)."""
+        if self._by_head is None:
+            self._by_head = {}
+            for path, facts in self.facts.items():
+                for imp in facts.imports:
+                    self._by_head.setdefault(imp.qualname.split(".", 1)[0], set()).add(path)
+        wanted = set().union(*(self._by_head.get(m.split(".", 1)[0], ()) for m in modules))
+        return [p for p in self.facts if p in wanted] if wanted else []
 
 
 def ensure_full(cfg: Config, res: Result, rel: str) -> Facts:
@@ -43,6 +55,7 @@ def ensure_full(cfg: Config, res: Result, rel: str) -> Facts:
             return facts  # changed into something unreadable since the first look
         if isinstance(out, Facts):
             res.facts[rel] = facts = out
+            res._by_head = None  # read again: its imports may differ from the first look
             if res.cache is not None:
                 res.cache.put(rel, st, scan_to_plain(out))
     return facts

@@ -164,7 +164,8 @@ def _compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> 
     add = res.findings.append
     tiers = tiers.for_checklist(cl)
     users = {}
-    for path, facts in list(res.facts.items()):
+    for path in res.importers(names):
+        facts = res.facts[path]
         if not facts.full and any(m.startswith(i.qualname + ".") for i in facts.imports for m in names):
             facts = ensure_full(cfg, res, path)  # `import pkg` then `pkg.sub.x`: needs attribute uses
         imps = facts.imports_of(names)
