@@ -28,6 +28,51 @@ def test_shared_jobs_give_the_plain_loop_answers(monkeypatch: pytest.MonkeyPatch
     assert 0 < len(here) < len(JOBS)  # the other jobs ran in the child
 
 
+def test_whoever_is_free_takes_the_next_job(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """The parent is held up by its first job until the child has done 30 of the 40: a
+    split made up front (20 each) would never get there."""
+    import time
+
+    monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", "2")
+    parent = os.getpid()
+    marker = tmp_path / "child-did-30"
+    done_in_child: list[int] = []
+    here: list[int] = []
+
+    def work(x: int) -> int:
+        if os.getpid() == parent:
+            here.append(x)
+            deadline = time.monotonic() + 60
+            while len(here) == 1 and not marker.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+        else:
+            done_in_child.append(x)
+            if len(done_in_child) == 30:
+                marker.write_text("30")
+        return x * x
+
+    assert parallel.share(JOBS, work, lambda r: r, int) == [x * x for x in JOBS]
+    assert marker.exists() and len(here) <= 10
+
+
+@pytest.mark.parametrize("tickets", [1, 3, 16])
+def test_many_jobs_go_by_tickets_of_several(monkeypatch: pytest.MonkeyPatch, tickets: int) -> None:
+    monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", "2")
+    monkeypatch.setattr(parallel, "MAX_TICKETS", tickets)
+    parent = os.getpid()
+    here: list[int] = []
+
+    def work(x: int) -> int:
+        if os.getpid() == parent:
+            here.append(x)
+        return x * x
+
+    jobs = list(range(101))
+    assert parallel.share(jobs, work, lambda r: r, int, weight=lambda x: -x) == [x * x for x in jobs]
+    assert here[0] == 0 and 1 not in here  # the heaviest here, the second in the child
+    assert len(here) == len(set(here))  # nothing done twice
+
+
 def test_a_child_that_fails_is_made_up_for(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", "2")
     parent = os.getpid()

@@ -128,6 +128,13 @@ class Checklist:
         self.problems.append(Finding(self.rel, line or 1, code, message, package=self.package, fix=fix))
 
 
+def load_parsers() -> None:
+    """Import the Markdown and YAML parsers now (they load on first use): before a fork,
+    so that both processes have them once (``compare.load_checklists``)."""
+    _md()
+    _loader()
+
+
 @lru_cache(maxsize=None)
 def _md() -> MarkdownIt:
     from markdown_it import MarkdownIt

@@ -17,7 +17,7 @@ from upgrade_checklists.files import MAX_BYTES, Skipped, file_stat, read_file
 
 from upgrade_checklists.cache import ScanCache
 from upgrade_checklists.catalog import check_catalog, likely_matches
-from upgrade_checklists.checklist import Checklist, read_checklist
+from upgrade_checklists.checklist import Checklist, load_parsers, read_checklist
 from upgrade_checklists.config import Config, ConfigError
 from upgrade_checklists.findings import Finding
 from upgrade_checklists import history, status_tables
@@ -71,6 +71,9 @@ def load_checklists(cfg: Config, cache: ScanCache | None = None, notes: list[str
     def work(job) -> tuple[Checklist, dict | None]:
         cl = read_checklist(job[1], job[2])
         return cl, _checklist_to_plain(cl)
+
+    if todo:
+        load_parsers()  # imported once, before the child is forked
 
     read = share(todo, work, lambda done: done[1], _checklist_from_plain, weight=lambda job: job[3].st_size, min_jobs=2)
     for (i, path, rel, st), (cl, data) in zip(todo, read):
@@ -241,8 +244,14 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
         return out
 
     def weight(job) -> int:
+        """About the job's cost, to start the heaviest first: a full scan parses and walks
+        the file, most other files are only read (the pre-filter says no), a catalog
+        question is cheap once the file is parsed."""
         _, rel, st, keys = job
-        return (st.st_size if st is not None else 0) + (snippets.size(rel) * len(keys) if keys else 0)
+        cost = 0 if st is None else st.st_size * (400 if rel in listed or rel.startswith(below) else 30)
+        if keys:
+            cost += snippets.size(rel) * (15 * len(keys) + (250 if st is None else 0))
+        return cost
 
     # reading and parsing is most of a cold run: shared with a second process
     jobs = list(by_rel.values())
