@@ -185,3 +185,19 @@ def test_cached_answers_follow_the_manifests(repo: Repo) -> None:
     assert matrix_lines(repo.run("check")) == first  # warm: from the cache
     repo.write("pyproject.second.toml", SECOND.replace('"peft"', '"peft<=0.18.1"'))
     assert matrix_lines(repo.run("check")) == []
+
+
+def test_a_cold_check_parses_the_status_file_once(repo: Repo, monkeypatch) -> None:
+    """Its tables (import names, families, matrix) and its status rows come from one parse."""
+    from markdown_it import MarkdownIt
+
+    from upgrade_checklists import checklist
+
+    setup(repo)
+    monkeypatch.setattr(checklist, "_last_parsed", None, raising=False)  # an earlier test's parse is kept
+    parsed: list[str] = []
+    real = MarkdownIt.parse
+    monkeypatch.setattr(MarkdownIt, "parse", lambda self, src, env=None: parsed.append(src) or real(self, src, env))
+    r = repo.run("check", "--no-cache")
+    assert r.code == 1 and matrix_lines(r)  # the matrix and the status table were both read
+    assert parsed.count(STATUS) == 1

@@ -612,12 +612,24 @@ def _read_guard(cl: Checklist, inline: Token, line: int, raw: str, first_line: i
 # --- status file -----------------------------------------------------------------
 
 
+_last_parsed: tuple[str, list[Token]] | None = None
+
+
+def markdown_tokens(text: str) -> list[Token]:
+    """markdown-it's tokens of ``text``; the last text's are kept: the status file is read
+    for its tables (``status_tables.py``) and its status rows (``read_status``) in one run."""
+    global _last_parsed
+    if _last_parsed is None or _last_parsed[0] != text:
+        _last_parsed = (text, _md().parse(text))
+    return _last_parsed[1]
+
+
 def table_rows(text: str) -> Iterator[tuple[int, list[Token]]]:
     """(line, cell inline tokens) of every body row of every table in ``text``."""
     current: list[Token] | None = None
     line = 0
     in_head = False
-    for tok in _md().parse(text):
+    for tok in markdown_tokens(text):
         if tok.type in ("thead_open", "thead_close"):
             in_head = tok.type == "thead_open"
         elif tok.type == "tr_open" and not in_head:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from upgrade_checklists.cache import ScanCache
-from upgrade_checklists.checklist import _md, cell_codes
+from upgrade_checklists.checklist import cell_codes, markdown_tokens
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -55,7 +55,7 @@ def _tables(text: str) -> list[_Table]:
     table: _Table | None = None
     in_head = False
     line = 0
-    for tok in _md().parse(text):
+    for tok in markdown_tokens(text):
         if tok.type == "table_open":
             table = _Table([], [])
             out.append(table)
