@@ -243,15 +243,13 @@ def test_checklists_read_on_two_cores_are_the_ones_read_here(repo, monkeypatch: 
     assert "checklist:checklists/fakepkg-core.md" in entries and "checklist:checklists/otherlib.md" not in entries
 
 
-DIR_ROW = """\
----
-package: otherlib
-github: example/otherlib
-branch_template: v${VERSION}
-upstream_paths:
-  - otherlib/
----
+def _other_frontmatter() -> str:
+    from test_output import OTHER
 
+    return OTHER[: OTHER.index("## Affected Files")]
+
+
+DIR_ROW = _other_frontmatter() + """\
 ## Affected Files
 
 ### Primary (engine layer — most likely to break)
