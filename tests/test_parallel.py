@@ -300,3 +300,30 @@ def test_an_importer_below_a_directory_row_is_parsed_once(repo, monkeypatch: pyt
     repo.edit("app/plugins/a.py", "otherlib.Session()", "None")
     r = repo.run("check", "--no-cache")
     assert r.code == 1 and "`Session`" in r.out and "CHANGED" in r.out
+
+
+def test_names_are_collected_only_where_a_row_looks_for_them(repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """core.py's row names what it imports: its imports decide, its names are not walked.
+    A token only its code has (the function ``build``) makes the scan collect its names,
+    in the same parse."""
+    import ast
+
+    from upgrade_checklists import scan
+
+    walked: list[tuple[str, bool]] = []
+    parses: list[str] = []
+    real_collect, real_parse = scan._collect, ast.parse
+    monkeypatch.setattr(scan, "_collect", lambda tree, facts, full: walked.append((facts.path, full)) or real_collect(tree, facts, full))
+    monkeypatch.setattr(ast, "parse", lambda src, *a, **k: parses.append(k.get("filename", "?")) or real_parse(src, *a, **k))
+    monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", "1")
+    assert repo.run("check", "--no-cache").code == 0
+    assert ("app/engine/core.py", False) in walked and ("app/engine/core.py", True) not in walked
+    repo.edit("checklists/fakepkg-core.md", "`DistributedDataParallel` |", "`DistributedDataParallel`, `build` |")
+    walked.clear()
+    parses.clear()
+    r = repo.run("check", "--no-cache")
+    assert ("app/engine/core.py", True) in walked and parses.count("app/engine/core.py") == 1
+    assert "CHANGED" not in r.out  # `build` is defined there
+    repo.edit("checklists/fakepkg-core.md", "`build` |", "`teardown` |")
+    r = repo.run("check", "--no-cache")
+    assert "`teardown` no longer match anything" in r.out

@@ -24,8 +24,8 @@ from upgrade_checklists import history, status_tables
 from upgrade_checklists.import_names import read_guide_mapping, resolve_import_names
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
 from upgrade_checklists.result import Result, scan_from_plain, scan_to_plain
-from upgrade_checklists.rows import compare_rows, forget_listing, listed_paths
-from upgrade_checklists.scan import Facts, Prefilter, iter_sources, scan_tree
+from upgrade_checklists.rows import NamesPlan, compare_rows, forget_listing, listed_paths, names_plan
+from upgrade_checklists.scan import Facts, Prefilter, full_facts, iter_sources, scan_tree
 from upgrade_checklists.snippets import Snippets
 from upgrade_checklists.matrix import check_matrix
 from upgrade_checklists.parallel import share
@@ -213,8 +213,7 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
         outs.append(out)
     res.files_parsed = len(todo)
     # a file's catalog snippets are matched in the job that scans it; other files get jobs of their own
-    # an importer below a directory row: its row's tokens are matched against its names too
-    below = tuple(sorted(p.rstrip("/") + "/" for p in listed if os.path.isdir(os.path.join(cfg.root, p))))
+    plan = names_plan(cfg, res.checklists, res.import_names)
     by_rel = {job[1]: job for job in todo}
     for rel, keys in queries.items():
         keys = snippets.unanswered(rel, keys)
@@ -225,7 +224,7 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
         _, rel, st, keys = job
         out, data, tree = _NO_SCAN, None, None
         if st is not None:
-            out, data, tree = _scan_one(cfg.root, rel, st, rel in listed, may_import, skip, rel.startswith(below))
+            out, data, tree = _scan_one(cfg.root, rel, st, rel in listed, may_import, skip, plan)
         if keys:
             if data is not None:
                 snippets.adopt(rel, data, tree)
@@ -248,7 +247,7 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
         the file, most other files are only read (the pre-filter says no), a catalog
         question is cheap once the file is parsed."""
         _, rel, st, keys = job
-        cost = 0 if st is None else st.st_size * (400 if rel in listed or rel.startswith(below) else 30)
+        cost = 0 if st is None else st.st_size * (200 if rel in listed else 30)
         if keys:
             cost += snippets.size(rel) * (15 * len(keys) + (250 if st is None else 0))
         return cost
@@ -274,11 +273,11 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
 _NO_SCAN = ("no scan",)  # a job that only matches snippets
 
 
-def _scan_one(root, rel: str, st: os.stat_result, listed: bool, may_import: Prefilter, skip: str, below: bool):
+def _scan_one(root, rel: str, st: os.stat_result, listed: bool, may_import: Prefilter, skip: str, plan: NamesPlan):
     """(scan result, the bytes read, the tree parsed) of one file; the result is Facts, a
     PARSE Finding, ``skip`` (the pre-filter says it cannot import), a note, or None (gone).
-    Full facts (names, strings) for a listed file, and for an importer ``below`` a
-    directory row; imports only for any other file."""
+    A listed file is read whatever it imports; its names and strings (full facts) are
+    collected, from the same parse, when its rows will look for them (``plan``)."""
     try:
         data = read_file(root, rel, st)
     except Skipped as exc:
@@ -287,7 +286,9 @@ def _scan_one(root, rel: str, st: os.stat_result, listed: bool, may_import: Pref
         return None, None, None
     if not listed and not may_import(data):
         return skip, data, None
-    out, tree = scan_tree(rel, data, listed or below)
+    out, tree = scan_tree(rel, data, False)
+    if isinstance(out, Facts) and plan.wants_names(rel, out):
+        out = full_facts(rel, data, tree)
     return out, data, tree
 
 

@@ -244,12 +244,10 @@ def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell,
         elif facts is None:
             continue  # a PARSE finding already speaks for it (or, for a glob, not scanned)
         imps = users.get(file, [])
-        here = _live(tokens, facts, text)
-        uncovered = [i for i in imps if not _row_tokens_cover(tokens, i, facts)] if facts and tokens else []
+        here, uncovered = _row_in_file(tokens, imps, facts, text)
         if facts is not None and not facts.full and (len(here) < len(tokens) or uncovered):
             facts = ensure_full(cfg, res, file)  # imports alone do not decide: names, strings
-            here = _live(tokens, facts, text)
-            uncovered = [i for i in imps if not _row_tokens_cover(tokens, i, facts)] if tokens else []
+            here, uncovered = _row_in_file(tokens, imps, facts, text)
         live |= here
         if imps:
             importers += 1
@@ -314,6 +312,62 @@ def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell,
                         file, None, pkg, {"tier": want} if movable else None))
             if movable and cell.globbed:
                 break  # one finding (and one move) for the whole glob row
+
+
+def _row_in_file(tokens: tuple[RowToken, ...], imps: list[Import], facts: Facts | None,
+                 text: str | None) -> tuple[set[int], list[Import]]:
+    """The row's tokens that match the file, and the file's imports of the package that
+    no token covers."""
+    uncovered = [i for i in imps if not _row_tokens_cover(tokens, i, facts)] if facts and tokens else []
+    return _live(tokens, facts, text), uncovered
+
+
+@dataclass
+class NamesPlan:
+    """What decides, at scan time, whether a file's names and strings will be read (its
+    full facts): the rows that name it and their checklists' import names. A file the
+    rows will not read by name is scanned for its imports only; a wrong guess costs
+    time only (``compare_rows`` reads the file again when it needs its names)."""
+
+    modules: list[str]  # every checklist's import names
+    files: dict[str, list[tuple[tuple[RowToken, ...], list[str]]]] = field(default_factory=dict)
+    dirs: list[tuple[str, tuple[RowToken, ...], list[str]]] = field(default_factory=list)
+    #: (import names, files listed) of each checklist with a row whose file is gone: its
+    #: unlisted importers are matched against that row (a move) by name
+    moves: list[tuple[list[str], set[str]]] = field(default_factory=list)
+
+    def wants_names(self, rel: str, facts: Facts) -> bool:
+        """Whether :func:`compare_rows` will read ``rel``'s names, its imports being ``facts``."""
+        if any(m.startswith(i.qualname + ".") for i in facts.imports for m in self.modules):
+            return True  # `import pkg` then `pkg.sub.x`: attribute uses decide (see _compare_rows)
+        if any(rel not in listed and facts.imports_of(names) for names, listed in self.moves):
+            return True
+        for tokens, names in self.files.get(rel, []):  # a row naming the file (_compare_row)
+            here, uncovered = _row_in_file(tokens, facts.imports_of(names), facts, None)
+            if len(here) < len(tokens) or uncovered:
+                return True
+        # below a directory row: its tokens are matched against the importers' names
+        return any(rel.startswith(d) and facts.imports_of(names) and len(_live(tokens, facts, None)) < len(tokens)
+                   for d, tokens, names in self.dirs)
+
+
+def names_plan(cfg: Config, checklists: list[Checklist], import_names: dict[str, list[str]]) -> NamesPlan:
+    plan = NamesPlan(sorted({m for names in import_names.values() for m in names}))
+    for cl in checklists:
+        names = import_names.get(cl.rel, [])
+        listed: set[str] = set()
+        gone = False
+        for row in cl.rows:
+            tokens = tuple(t for t in row.parsed if t.compared)
+            cell = _expand(cfg, row)
+            for f in cell.files:
+                plan.files.setdefault(f, []).append((tokens, names))
+            plan.dirs += [(d, tokens, names) for d in cell.dirs]
+            listed.update(cell.files)
+            gone = gone or not (cell.files or cell.dirs or row.extra)
+        if gone:
+            plan.moves.append((names, listed))
+    return plan
 
 
 def _live(tokens: tuple[RowToken, ...], facts: Facts | None, text: str | None) -> set[int]:

@@ -177,14 +177,27 @@ def scan_tree(rel: str, data: bytes, full: bool) -> tuple[Facts | Finding, ast.M
         return _too_deep(rel), None
     except Exception as exc:  # SyntaxError, ValueError (NUL), and whatever a coding cookie's codec raises
         return _fallback(rel, data, full, exc), None
+    facts = _facts_of(rel, data, tree, full)
+    return facts, tree if isinstance(facts, Facts) else None
+
+
+def full_facts(rel: str, data: bytes, tree: ast.Module | None) -> Facts | Finding:
+    """The full facts of a file :func:`scan_tree` scanned for its imports only, from the
+    tree it parsed (parsed again only when ``ast`` could not and libcst did)."""
+    if tree is None:
+        return scan_file(rel, data, True)
+    return _facts_of(rel, data, tree, True)
+
+
+def _facts_of(rel: str, data: bytes, tree: ast.Module, full: bool) -> Facts | Finding:
     facts = Facts(rel, full=full)
     try:
         if has_dynamic_import(data):  # first: attribute uses through their bound names count
             _collect_dynamic(tree, facts)
         _collect(tree, facts, full)
     except (RecursionError, MemoryError):
-        return _too_deep(rel), None
-    return facts, tree
+        return _too_deep(rel)
+    return facts
 
 
 def _too_deep(rel: str) -> Finding:
