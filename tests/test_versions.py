@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
+
 import pytest
 
 from conftest import Repo
+from upgrade_checklists import versions
+from upgrade_checklists.cache import ScanCache
 from upgrade_checklists.versions import Pin, Reader, VersionError, check_version, resolved_versions
 
 
@@ -147,3 +152,79 @@ def test_check_git_url_refuses(bad: str) -> None:
 
     with pytest.raises(VersionError):
         check_git_url(bad)
+
+
+# -- what a file pins, kept by its stat ------------------------------------------------------
+
+_LOCK = '[[package]]\nname = "Alpha"\nversion = "1.0.post1"\n[[package]]\nname = "beta"\nversion = "2.0"\nsource = { git = "https://h/o/beta.git?rev=x#abc1234" }\n'
+
+
+def _age(repo: Repo, *rels: str) -> None:
+    """Written an hour ago: older than the racy window, so a cache keeps it."""
+    for rel in rels:
+        st = os.stat(repo.path / rel)
+        os.utime(repo.path / rel, ns=(st.st_atime_ns, st.st_mtime_ns - 3600 * 10**9))
+
+
+def _cache(repo: Repo) -> ScanCache:
+    return ScanCache(repo.path / ".c", "root", name="audit.json")
+
+
+def _no_toml(text: str) -> dict:
+    raise AssertionError("parsed again")
+
+
+def test_pins_are_kept_as_plain_json_by_stat_and_reused(repo: Repo, monkeypatch) -> None:
+    monkeypatch.setattr(versions, "_EXTRACTED", {})
+    repo.write("pyproject.toml", '[project]\nname = "x"\ndependencies = ["alpha==1.0", "gamma==3"]\n')
+    repo.write("uv.lock", _LOCK)
+    _age(repo, "pyproject.toml", "uv.lock")
+    cache = _cache(repo)
+    want = {"alpha": Pin("1.0.post1", "uv.lock"), "beta": Pin("abc1234", "uv.lock", "https://h/o/beta.git"),
+            "gamma": Pin("3", "pyproject.toml")}
+    assert resolved_versions(Reader(repo.path, cache=cache), ["alpha", "beta", "gamma"]) == want
+    cache.save()
+    lines = (repo.path / ".c" / "v2" / "audit.json").read_text().splitlines()
+    entries = json.loads(lines[1])
+    st = os.stat(repo.path / "uv.lock")
+    assert entries["pins:lock:uv.lock"] == [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
+                                            [["alpha", "1.0.post1", None], ["beta", "abc1234", "https://h/o/beta.git"]]]
+    assert entries["pins:manifest:pyproject.toml"][4] == [["alpha", "1.0", None], ["gamma", "3", None]]
+    # another run (nothing in memory): answered from the file, nothing parsed
+    monkeypatch.setattr(versions, "_EXTRACTED", {})
+    monkeypatch.setattr(versions, "_toml", _no_toml)
+    assert resolved_versions(Reader(repo.path, cache=_cache(repo)), ["alpha", "beta", "gamma"]) == want
+    # and within one run, a second resolve parses nothing either (no cache given)
+    assert resolved_versions(Reader(repo.path), ["alpha"]) == {"alpha": Pin("1.0.post1", "uv.lock")}
+
+
+def test_an_edited_lock_is_read_again(repo: Repo, monkeypatch) -> None:
+    monkeypatch.setattr(versions, "_EXTRACTED", {})
+    repo.write("uv.lock", _LOCK)
+    _age(repo, "uv.lock")
+    cache = _cache(repo)
+    assert resolved_versions(Reader(repo.path, cache=cache), ["alpha"]) == {"alpha": Pin("1.0.post1", "uv.lock")}
+    cache.save()
+    repo.write("uv.lock", _LOCK.replace("1.0.post1", "1.0.post2"))  # the same size; fresh: read, not kept
+    assert resolved_versions(Reader(repo.path, cache=_cache(repo)), ["alpha"]) == {"alpha": Pin("1.0.post2", "uv.lock")}
+    _age(repo, "uv.lock")  # another mtime and ctime than the stored entry's
+    assert resolved_versions(Reader(repo.path, cache=_cache(repo)), ["alpha"]) == {"alpha": Pin("1.0.post2", "uv.lock")}
+
+
+@pytest.mark.parametrize("value", [[["alpha", 9, None]], [["alpha", "9"]], "alpha==9", [["alpha", "9", ["git"]]], {"alpha": "9"}])
+def test_a_forged_extraction_is_ignored(repo: Repo, monkeypatch, value) -> None:
+    monkeypatch.setattr(versions, "_EXTRACTED", {})
+    repo.write("uv.lock", _LOCK)
+    _age(repo, "uv.lock")
+    cache = _cache(repo)
+    cache.put("pins:lock:uv.lock", os.stat(repo.path / "uv.lock"), value)  # the right stat, the wrong shape
+    assert resolved_versions(Reader(repo.path, cache=cache), ["alpha"]) == {"alpha": Pin("1.0.post1", "uv.lock")}
+
+
+@pytest.mark.parametrize("garbage", [b"not json\n{", b"", b'{"format": 99}\n{}', b"\xff\xfe"])
+def test_a_garbled_pins_file_is_ignored(repo: Repo, monkeypatch, garbage: bytes) -> None:
+    monkeypatch.setattr(versions, "_EXTRACTED", {})
+    repo.write("uv.lock", _LOCK)
+    _age(repo, "uv.lock")
+    repo.write(".c/v2/audit.json", garbage)
+    assert resolved_versions(Reader(repo.path, cache=_cache(repo)), ["alpha"]) == {"alpha": Pin("1.0.post1", "uv.lock")}

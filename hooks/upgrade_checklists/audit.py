@@ -24,6 +24,7 @@ from packaging.utils import canonicalize_name
 
 from upgrade_checklists import fetch as fetching
 from upgrade_checklists.api import Unresolved
+from upgrade_checklists.cache import ScanCache
 from upgrade_checklists.bind import bind_uses
 from upgrade_checklists.checklist import Checklist
 from upgrade_checklists.config import Config
@@ -39,6 +40,8 @@ from upgrade_checklists.targets import AuditError, Target, plan
 from upgrade_checklists.versions import DEFAULT, Reader, resolve
 
 __all__ = ["AuditError", "AuditResult", "Auditor", "Target", "plan"]
+
+AUDIT_FILE = "audit.json"  # in the scan cache's format directory
 
 
 @dataclass
@@ -66,6 +69,7 @@ class Auditor:
         self._models: dict[tuple, CachedModel] = {}
         self.git_pins: dict[tuple[str, str], str] = {}  # (package, ref) -> repository of a git pin
         self._parsed: Sources | None = None
+        self.store = project_store(cfg, check)
 
     # -- fetching -------------------------------------------------------------------
 
@@ -130,9 +134,12 @@ class Auditor:
         return CachedModel(trees, modules, self.cache_dir)
 
     def save_models(self) -> None:
-        """Keep what the audit asked of each model (the next audit of these versions loads none)."""
+        """Keep what the audit asked of each model (the next audit of these versions loads none),
+        and what it learnt of the project (``audit.json``)."""
         for model in self._models.values():
             model.save()
+        if self.store is not None:
+            self.store.save()
 
     # -- the audit ------------------------------------------------------------------------
 
@@ -144,7 +151,7 @@ class Auditor:
 
     def _run(self, targets: list[Target]) -> AuditResult:
         result = AuditResult(targets=targets)
-        every = resolve(Reader(self.cfg.root), [cl.package for cl in self.check.checklists], self.cfg.manifests)
+        every = resolve(Reader(self.cfg.root, cache=self.store), [cl.package for cl in self.check.checklists], self.cfg.manifests)
         for pins in every.values():
             for key, pin in pins.resolved.items():
                 if pin.git:
@@ -280,6 +287,16 @@ class Auditor:
                     t.checklist.rel, 1, "FAMILY",
                     f"upgrade family `{fam}`: {t.package} moves {t.old} -> {t.new} but {stays} does not; check that they are compatible",
                     package=t.package, severity="warning", at_source=False))
+
+
+def project_store(cfg: Config, check: Result) -> ScanCache | None:
+    """The audit's own cache file beside the check's (``audit.json`` in the scan cache's format
+    directory, same header: format, tool build, machine, repository root); None when the
+    check ran without a cache (``--no-cache``, no ``cache_dir``)."""
+    cache = getattr(check, "cache", None)
+    if cache is None or cache.root is None:
+        return None
+    return ScanCache(cache.root, str(cfg.root.resolve()), name=AUDIT_FILE)
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:

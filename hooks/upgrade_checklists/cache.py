@@ -113,15 +113,19 @@ def _stream(entries: dict) -> Iterator[str]:
 
 
 class ScanCache:
-    def __init__(self, directory: Path | None, key: str) -> None:
+    """``name``: the file in the format directory (``check.json``; the audit keeps its own,
+    ``audit.json``, so the check never reads what only the audit needs)."""
+
+    def __init__(self, directory: Path | None, key: str, name: str = _FILE) -> None:
         self.root = directory
         self.directory = directory / DIRECTORY if directory is not None else None
+        self.name = name
         self.header = header(key)
         self.entries: dict[str, list] = {}
         self.dirty = False
         self.hits = 0
         if self.directory is not None:
-            self.entries = self._load(self.directory / _FILE)
+            self.entries = self._load(self.directory / name)
 
     def _load(self, path: Path) -> dict[str, list]:
         """The stored entries, or nothing when the file is absent, not ours or not valid."""
@@ -187,7 +191,7 @@ class ScanCache:
             if not ignore.exists():
                 ignore.write_text("# Automatically created by upgrade-checklists.\n*\n")
             head = json.dumps(self.header, separators=(",", ":")) + "\n"
-            write_atomic(self.directory / _FILE, itertools.chain([head], _stream(self.entries)))
+            write_atomic(self.directory / self.name, itertools.chain([head], _stream(self.entries)))
             self.dirty = False
         except (OSError, ValueError):
             pass  # a read-only checkout still gets its check

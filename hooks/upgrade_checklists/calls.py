@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from upgrade_checklists.astwalk import imports, statements, walk
+
 _SIMPLE = (
     ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Raise,
     ast.Assert, ast.Delete,
@@ -36,7 +38,7 @@ class Call:
 def bindings(tree: ast.Module, modules: list[str]) -> dict[str, str]:
     """Bound name -> qualified target, for imports inside ``modules`` (any scope)."""
     out: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in imports(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
                 target = a.name if a.asname else a.name.split(".")[0]
@@ -132,16 +134,25 @@ def find_method_calls(source: str, tree: ast.Module, receiver: str | None, metho
     return out
 
 
-def statement_calls(tree: ast.AST):
+_CALLS = "_upgrade_checklists_calls"
+
+
+def statement_calls(tree: ast.AST) -> list[tuple[ast.stmt, ast.Call, ast.AST]]:
     """``(stmt, call, where)`` for every call each statement below ``tree`` owns (see
     :func:`_calls_in`); ``where`` is what a call site shows: the whole simple statement,
-    or the call itself in a compound statement's header."""
-    for stmt in ast.walk(tree):
-        if stmt is tree or not isinstance(stmt, ast.stmt):
-            continue
-        simple = isinstance(stmt, _SIMPLE)
-        for node in _calls_in(stmt, simple):
-            yield stmt, node, (stmt if simple else node)
+    or the call itself in a compound statement's header. Statements in ``ast.walk``'s
+    order; computed once per node and kept on it (the trees are never modified)."""
+    found = tree.__dict__.get(_CALLS)
+    if found is None:
+        found = []
+        for stmt in statements(tree):
+            if stmt is tree or not isinstance(stmt, ast.stmt):
+                continue
+            simple = isinstance(stmt, _SIMPLE)
+            for node in _calls_in(stmt, simple):
+                found.append((stmt, node, (stmt if simple else node)))
+        tree.__dict__[_CALLS] = found
+    return found
 
 
 def make_call(api: str, where: ast.AST, node: ast.Call, stmt: ast.stmt, lines: list[str]) -> Call:
@@ -170,7 +181,7 @@ def _calls_in(stmt: ast.stmt, simple: bool):
         roots = [getattr(stmt, f) for f in ("test", "iter", "items", "subject", "value", "decorator_list") if getattr(stmt, f, None)]
         roots = [x for r in roots for x in (r if isinstance(r, list) else [r])]
     for root in roots:
-        for node in ast.walk(root):
+        for node in walk(root):
             if isinstance(node, ast.Call):
                 yield node
 

@@ -327,15 +327,15 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     check = run_check(cfg, use_cache=not args.no_cache)
     if not cfg.families and check.status_tables is not None and check.status_tables.families:
         cfg.families = check.status_tables.families  # the status file's Upgrade Families table
+    auditor = audit.Auditor(cfg, check, source=args.source, cache_dir=args.cache_dir, timeout=args.timeout,
+                            progress=audit.progress_printer())
     try:
-        targets, notes = audit.plan(cfg, check.checklists, args.specs, args.from_version, args.base_ref)
+        targets, notes = audit.plan(cfg, check.checklists, args.specs, args.from_version, args.base_ref, cache=auditor.store)
     except audit.AuditError as exc:
         raise ConfigError(str(exc)) from None
     from upgrade_checklists import staged
 
     notes = staged.notes(cfg.root, cfg.manifests) + notes  # which state of the manifests the audit sees
-    auditor = audit.Auditor(cfg, check, source=args.source, cache_dir=args.cache_dir, timeout=args.timeout,
-                            progress=audit.progress_printer())
     result = auditor.run(targets)
     result.notes = notes + result.notes
     for note in notes:  # which versions are audited, and why: always said

@@ -166,7 +166,7 @@ def run(auditor, result) -> dict[Finding, str]:
     from upgrade_checklists.targets import Target
     from upgrade_checklists.versions import Reader, resolve
 
-    every = resolve(Reader(auditor.cfg.root), [cl.package for cl in auditor.check.checklists], auditor.cfg.manifests)
+    every = resolve(Reader(auditor.cfg.root, cache=auditor.store), [cl.package for cl in auditor.check.checklists], auditor.cfg.manifests)
     introduced: dict[Finding, str] = {}
     for t in result.targets:
         breaking = [f for f in t.findings if (f.severity == "error" and f.code != "FETCH") or f.code in LEDGER_CODES]

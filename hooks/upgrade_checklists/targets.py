@@ -66,12 +66,13 @@ def parse_spec(spec: str) -> tuple[str, str, str | None]:
 
 
 def plan(cfg: Config, checklists: list[Checklist], specs: list[str], from_version: str | None,
-         base_ref: str) -> tuple[list[Target], list[str]]:
+         base_ref: str, cache=None) -> tuple[list[Target], list[str]]:
+    """The targets to audit and notes on them; ``cache``: where what the manifests pin is kept (``versions.Reader``)."""
     by_name = {canonicalize_name(cl.package): cl for cl in checklists}
     packages = [cl.package for cl in checklists]
     notes: list[str] = []
     try:
-        now = resolve(Reader(cfg.root), packages, cfg.manifests)
+        now = resolve(Reader(cfg.root, cache=cache), packages, cfg.manifests)
         if from_version is not None:
             check_version(from_version, "--from")
         if specs:

@@ -26,6 +26,7 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from upgrade_checklists.astwalk import imports, statements, walk
 from upgrade_checklists.calls import Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
 from upgrade_checklists.guards import catches_import_error
 from upgrade_checklists.values import assignments_onto
@@ -160,7 +161,7 @@ def subclasses(sources, modules: list[str]) -> list[tuple[str, str, str, int]]:
 def _imports(rel: str, tree: ast.Module, modules: list[str]) -> list[Use]:
     typing_lines, fallback_lines = _typing_only_lines(tree), _fallback_import_lines(tree)
     out = []
-    for node in ast.walk(tree):
+    for node in imports(tree):
         if isinstance(node, ast.ImportFrom) and node.module and not node.level:
             paths = [f"{node.module}.{a.name}" for a in node.names if a.name != "*"]
         elif isinstance(node, ast.Import):
@@ -177,7 +178,7 @@ def _imports(rel: str, tree: ast.Module, modules: list[str]) -> list[Use]:
 def _attributes(rel: str, tree: ast.Module, bound: dict[str, str]) -> list[Use]:
     """Each ``pkg.name`` read (``pkg.__version__``, the ``pkg.f`` of ``pkg.f()``), once a line."""
     out, seen = [], set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Attribute):
             path = resolve(node, bound)
             if path is not None and (node.lineno, path) not in seen:
@@ -193,10 +194,10 @@ def _is_type_checking(test: ast.AST) -> bool:
 def _typing_only_lines(tree: ast.Module) -> set[int]:
     """Lines of imports under ``if TYPE_CHECKING:`` (never run)."""
     out = set()
-    for node in ast.walk(tree):
+    for node in statements(tree):
         if isinstance(node, ast.If) and _is_type_checking(node.test):
             for s in node.body:
-                for n in ast.walk(s):
+                for n in imports(s):
                     if isinstance(n, (ast.Import, ast.ImportFrom)):
                         out.add(n.lineno)
     return out
@@ -205,11 +206,11 @@ def _typing_only_lines(tree: ast.Module) -> set[int]:
 def _fallback_import_lines(tree: ast.Module) -> set[int]:
     """Lines of imports inside ``try/except ImportError`` (either branch)."""
     out = set()
-    for node in ast.walk(tree):
+    for node in statements(tree):
         if isinstance(node, ast.Try) and catches_import_error(node):
             for part in [node.body, *(h.body for h in node.handlers)]:
                 for s in part:
-                    for n in ast.walk(s):
+                    for n in imports(s):
                         if isinstance(n, (ast.Import, ast.ImportFrom)):
                             out.add(n.lineno)
     return out
@@ -232,7 +233,7 @@ def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[str, str]
 def _scope(tree: ast.Module, stmt: ast.stmt) -> ast.AST:
     """The innermost function (else the module) holding ``stmt``."""
     best: ast.AST = tree
-    for node in ast.walk(tree):
+    for node in statements(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno < stmt.lineno <= (node.end_lineno or node.lineno):
             if best is tree or node.lineno > best.lineno:
                 best = node
@@ -249,7 +250,7 @@ def _guard(tree: ast.Module, stmt: ast.stmt, name: str) -> tuple[ast.If | None, 
     around it, or an ``if hasattr(…, name): return`` before it in the same function."""
     scope = _scope(tree, stmt)
     around = None
-    for node in ast.walk(scope):
+    for node in statements(scope):
         if not isinstance(node, ast.If) or _scope(tree, node) is not scope:
             continue
         if node.lineno < stmt.lineno <= (node.end_lineno or node.lineno):
@@ -272,7 +273,7 @@ def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], pa
         return []
     me = args[0].arg
     lines = text.splitlines()
-    written = {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+    written = {n.attr for n in walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
                and isinstance(n.value, ast.Name) and n.value.id == me}
     out: list[Use] = []
     called: set[int] = set()
@@ -293,7 +294,7 @@ def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], pa
         called.add(id(f))
         c = make_call(f.attr, where, node, stmt, lines)
         out.append(Use(rel, c.line, MEMBER, target, f.attr, call=c, via=how))
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if (isinstance(node, ast.Attribute) and id(node) not in called and isinstance(node.value, ast.Name)
                 and node.value.id == me and node.attr not in own):
             write = isinstance(node.ctx, ast.Store)
@@ -403,7 +404,7 @@ class _Project:
             for fn in self.node(self.classes[name]).body:
                 if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and (fn.args.posonlyargs + fn.args.args):
                     me = (fn.args.posonlyargs + fn.args.args)[0].arg
-                    out |= {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+                    out |= {n.attr for n in walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
                             and isinstance(n.value, ast.Name) and n.value.id == me}
         return out
 
@@ -414,7 +415,7 @@ class _Project:
         if where is None:
             return None
         tree = self.sources.tree(where)
-        nodes = tree.body if mod != "<local>" else ast.walk(tree)
+        nodes = tree.body if mod != "<local>" else statements(tree)
         fn = next((n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name), None)
         return (where, fn) if fn is not None else None
 
@@ -534,7 +535,7 @@ def _runtime_aliases(body: list[ast.stmt]):
 
 def _forwards(fn: ast.FunctionDef, kw: str) -> bool:
     """``super().__init__(..., **kw)`` (or ``Base.__init__(self, **kw)``) in the body."""
-    for n in ast.walk(fn):
+    for n in walk(fn):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__":
             if any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kw for k in n.keywords):
                 return True
@@ -545,7 +546,7 @@ def _forwards(fn: ast.FunctionDef, kw: str) -> bool:
 def _all_bindings(tree: ast.Module, mod: str, is_package: bool) -> dict[str, str]:
     """Bound name -> qualified target for every import of the file (relative ones resolved)."""
     out: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in imports(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
                 out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]

@@ -19,6 +19,8 @@ import ast
 import itertools
 from dataclasses import dataclass
 
+from upgrade_checklists.astwalk import BLOCKS, statements
+
 _CAP = 32  # values per expression, combinations per scope
 _DEPTH = 8
 
@@ -123,8 +125,8 @@ def assignments_onto(tree: ast.Module, imports: dict[str, str]):
     """``(class, name, function, statement)`` for each ``X.name = F`` / ``setattr(X, "name", F)``
     whose ``X`` and ``F`` are followed to qualified names (``Qual`` paths; a function defined in
     the file itself is ``Qual("<local>.f")``)."""
-    scopes = [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    local_functions = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    scopes = [tree] + [n for n in statements(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    local_functions = {n.name for n in scopes[1:]}
     seen = set()
     for scope in scopes:
         stmts = [s for s in _own_statements(scope) if _patch_parts(s)]
@@ -149,14 +151,26 @@ def assignments_onto(tree: ast.Module, imports: dict[str, str]):
 
 
 def _own_statements(scope: ast.AST):
-    stack = list(ast.iter_child_nodes(scope))
+    """The statements of ``scope`` outside nested functions and classes (depth first; only
+    the blocks are descended into: a statement never sits inside an expression)."""
+    stack = _blocks(scope)
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         if isinstance(node, ast.stmt):
             yield node
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(_blocks(node))
+
+
+def _blocks(node: ast.AST) -> list[ast.AST]:
+    """``node``'s children that are statements, ``except`` handlers or ``case`` clauses, in order."""
+    out = []
+    for name in node._fields:
+        v = getattr(node, name, None) if name in BLOCKS else None
+        if type(v) is list:
+            out += [x for x in v if isinstance(x, ast.AST)]
+    return out
 
 
 def _patch_parts(stmt: ast.stmt):

@@ -11,13 +11,21 @@ Read from a manifest: ``[project] dependencies``, optional dependencies,
 git pins ``name @ git+URL@ref``); from a lock: the exact resolved versions (which also
 reveal transitive bumps; a lock's git source gives the commit). A lock's version wins
 over a pin.
+
+What a file of the working tree pins is extracted once per run and, given a cache
+(``Reader(root, cache=...)``: a :class:`~upgrade_checklists.cache.ScanCache`), kept as
+plain JSON keyed by the file's stat (path, size, mtime, ctime, inode): a warm audit
+parses neither the manifests nor the (large) lock files again.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
+import stat
 import subprocess
+import time
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,11 +100,13 @@ class Pins:
 
 
 class Reader:
-    """Files of the working tree, or of a git ref (``git show REF:path``)."""
+    """Files of the working tree, or of a git ref (``git show REF:path``). ``cache``: where
+    what a working-tree file pins is kept (see :func:`_pins_of`)."""
 
-    def __init__(self, root: Path, ref: str | None = None) -> None:
+    def __init__(self, root: Path, ref: str | None = None, cache=None) -> None:
         self.root = root
         self.ref = ref
+        self.cache = cache
         if ref is not None and (ref.startswith("-") or not re.match(r"^[\w./@{}^~-]+$", ref)):
             raise VersionError(f"git ref {ref!r} is not allowed")
 
@@ -178,7 +188,57 @@ def resolved_versions(reader: Reader, packages: list[str], patterns: list[str] |
     return dict(pins.resolved) if pins else {}
 
 
-def _manifest_pins(reader: Reader, rel: str):
+RACY_NS = 2_000_000_000
+_EXTRACTED: dict[tuple, list[list]] = {}  # (kind, path, stat) -> pins: this process parses a file once
+
+
+def _pins_of(reader: Reader, rel: str, kind: str, extract) -> list[list]:
+    """``extract(reader, rel)``: ``[[name, version, git or None], ...]``, what ``rel`` pins. For a
+    working-tree file, taken from the cache when it was stored for exactly this stat, else
+    extracted and kept (not for a file changed in the last two seconds: git's racy rule)."""
+    st = None
+    if reader.ref is None:
+        try:
+            st = os.stat(reader.root / rel)
+        except (OSError, ValueError):
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            st = None
+    if st is None:
+        return extract(reader, rel)
+    memo = (kind, str(reader.root / rel), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    found = _EXTRACTED.get(memo)
+    key = f"pins:{kind}:{rel}"
+    if found is None and reader.cache is not None:
+        hit, value = reader.cache.get(key, st)
+        if hit and _pin_rows(value):
+            found = value
+    if found is None:
+        found = extract(reader, rel)
+        if reader.cache is not None:
+            reader.cache.put(key, st, found)  # not stored when racy
+    if st.st_mtime_ns <= time.time_ns() - RACY_NS:
+        _EXTRACTED[memo] = found
+    return found
+
+
+def _pin_rows(value) -> bool:
+    """A stored extraction has the shape :func:`_pins_of` wrote (a forged or garbled one is a miss)."""
+    return type(value) is list and all(
+        type(r) is list and len(r) == 3 and type(r[0]) is str and type(r[1]) is str and (r[2] is None or type(r[2]) is str)
+        for r in value)
+
+
+def _manifest_pins(reader: Reader, rel: str) -> list[tuple[str, Pin]]:
+    """``(name, Pin)`` for each exact or git pin of a manifest, in the file's order."""
+    return [(name, Pin(version, rel, git)) for name, version, git in _pins_of(reader, rel, "manifest", _manifest_rows)]
+
+
+def _manifest_rows(reader: Reader, rel: str) -> list[list]:
+    return [[name, pin.version, pin.git] for name, pin in _manifest_read(reader, rel)]
+
+
+def _manifest_read(reader: Reader, rel: str):
     base = rel.rsplit("/", 1)[-1]
     text = reader.read(rel)
     if not text:
@@ -205,19 +265,29 @@ def _manifest_pins(reader: Reader, rel: str):
                 yield name, pin
 
 
-def _lock_pins(reader: Reader, rel: str, wanted: set[str], declared: dict[str, Pin]) -> dict[str, Pin]:
-    found: dict[str, list[Pin]] = {}
+def _lock_rows(reader: Reader, rel: str) -> list[list]:
+    """Every package a lock resolves, in its order: ``[canonical name, version, None]``, or
+    ``[canonical name, commit, repository]`` for a git source with a commit."""
+    rows = []
     for pkg in _toml(reader.read(rel) or "").get("package", []):
-        key = canonicalize_name(str(pkg.get("name", "")))
-        if key not in wanted or not isinstance(pkg.get("version"), str):
+        if not isinstance(pkg, dict) or not isinstance(pkg.get("version"), str):
             continue
+        key = canonicalize_name(str(pkg.get("name", "")))
         source = pkg.get("source") if isinstance(pkg.get("source"), dict) else {}
         if isinstance(source.get("git"), str):
             url, _, commit = source["git"].partition("#")
             url = url.split("?", 1)[0]
-            found.setdefault(key, []).append(Pin(commit or pkg["version"], rel, url) if commit else Pin(pkg["version"], rel))
+            rows.append([key, commit, url] if commit else [key, pkg["version"], None])
         else:
-            found.setdefault(key, []).append(Pin(pkg["version"], rel))
+            rows.append([key, pkg["version"], None])
+    return rows
+
+
+def _lock_pins(reader: Reader, rel: str, wanted: set[str], declared: dict[str, Pin]) -> dict[str, Pin]:
+    found: dict[str, list[Pin]] = {}
+    for key, version, git in _pins_of(reader, rel, "lock", _lock_rows):
+        if key in wanted:
+            found.setdefault(key, []).append(Pin(version, rel, git))
     out = {}
     for key, pins in found.items():
         if len(pins) == 1:
