@@ -25,6 +25,7 @@ The upgrade audit (``audit.py`` orchestrates), one module a stage:
 
     uses.py       every use of a package in the code (calls, imports, subclasses, patches)
       values.py     what a name can hold statically (patches reached through strings)
+      usecache.py   the uses kept as plain JSON (a warm audit of an unchanged project parses nothing)
     api.py        the upstream symbols at each version (griffe, nothing imported)
       model_cache.py  its answers kept on disk as plain JSON (a second audit loads nothing)
     bind.py       each use bound against both versions

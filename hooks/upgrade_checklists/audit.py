@@ -16,6 +16,7 @@ stages and checks the upgrade families. ``summary.py`` writes
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,8 @@ from upgrade_checklists.findings import Finding
 from upgrade_checklists.catalog import located_guard_line
 from upgrade_checklists.guards import GuardResult, check_guard
 from upgrade_checklists.model_cache import CachedModel
-from upgrade_checklists.uses import IMPORT, PATCH, Sources, find_uses
+from upgrade_checklists.usecache import cached_uses
+from upgrade_checklists.uses import IMPORT, PATCH, Sources
 from upgrade_checklists.result import Result
 from upgrade_checklists.scan import iter_sources
 from upgrade_checklists.targets import AuditError, Target, plan
@@ -222,13 +224,13 @@ class Auditor:
         return mark.read_text().strip() if mark.is_file() else str(path)
 
     def _sources(self) -> Sources:
-        """Every project source (subclasses are followed across files), parsed when first needed."""
+        """Every project source (subclasses are followed across files), read and parsed when first
+        needed; a file git lists that is gone from the work tree (deleted, not yet staged) is none."""
         if self._parsed is None:
-            texts = {}
-            for rel in sorted(set(iter_sources(self.cfg.root, self.cfg.roots, self.cfg.exclude)) | set(self.check.facts)):
-                if rel.endswith(".py"):
-                    texts[rel] = (self.cfg.root / rel).read_text(encoding="utf-8", errors="replace")
-            self._parsed = Sources(texts)
+            root = self.cfg.root
+            rels = [rel for rel in sorted(set(iter_sources(self.cfg.root, self.cfg.roots, self.cfg.exclude)) | set(self.check.facts))
+                    if rel.endswith(".py") and os.path.isfile(root / rel)]
+            self._parsed = Sources(rels, read=lambda rel: (root / rel).read_text(encoding="utf-8", errors="replace"))
         return self._parsed
 
     def _audit_package(self, t: Target, old: CachedModel | None, new: CachedModel, result: AuditResult) -> None:
@@ -236,7 +238,7 @@ class Auditor:
         cl = t.checklist
         names = self.check.import_names.get(cl.rel, [])
         sources = self._sources()
-        found = find_uses(sources, names)
+        found = cached_uses(self.store, self.cfg.root, sources, names)  # the project unchanged: nothing parsed
         resolved = resolve_entries(cl.entries, old, new, names)
         found += entry_uses(resolved, sources, found)
         covered = frozenset(r.new.path for r in resolved if r.new is not None)
@@ -270,7 +272,7 @@ class Auditor:
         for u in found:  # the guard around a patch is that method's version guard, listed or not
             if u.kind == PATCH and u.guard_line is not None and (u.file, u.guard_line) not in listed:
                 listed.add((u.file, u.guard_line))
-                for r in _guard(sources[u.file][0], u.guard_line, new, names, t.new):
+                for r in _guard(sources.text(u.file), u.guard_line, new, names, t.new):
                     if r.code != "GUARD_UNKNOWN":
                         add(r.code, r.severity, r.message, u.file, u.guard_line, anchors.rows.get(u.file))
 

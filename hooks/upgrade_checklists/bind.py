@@ -9,7 +9,6 @@ breaks), ``warning`` or ``info`` (nothing breaks here).
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 
 from upgrade_checklists.annotations import short
@@ -20,13 +19,13 @@ from upgrade_checklists.uses import ATTRIBUTE, CALL, IMPORT, MEMBER, PATCH, RESU
 Problem = tuple[str, str, str, str]
 
 
-def _renamed(name: str, old: Signature, new: Signature) -> str | None:
-    """``name`` was removed and another parameter was added at its position."""
+def _renamed(name: str, old: Signature, new: Signature, oldn: dict | None = None) -> str | None:
+    """``name`` was removed and another parameter was added at its position (``oldn``: ``old.named()``)."""
     idx = next((i for i, p in enumerate(old.params) if p.name == name), None)
     if idx is None or idx >= len(new.params):
         return None
     cand = new.params[idx]
-    if cand.name in old.named() or cand.kind != old.params[idx].kind:
+    if cand.name in (old.named() if oldn is None else oldn) or cand.kind != old.params[idx].kind:
         return None
     return cand.name
 
@@ -117,7 +116,8 @@ def signature_changes(what: str, old: Signature, new: Signature) -> list[Problem
 
 
 def _renamed_from(name: str, old: Signature, new: Signature) -> bool:
-    return any(_renamed(o, old, new) == name for o in old.named() if o not in new.named())
+    oldn, newn = old.named(), new.named()  # once: a signature can have hundreds of parameters
+    return any(_renamed(o, old, new, oldn) == name for o in oldn if o not in newn)
 
 
 # -- every use -------------------------------------------------------------------------------
@@ -280,7 +280,8 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
     else:
         m_new, m_old = _member(new, cls_new, u.member), _member(old, cls_old, u.member)
     b.new, b.old = (m_new.path if m_new else None), (m_old.path if m_old else None)
-    used = f"`self.{u.member}`" if u.call is None else f"`{ast.unparse(u.call.node.func)}(...)`" if u.call.node else f"`{u.member}(...)`"
+    callee = u.call.callee_text() if u.call is not None else None
+    used = f"`self.{u.member}`" if u.call is None else f"`{callee}(...)`" if callee is not None else f"`{u.member}(...)`"
     if m_new is None:
         if m_old is not None and (cls_new.path, u.member) not in patched:  # else the project adds it itself
             code = "PATCH_MISMATCH" if u.patch else "REMOVED_API"

@@ -32,7 +32,12 @@ class Call:
     star_kwargs: bool = False
     used: bool = True  # the result is consumed (not a bare expression statement)
     assigned_to: str | None = None  # `x = api(...)`, `self.x = api(...)`: the dotted target
-    node: ast.Call | None = field(default=None, repr=False, compare=False)
+    node: object = field(default=None, repr=False, compare=False)  # the ast.Call; None once read back from a cache
+    callee: str | None = field(default=None, repr=False, compare=False)  # the callee as written, kept where the node is not
+
+    def callee_text(self) -> str | None:
+        """The callee as written (``self.engine.step``), from the node or as kept."""
+        return ast.unparse(self.node.func) if self.node is not None else self.callee
 
 
 def bindings(tree: ast.Module, modules: list[str]) -> dict[str, str]:

@@ -23,7 +23,7 @@ Nothing here knows the upstream source: ``bind.py`` binds the uses to it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from upgrade_checklists.astwalk import imports, statements, walk
@@ -63,13 +63,18 @@ def module_name(rel: str) -> str:
 
 
 class Sources(Mapping):
-    """The project's Python files by path: each text read up front, each tree parsed when first
-    asked for and kept (a file that does not parse is absent). ``find_uses`` parses only the
-    files a use can be in, so an audit holds a few trees, not the whole project's."""
+    """The project's Python files by path: each text given (or read by ``read`` when first
+    asked for), each tree parsed when first asked for and kept (a file that does not parse is
+    absent). ``find_uses`` parses only the files a use can be in, so an audit holds a few
+    trees, not the whole project's; an audit that finds its uses in the cache reads no text
+    but the few it shows."""
 
-    def __init__(self, texts: dict[str, str], trees: dict[str, ast.Module] | None = None) -> None:
+    def __init__(self, texts, trees: dict[str, ast.Module] | None = None, read: Callable[[str], str] | None = None) -> None:
+        """``texts``: path -> text; with ``read``, the paths alone (``read(path)`` gives a text)."""
         self.paths = sorted(texts)
-        self._texts = texts
+        self._known = frozenset(self.paths)
+        self._texts: dict[str, str] = dict(texts) if read is None else {}
+        self._read = read
         self._trees: dict[str, ast.Module | None] = dict(trees or {})
 
     @classmethod
@@ -80,7 +85,12 @@ class Sources(Mapping):
         return cls({rel: text for rel, (text, _tree) in parsed.items()}, {rel: tree for rel, (_text, tree) in parsed.items()})
 
     def text(self, rel: str) -> str:
-        return self._texts[rel]
+        text = self._texts.get(rel)
+        if text is None:
+            if self._read is None or rel not in self._known:
+                raise KeyError(rel)
+            text = self._texts[rel] = self._read(rel)
+        return text
 
     def tree(self, rel: str) -> ast.Module | None:
         """The parsed file (kept), or None when it does not parse."""
@@ -94,12 +104,12 @@ class Sources(Mapping):
 
     def _parse(self, rel: str) -> ast.Module | None:
         try:
-            return ast.parse(self._texts[rel])
+            return ast.parse(self.text(rel))
         except SyntaxError:
             return None
 
     def __getitem__(self, rel: str) -> tuple[str, ast.Module]:
-        tree = self.tree(rel) if rel in self._texts else None
+        tree = self.tree(rel) if rel in self._known else None
         if tree is None:
             raise KeyError(rel)
         return self._texts[rel], tree
