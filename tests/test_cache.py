@@ -185,3 +185,44 @@ def test_facts_read_back_from_the_cache_by_hand_and_by_the_generic_converter_agr
             except PlainError:
                 continue
             raise AssertionError(f"accepted {data!r}")
+
+
+def test_an_unchanged_entry_is_written_back_as_it_was_read(repo: Repo, monkeypatch) -> None:
+    """A run that reads one file again encodes that file's entry only; every other entry
+    goes back to the cache file as the line it was read from."""
+    from upgrade_checklists import cache as cache_module
+
+    age(repo)
+    assert repo.run("check").code == 0
+    path = repo.path / ".upgrade-checklists-cache/v2/check.json"
+    before = path.read_text().split("\n")
+    assert before[1] == "{" and before[-1] == "}" and all(l.startswith(',"') for l in before[3:-1])  # an entry a line
+    repo.edit("app/utils/other.py", "import os\n", "import os  # the standard library\n")
+    old = time.time() - 3600  # not racily clean; every other file keeps its stat
+    os.utime(repo.path / "app/utils/other.py", (old, old))
+    without_run_record(repo)
+    encoded: list[object] = []
+    real = cache_module.json.dumps
+
+    def dumps(obj, **kwargs):
+        encoded.append(obj)
+        return real(obj, **kwargs)
+
+    monkeypatch.setattr(cache_module.json, "dumps", dumps)
+    assert repo.run("check").code == 0
+    after = path.read_text().split("\n")
+    changed = [l for l in after if l not in before]
+    assert len(after) == len(before) and len(changed) == 1 and changed[0].startswith(',"app/utils/other.py":[')
+    entries = [e for e in encoded if type(e) is list and len(e) == 5]  # [size, mtime, ctime, inode, value]
+    assert len(entries) == 1 and entries[0][0] == (repo.path / "app/utils/other.py").stat().st_size
+
+
+def test_a_cache_body_not_laid_out_an_entry_a_line_is_read_whole() -> None:
+    from upgrade_checklists.cache import _entries_by_line
+
+    assert _entries_by_line('{\n"a":[1,2]\n,"b":{"x":"y\\\\n"}\n}') == ({"a": [1, 2], "b": {"x": "y\\n"}}, {"a": "[1,2]", "b": '{"x":"y\\\\n"}'})
+    assert _entries_by_line('{"a":[1,2],"b":3}') is None  # one line (how 0.x wrote it): json.loads reads it
+    assert _entries_by_line('{\n"a":[1,2],"b":3\n}') is None  # two entries on a line
+    assert _entries_by_line('{\n"a":[1,2] \n}') is None  # anything after the value
+    assert _entries_by_line('{\n"a":[1,2\n}') is None  # not JSON
+    assert _entries_by_line('{\n"a":1\n"b":2\n}') is None  # no comma

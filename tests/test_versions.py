@@ -184,8 +184,7 @@ def test_pins_are_kept_as_plain_json_by_stat_and_reused(repo: Repo, monkeypatch)
             "gamma": Pin("3", "pyproject.toml")}
     assert resolved_versions(Reader(repo.path, cache=cache), ["alpha", "beta", "gamma"]) == want
     cache.save()
-    lines = (repo.path / ".c" / "v2" / "audit.json").read_text().splitlines()
-    entries = json.loads(lines[1])
+    entries = json.loads((repo.path / ".c" / "v2" / "audit.json").read_text().split("\n", 1)[1])  # after the header
     st = os.stat(repo.path / "uv.lock")
     assert entries["pins:lock:uv.lock"] == [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
                                             [["alpha", "1.0.post1", None], ["beta", "abc1234", "https://h/o/beta.git"]]]

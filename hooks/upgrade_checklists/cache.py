@@ -100,16 +100,51 @@ def stamp(st: os.stat_result) -> list[int]:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
-def _stream(entries: dict) -> Iterator[str]:
-    """``json.dumps(entries)`` entry by entry (each by the C encoder): a cache of a large
-    repository is never held a second time as one string."""
+def _stream(entries: dict, raw: dict[str, str]) -> Iterator[str]:
+    """``json.dumps(entries)`` entry by entry (each by the C encoder), an entry a line: a
+    cache of a large repository is never held a second time as one string, and an entry
+    read and not changed is written back as it was read (``raw``), not encoded again."""
     dumps = json.dumps
     yield "{"
-    sep = ""
+    sep = "\n"
     for key, value in entries.items():
-        yield sep + dumps(key) + ":" + dumps(value, separators=(",", ":"))
-        sep = ","
-    yield "}"
+        text = raw.get(key)
+        yield sep + dumps(key) + ":" + (text if text is not None else dumps(value, separators=(",", ":")))
+        sep = "\n,"
+    yield "\n}"
+
+
+_decoder = json.JSONDecoder()
+
+
+def _entries_by_line(body: str) -> tuple[dict, dict[str, str]] | None:
+    """The entries of a body :func:`_stream` wrote, and each one's value as written; None
+    when the body is not laid out an entry a line (then it is read as one JSON value)."""
+    lines = body.split("\n")
+    if len(lines) < 2 or lines[0] != "{" or lines[-1] != "}":
+        return None
+    entries: dict = {}
+    raw: dict[str, str] = {}
+    scanstring, decode = json.decoder.scanstring, _decoder.raw_decode
+    for n, line in enumerate(lines[1:-1]):
+        if n:
+            if not line.startswith(","):
+                return None
+            line = line[1:]
+        if not line.startswith('"'):
+            return None
+        try:
+            key, end = scanstring(line, 1)
+            if line[end : end + 1] != ":":
+                return None
+            value, stop = decode(line, end + 1)
+        except ValueError:
+            return None
+        if stop != len(line):
+            return None
+        entries[key] = value
+        raw[key] = line[end + 1 :]
+    return entries, raw
 
 
 class ScanCache:
@@ -122,6 +157,7 @@ class ScanCache:
         self.name = name
         self.header = header(key)
         self.entries: dict[str, list] = {}
+        self.raw: dict[str, str] = {}  # key -> the entry's JSON as read, while it is unchanged
         self.dirty = False
         self.hits = 0
         if self.directory is not None:
@@ -136,8 +172,14 @@ class ScanCache:
             with f:
                 if json.loads(f.readline(1 << 16)) != self.header:
                     return {}  # another format, build, machine or repository
-                entries = json.loads(f.read())
+                body = f.read().decode("utf-8")
+            by_line = _entries_by_line(body)
+            if by_line is not None:
+                entries, self.raw = by_line
+            else:
+                entries = json.loads(body)
         except (OSError, ValueError, RecursionError, MemoryError):
+            self.raw = {}
             return {}
         return entries if type(entries) is dict else {}
 
@@ -152,6 +194,7 @@ class ScanCache:
 
     def put(self, key: str, st: os.stat_result, value: object) -> None:
         """Remember ``value`` (plain JSON data) for the file with stat ``st``."""
+        self.raw.pop(key, None)
         if self.directory is None or st.st_mtime_ns > time.time_ns() - RACY_NS:
             if self.entries.pop(key, None) is not None:
                 self.dirty = True
@@ -169,10 +212,12 @@ class ScanCache:
     def put_stamped(self, key: str, stamp: str, value: object) -> None:
         """Remember ``value`` (plain JSON data) under ``key`` for ``stamp``."""
         if self.directory is not None:
+            self.raw.pop(key, None)
             self.entries[key] = ["stamped", stamp, value]
             self.dirty = True
 
     def forget(self, key: str) -> None:
+        self.raw.pop(key, None)
         if self.entries.pop(key, None) is not None:
             self.dirty = True
 
@@ -191,7 +236,7 @@ class ScanCache:
             if not ignore.exists():
                 ignore.write_text("# Automatically created by upgrade-checklists.\n*\n")
             head = json.dumps(self.header, separators=(",", ":")) + "\n"
-            write_atomic(self.directory / self.name, itertools.chain([head], _stream(self.entries)))
+            write_atomic(self.directory / self.name, itertools.chain([head], _stream(self.entries, self.raw)))
             self.dirty = False
         except (OSError, ValueError):
             pass  # a read-only checkout still gets its check
