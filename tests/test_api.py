@@ -85,3 +85,30 @@ def test_attrs_class_signature_is_unknown_not_empty(model: UpstreamModel) -> Non
 def test_returned_class(model: UpstreamModel) -> None:
     run = model.lookup("lib.core.Engine.run")
     assert model.returned_class(run).path == "lib.core.Engine"
+
+
+def test_family_members_sharing_a_namespace_load_it_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import griffe
+
+    core = tree(tmp_path / "core", {
+        "ns/core/__init__.py": "from ns.core.base import Base\n",
+        "ns/core/base.py": "class Base:\n    def step(self, lr=0.1): ...\n",
+    })
+    bridge = tree(tmp_path / "bridge", {
+        "ns/bridge/__init__.py": "from ns.core import Base\n\nclass Bridge(Base):\n    def save(self, path): ...\n",
+    })
+    loads: list[str] = []
+    real_load = griffe.GriffeLoader.load
+
+    def counting(self, objspec, /, **kwargs):
+        loads.append(objspec)
+        return real_load(self, objspec, **kwargs)
+
+    monkeypatch.setattr(griffe.GriffeLoader, "load", counting)
+    model = UpstreamModel([core, bridge], ["ns.core", "ns.bridge", "ns.absent"])
+    # `ns.core` loads all of `ns` (both trees); `ns.bridge` is in it; `ns.absent` is not, so it is tried (and missing)
+    assert loads == ["ns.core", "ns.absent"]
+    assert model.missing == ["ns.absent (KeyError)"]
+    step = model.lookup("ns.bridge.Bridge.step")  # inherited across the two trees
+    assert (step.path, names(step)) == ("ns.core.base.Base.step", ["lr"])
+    assert model.lookup("ns.bridge.Base").path == "ns.core.base.Base"

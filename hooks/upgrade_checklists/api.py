@@ -158,6 +158,8 @@ class UpstreamModel(ServedNames):
         self.loader = griffe.GriffeLoader(search_paths=search, allow_inspection=False, store_source=False)
         self.missing: list[str] = []
         for m in modules:
+            if self._loaded_already(m):
+                continue
             try:
                 self.loader.load(m)
             except Exception as exc:  # ModuleNotFoundError, KeyError from griffe's post-load
@@ -174,6 +176,18 @@ class UpstreamModel(ServedNames):
         except Exception:  # resolution is retried lazily per lookup
             pass
         self.collection = self.loader.modules_collection
+
+    def _loaded_already(self, module: str) -> bool:
+        """``module`` is in the tree an earlier load gave: griffe loads a module's whole top-level
+        package (``megatron.core`` loads every ``megatron.*`` of a namespace shared by family
+        members), so loading it again would only build the same tree a second time."""
+        if module.split(".")[0] not in self.loader.modules_collection.members:
+            return False
+        try:
+            self.loader.modules_collection.get_member(module)
+        except Exception:  # not there (or not reachable): load it as usual, with its error
+            return False
+        return True
 
     # -- loading gaps ---------------------------------------------------------------
 
