@@ -191,36 +191,33 @@ class UpstreamModel(ServedNames):
 
     # -- loading gaps ---------------------------------------------------------------
 
-    def _graft_namespace_dirs(self) -> None:
-        griffe = self._griffe
-        col = self.loader.modules_collection
-        stack = list(col.members.values())
+    def _graft_namespace_dirs(self, stack: list | None = None) -> None:
+        """Load the folders without ``__init__.py`` below the loaded modules (``stack``: all of them)."""
+        stack = list(self.loader.modules_collection.members.values()) if stack is None else stack
         while stack:
             mod = stack.pop()
             if getattr(mod, "is_alias", False) or mod.kind.value != "module":
                 continue
             stack += [m for m in mod.members.values() if not m.is_alias and m.kind.value == "module"]
-            paths = mod.filepath if isinstance(mod.filepath, list) else [mod.filepath]
-            for fp in paths:
-                if fp is None:
+            for d, sub in namespace_dirs(mod):
+                if sub.name in mod.members:
                     continue
-                d = fp if fp.is_dir() else fp.parent
-                if fp.is_file() and fp.name != "__init__.py":
-                    continue
-                for sub in sorted(d.iterdir()):
-                    if not sub.is_dir() or sub.name in mod.members or not sub.name.isidentifier():
-                        continue
-                    if (sub / "__init__.py").exists() or not any(sub.rglob("*.py")):
-                        continue
-                    sub_loader = griffe.GriffeLoader(search_paths=[d], allow_inspection=False, store_source=False,
-                                                     modules_collection=col, lines_collection=self.loader.lines_collection)
-                    try:
-                        new = sub_loader.load(sub.name)
-                    except Exception:
-                        continue
-                    col.members.pop(sub.name, None)
-                    mod.set_member(sub.name, new)
+                new = self._graft(mod, d, sub)
+                if new is not None:
                     stack.append(new)
+
+    def _graft(self, mod, d: Path, sub: Path):
+        """Load folder ``sub`` (in ``d``, without ``__init__.py``) as a namespace subpackage of ``mod``."""
+        col = self.loader.modules_collection
+        sub_loader = self._griffe.GriffeLoader(search_paths=[d], allow_inspection=False, store_source=False,
+                                               modules_collection=col, lines_collection=self.loader.lines_collection)
+        try:
+            new = sub_loader.load(sub.name)
+        except Exception:
+            return None
+        col.members.pop(sub.name, None)
+        mod.set_member(sub.name, new)
+        return new
 
     # -- lookups -----------------------------------------------------------------------
 
@@ -309,12 +306,19 @@ class UpstreamModel(ServedNames):
 
     def _obj(self, api: Api):
         """The griffe object behind ``api`` (found again by its path when ``api`` came from the cache)."""
-        if api.obj is not None:
+        if api.obj is not None and self._owns(api.obj):
             return api.obj
         try:
             return self.find(api.path)
         except Unresolved:
             return None
+
+    def _owns(self, obj) -> bool:
+        """``obj`` is an object of this model (not of a lazy model given up for this one)."""
+        try:
+            return obj.modules_collection is self.collection
+        except Exception:  # an object without a module above it
+            return False
 
     def canonical(self, path: str) -> str | None:
         """Where the object ``path`` reaches is defined, or None (not found, or unresolvable)."""
@@ -476,6 +480,25 @@ class UpstreamModel(ServedNames):
             return self.find(dotted) is not None
         except Unresolved:
             return False
+
+
+def namespace_dirs(mod, name: str | None = None):
+    """The folders below module ``mod`` (called ``name``, if given) that hold Python files but no
+    ``__init__.py`` (importable at run time as namespace subpackages; griffe skips them)."""
+    paths = mod.filepath if isinstance(mod.filepath, list) else [mod.filepath]
+    for fp in paths:
+        if fp is None:
+            continue
+        d = fp if fp.is_dir() else fp.parent
+        if fp.is_file() and fp.name != "__init__.py":
+            continue
+        subs = sorted(d.iterdir()) if name is None else [d / name]
+        for sub in subs:
+            if not sub.is_dir() or not sub.name.isidentifier():
+                continue
+            if (sub / "__init__.py").exists() or not any(sub.rglob("*.py")):
+                continue
+            yield d, sub
 
 
 def _placeholder(path: str) -> bool:

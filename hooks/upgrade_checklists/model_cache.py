@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -30,6 +31,7 @@ from pathlib import Path
 from upgrade_checklists.aliases import Served
 from upgrade_checklists.cache import open_cache_file
 from upgrade_checklists.api import Api, ServedNames, Unresolved, UpstreamModel
+from upgrade_checklists.lazy_model import LazyModel, NeedFull
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
 
 #: the layout of a cache file; another format's directory is never read
@@ -131,6 +133,8 @@ class CachedModel(ServedNames):
         self._peer: CachedModel | None = None
         self._answers = self._tables.setdefault("", {})
         self._real: UpstreamModel | None = None
+        #: why the lazy model gave way to the whole package (None: it did not)
+        self.gave_up: str | None = None
         #: dotted path -> how a module serves it (compatibility alias or __getattr__), as the questions so far found
         self.served: dict[str, Served] = {}
 
@@ -180,10 +184,26 @@ class CachedModel(ServedNames):
             self._real.peer = other
 
     def real(self) -> UpstreamModel:
-        """The griffe model, loaded on first use."""
+        """The griffe model, loaded on first use: lazily (only the modules questions reach), or
+        the whole package where the lazy model cannot be exact (``lazy_model.NeedFull``)."""
         if self._real is None:
-            self._real = UpstreamModel(self.roots, self.modules)
+            try:
+                self._real = LazyModel(self.roots, self.modules)
+            except NeedFull as why:
+                self.gave_up = str(why)
+                logging.getLogger(__name__).debug("%s: the whole package is loaded: %s", self.modules, why)
+                self._real = UpstreamModel(self.roots, self.modules)
             self._real.peer = self._peer
+        return self._real
+
+    def _whole(self, why: NeedFull) -> UpstreamModel:
+        """Give up the lazy model for the whole package (what it learnt of served names is kept)."""
+        self.gave_up = str(why)
+        logging.getLogger(__name__).debug("%s: the whole package is loaded: %s", self.modules, why)
+        served = self._real.served if self._real is not None else {}
+        self._real = UpstreamModel(self.roots, self.modules)
+        self._real.served = dict(served)
+        self._real.peer = self._peer
         return self._real
 
     @property
@@ -206,7 +226,13 @@ class CachedModel(ServedNames):
         served_before, real.served = real.served, {}
         peer_before = dict(self._peer.served) if self._peer is not None else {}
         try:
-            value = compute(real)
+            try:
+                value = compute(real)
+            except NeedFull as why:  # the lazy model cannot tell exactly: ask the whole package
+                real.served = served_before
+                real = self._whole(why)
+                served_before, real.served = real.served, {}
+                value = compute(real)
             entry = {"ok": to_json(value)}
         except Unresolved as exc:
             value, entry = exc, {"raise": str(exc)}

@@ -1,0 +1,197 @@
+"""The lazy upstream model: the whole model's answers, from only the modules a question reaches."""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from test_audit import BREAKING, OTHER, audit, bump, project, upstreams  # noqa: F401 (fixtures)
+from test_audit_verdicts import VERDICTS, findings
+from test_audit_verdicts import project as verdicts_project  # noqa: F401 (fixture)
+from test_audit_verdicts import upstream  # noqa: F401 (fixture)
+from test_model_cache import moved_pin_findings
+from upgrade_checklists import model_cache
+from upgrade_checklists.api import Unresolved, UpstreamModel
+from upgrade_checklists.lazy_model import LazyModel, NeedFull, griffe_private
+from upgrade_checklists.model_cache import CachedModel
+
+PKG = {
+    "pkg/__init__.py": """
+        def early(): ...
+        from pkg.api import *
+        def late(): ...
+        from pkg.sub.reexport import Helper as PublicHelper
+        """,
+    "pkg/api.py": """
+        from pkg.core.engine import Engine
+
+        __all__ = ["Engine", "early", "late", "make"]
+
+        def early(x): ...
+        def late(x): ...
+        def make(size=1): ...
+        """,
+    "pkg/core/__init__.py": "",
+    "pkg/core/base.py": "class Base:\n    def step(self, lr=0.1): ...\n",
+    "pkg/core/engine.py": "from pkg.core.base import Base\n\nclass Engine(Base):\n    def run(self, n): ...\n",
+    "pkg/core/baseconfig.py": "from dataclasses import dataclass\n\n@dataclass\nclass BaseConfig:\n    x: int\n",
+    "pkg/core/config.py": """
+        from dataclasses import dataclass
+        from pkg.core.baseconfig import BaseConfig
+
+        @dataclass
+        class Config(BaseConfig):
+            y: int = 2
+        """,
+    "pkg/sub/__init__.py": "",
+    "pkg/sub/reexport.py": "from pkg.sub.impl import Helper\n",
+    "pkg/sub/impl.py": "class Helper:\n    def __init__(self, x): ...\n",
+    "pkg/moved/__init__.py": "",
+    "pkg/moved/place.py": "def relocated(a, b): ...\n",
+    "pkg/ns/tool.py": "def tool(x): ...\n",  # ns/ has no __init__.py
+    "pkg/unrelated.py": "class Other:\n    def relocated_not(self): ...\n",
+}
+
+
+def tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    return root
+
+
+def loaded(model) -> set[str]:
+    """Every module in the model's tree (plain dict walk: what griffe has parsed)."""
+    out = set()
+    stack = list(dict.values(model.collection.members))
+    while stack:
+        mod = stack.pop()
+        if mod.is_alias or not mod.is_module:
+            continue
+        out.add(mod.path)
+        stack += list(dict.values(mod.members))
+    return out
+
+
+def names(api) -> list[str]:
+    return [p.name for p in api.signature.params]
+
+
+@pytest.fixture
+def src(tmp_path: Path) -> Path:
+    return tree(tmp_path / "src", PKG)
+
+
+def test_inherited_method_from_a_base_in_another_module_loads_only_its_way(src: Path) -> None:
+    lazy = LazyModel([src], ["pkg"])
+    assert loaded(lazy) == {"pkg"}
+    step = lazy.lookup("pkg.Engine.step")  # a wildcard re-export, then a base class in another module
+    assert (step.path, names(step)) == ("pkg.core.base.Base.step", ["lr"])
+    assert lazy.lookup("pkg.Engine").path == "pkg.core.engine.Engine"
+    assert loaded(lazy) == {"pkg", "pkg.api", "pkg.core", "pkg.core.engine", "pkg.core.base"}
+
+
+def test_re_export_chain(src: Path) -> None:
+    lazy = LazyModel([src], ["pkg"])
+    helper = lazy.lookup("pkg.PublicHelper")
+    assert (helper.path, names(helper)) == ("pkg.sub.impl.Helper", ["x"])
+    assert loaded(lazy) == {"pkg", "pkg.sub", "pkg.sub.reexport", "pkg.sub.impl"}  # pkg.api: it does not spell Helper
+
+
+def test_wildcard_import_and_its_precedence(src: Path) -> None:
+    lazy = LazyModel([src], ["pkg"])
+    assert names(lazy.lookup("pkg.make")) == ["size"]
+    assert lazy.lookup("pkg.early").path == "pkg.api.early"  # the wildcard below the def wins
+    assert lazy.lookup("pkg.late").path == "pkg.late"  # the def below the wildcard wins
+    assert lazy.lookup("pkg.nothing") is None
+    assert "pkg.core" not in loaded(lazy)
+
+
+def test_by_name_finds_a_moved_api_in_an_unrelated_module(src: Path) -> None:
+    lazy = LazyModel([src], ["pkg"])
+    assert lazy.by_name("relocated") == ["pkg.moved.place.relocated"]
+    assert lazy.by_name("place", kinds=("module",)) == ["pkg.moved.place"]
+    assert lazy.by_name("Helper", kinds=("class",)) == ["pkg.sub.impl.Helper"]
+    assert lazy.by_name("absent") == []
+    assert "pkg.unrelated" not in loaded(lazy)  # it spells `relocated` only as part of another name
+
+
+def test_namespace_folder_and_dataclass_fields_from_a_base(src: Path) -> None:
+    lazy = LazyModel([src], ["pkg"])
+    assert names(lazy.lookup("pkg.ns.tool.tool")) == ["x"]
+    assert names(lazy.lookup("pkg.core.config.Config")) == ["x", "y"]
+    assert lazy.by_name("tool", kinds=("function", "module")) == ["pkg.ns.tool", "pkg.ns.tool.tool"]
+
+
+def test_same_answers_as_the_whole_model(src: Path) -> None:
+    lazy, whole = LazyModel([src], ["pkg"]), UpstreamModel([src], ["pkg"])
+    for path in ("pkg.Engine.step", "pkg.PublicHelper", "pkg.early", "pkg.late", "pkg.make", "pkg.ns.tool.tool",
+                 "pkg.core.config.Config", "pkg.unrelated.Other", "pkg.nothing", "pkg.core.nothing.deeper"):
+        assert lazy.lookup(path) == whole.lookup(path), path
+        assert lazy.file_of(path) == whole.file_of(path), path
+    for name in ("relocated", "tool", "Engine", "Base", "early", "ns"):
+        assert lazy.by_name(name, ("class", "function", "module")) == whole.by_name(name, ("class", "function", "module"))
+
+
+def test_missing_module_names_the_same_reason(src: Path) -> None:
+    lazy = LazyModel([src], ["pkg", "pkg.absent", "nopkg"])
+    assert lazy.missing == ["pkg.absent (KeyError)", "nopkg (ModuleNotFoundError)"]
+    with pytest.raises(Unresolved, match=r"could not load pkg.absent \(KeyError\), nopkg \(ModuleNotFoundError\)"):
+        lazy.resolve_heading("pkg.absent.thing", None, ["pkg"])
+
+
+def test_gives_up_where_it_cannot_be_exact(src: Path) -> None:
+    (src / "pkg" / "stubbed.pyi").write_text("def f() -> int: ...\n")
+    with pytest.raises(NeedFull, match="stub file"):
+        LazyModel([src], ["pkg"])
+
+
+def test_gives_up_half_way_and_the_cached_model_asks_the_whole_package(src: Path, tmp_path: Path) -> None:
+    (src / "pkg" / "core" / "base.py").write_text(
+        "from dataclasses import InitVar, dataclass\n\n@dataclass\nclass Base:\n    seed: InitVar[int]\n    def step(self, lr=0.1): ...\n")
+    lazy = LazyModel([src], ["pkg"])
+    with pytest.raises(NeedFull, match="InitVar fields in `pkg.core.base`"):
+        lazy.lookup("pkg.Engine.step")
+    with pytest.raises(NeedFull):  # nothing of it is trusted any more
+        lazy.lookup("pkg.make")
+    cached = CachedModel([("pkg", "1.0", src)], ["pkg"], tmp_path / "cache")
+    assert cached.lookup("pkg.make").path == "pkg.api.make"
+    assert cached.gave_up is None
+    step = cached.lookup("pkg.Engine.step")
+    assert (step.path, names(step)) == ("pkg.core.base.Base.step", ["lr"])
+    assert cached.gave_up == "InitVar fields in `pkg.core.base`"
+    assert isinstance(cached.real(), UpstreamModel) and not isinstance(cached.real(), LazyModel)
+    assert cached.lookup("pkg.make").path == "pkg.api.make"  # from the record
+
+
+def test_griffe_private_functions_are_what_we_call() -> None:
+    """griffe's private loader and dataclass functions, as the lazy model calls them (fails loudly on a change)."""
+    private = griffe_private()
+    assert list(inspect.signature(private["_load_module"]).parameters) == ["self", "module_name", "module_path", "submodules", "parent"]
+    assert list(inspect.signature(private["_load_submodule"]).parameters) == ["self", "module", "subparts", "subpath"]
+    assert list(inspect.signature(private["_dataclass_decorator"]).parameters) == ["decorators"]
+    assert list(inspect.signature(private["_set_dataclass_init"]).parameters) == ["class_"]
+
+
+def refuse_whole_loads(monkeypatch) -> None:
+    def refuse(*args, **kwargs):
+        raise AssertionError("the whole package was loaded")
+    monkeypatch.setattr(model_cache, "UpstreamModel", refuse)
+
+
+def test_first_audit_is_answered_by_the_lazy_model_alone(project, upstreams: Path, monkeypatch) -> None:
+    refuse_whole_loads(monkeypatch)
+    bump(project, upstreams)
+    first = audit(project)  # empty model cache: every question reaches griffe, lazily
+    assert (first.code, moved_pin_findings(first)) == (1, set(BREAKING) | set(OTHER))
+    assert first.lines[-1] == "Audited 1 package(s): 15 breaking, 8 other."
+
+
+def test_served_names_and_deprecations_from_the_lazy_model(verdicts_project, monkeypatch) -> None:
+    refuse_whole_loads(monkeypatch)
+    r = verdicts_project.run("audit", "oldnew==2.0.0", "--from", "1.0.0", "--cache-dir", str(verdicts_project.cache), "-v")
+    assert findings(r) == VERDICTS  # the __getattr__ that warns, @deprecated, the alias to torch
