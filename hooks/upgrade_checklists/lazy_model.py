@@ -1,34 +1,40 @@
 """The upstream API model, loading only the modules a question needs.
 
-:class:`LazyModel` answers exactly what :class:`~upgrade_checklists.api.UpstreamModel` (every
-module of the package loaded with griffe) answers, parsing only the top package's
-``__init__`` and then, one file at a time, the modules a question reaches: the module a dotted
-path names, the module an import or a wildcard import points to, the modules a class's bases
-live in. It does so by *settling* a name of a module before griffe or we read it: a module's
-``members`` is a dict that, asked for ``X``,
+:class:`LazyModel` answers what :class:`~upgrade_checklists.api.UpstreamModel` (every module
+of the package loaded with griffe) answers, parsing only the top package's ``__init__`` and
+then, one file at a time, the modules a question reaches: the module a dotted path names, the
+module an import or a wildcard import points to, the modules a class's bases live in. It does
+so by *settling* a module's name before griffe or we read it: a module's ``members`` is a dict
+that, asked for ``X``,
 
 - loads the submodule ``X`` (``X.py`` or ``X/__init__.py``) when there is one, as the whole
-  load would have (a submodule wins over a member of the same name);
-- expands the module's wildcard imports for ``X`` alone, with griffe's precedence rules (the
-  lowest binding wins; a submodule is never overwritten), after a text check that the imported
-  module (or what it imports with ``*`` in turn) spells ``X`` at all, so that a wildcard into
-  a package of 400 subpackages loads only those whose source names ``X``.
+  load has it (a submodule replaces a member of its name, and no wildcard overwrites it);
+- else expands the module's wildcard imports for ``X`` alone, with griffe's rules (the binding
+  lowest in the file wins; an alias to itself is dropped), after a text check that the
+  imported module (or what it imports with ``*`` in turn) may bind ``X`` and expose it (its
+  ``__all__``), so that a wildcard into a package of 400 subpackages loads the few that do;
+- else grafts a folder ``X`` without ``__init__.py`` as the whole model does after its load.
 
-Dataclasses get their ``__init__`` from their fields when their module is loaded (griffe's own
-extension code, after their bases are settled). ``by_name`` (every object called ``NAME``)
-looks for ``def NAME`` / ``class NAME`` / a module ``NAME`` in the package's files first, loads
-those, and walks the loaded tree as the whole model does.
+Dataclasses get their ``__init__`` from their fields when their module is loaded (griffe's
+own extension code; their bases settled first, folders without ``__init__.py`` unseen, as in
+the whole load, which makes them before it grafts). While griffe visits a file it resolves a
+few names (to label decorators, to tell ``Literal``): it then sees what the whole load's visit
+sees (modules loaded by depth, no wildcard expanded yet). ``by_name`` (every object called
+``NAME``) first finds the files that define ``NAME`` (``def``/``class``) or are called
+``NAME``, loads those and walks them as the whole model walks everything.
 
 Where this could differ from the whole load, the model gives up (:class:`NeedFull`) and the
-caller loads the whole package instead: a namespace folder reached (grafted after the load in
-the whole model), stub files, ``.pth`` files, a package named ``_<top>`` (griffe would load it
-to resolve aliases), a wildcard import across top packages of a family or in a cycle,
-``__all__`` built from other modules' ``__all__``, ``InitVar`` fields (griffe's order of
-processing matters then), a dataclass with a base in another top package, a walk over a
-module's members it cannot settle. Correctness first: the whole load is the reference.
+caller loads the whole package instead (``model_cache.CachedModel``): stub files, ``.pth``
+files, a package ``_<top>`` beside the top package (griffe would load it to resolve aliases),
+a wildcard import across top packages or in a cycle, ``__all__`` built from other modules',
+``InitVar`` fields (griffe's order of processing matters then), a dataclass with a base in
+another top package or in an already grafted folder, a wildcard import in a folder without
+``__init__.py``, a name needed while it is being settled, any error griffe raises on the way,
+a listing of a module's members outside the loader. Correctness first: the whole load is the
+reference, and ``bench/lazy_vs_whole.py`` compares the two on a real package.
 
-The private griffe functions this needs are named in :data:`GRIFFE_PRIVATE` (one place; a test
-fails loudly when griffe changes them).
+The private griffe functions this needs are all named in :func:`griffe_private` (a test fails
+loudly when griffe changes them).
 """
 
 from __future__ import annotations
