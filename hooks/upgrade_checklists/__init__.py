@@ -27,6 +27,7 @@ The upgrade audit (``audit.py`` orchestrates), one module a stage:
       values.py     what a name can hold statically (patches reached through strings)
       usecache.py   the uses kept as plain JSON (a warm audit of an unchanged project parses nothing)
     api.py        the upstream symbols at each version (griffe, nothing imported)
+      lazy_model.py   the same answers from only the modules a question reaches (else the whole package)
       model_cache.py  its answers kept on disk as plain JSON (a second audit loads nothing)
     bind.py       each use bound against both versions
     entries.py    what the catalog adds, and where each finding is anchored
