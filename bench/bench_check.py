@@ -128,7 +128,10 @@ def unpack_corpus(corpus: Path, into: Path, replicate: int) -> tuple[Path, Path]
     import shutil
     import tarfile
 
-    tarball = sorted(corpus.glob("areal-*.tar.gz"))[-1]
+    tarballs = sorted(corpus.glob("areal-*.tar.gz"))
+    if not tarballs:
+        raise SystemExit(f"bench_check: no areal-*.tar.gz in {corpus} (--corpus names the folder that holds it)")
+    tarball = tarballs[-1]
     with tarfile.open(tarball) as tf:
         tf.extractall(into, filter="data")
     root = next(p for p in into.iterdir() if p.is_dir())
