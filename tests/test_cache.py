@@ -220,9 +220,15 @@ def test_an_unchanged_entry_is_written_back_as_it_was_read(repo: Repo, monkeypat
 def test_a_cache_body_not_laid_out_an_entry_a_line_is_read_whole() -> None:
     from upgrade_checklists.cache import _entries_by_line
 
-    assert _entries_by_line('{\n"a":[1,2]\n,"b":{"x":"y\\\\n"}\n}') == ({"a": [1, 2], "b": {"x": "y\\n"}}, {"a": "[1,2]", "b": '{"x":"y\\\\n"}'})
+    body = '{\n"a":[1,2]\n,"b":{"x":"y\\\\n"}\n}'
+    entries, spans = _entries_by_line(body)
+    assert entries == {"a": [1, 2], "b": {"x": "y\\n"}}
+    assert {k: body[i:j] for k, (i, j) in spans.items()} == {"a": "[1,2]", "b": '{"x":"y\\\\n"}'}
+    assert _entries_by_line("{\n}") == ({}, {})
     assert _entries_by_line('{"a":[1,2],"b":3}') is None  # one line (how 0.x wrote it): json.loads reads it
     assert _entries_by_line('{\n"a":[1,2],"b":3\n}') is None  # two entries on a line
     assert _entries_by_line('{\n"a":[1,2] \n}') is None  # anything after the value
     assert _entries_by_line('{\n"a":[1,2\n}') is None  # not JSON
     assert _entries_by_line('{\n"a":1\n"b":2\n}') is None  # no comma
+    assert _entries_by_line('{\n"a":1\n,"b":2,\n}') is None  # a comma after the last
+    assert _entries_by_line('{\n"a":1\n,') is None  # cut short

@@ -35,7 +35,7 @@ import stat
 import sys
 import time
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Callable, Iterator
 
 from upgrade_checklists import __version__
 from upgrade_checklists.atomic import clean_stale_temps, write_atomic
@@ -100,16 +100,17 @@ def stamp(st: os.stat_result) -> list[int]:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
-def _stream(entries: dict, raw: dict[str, str]) -> Iterator[str]:
+def _stream(entries: dict, raw: dict[str, tuple[int, int]], read: Callable[[int, int], str] | None) -> Iterator[str]:
     """``json.dumps(entries)`` entry by entry (each by the C encoder), an entry a line: a
     cache of a large repository is never held a second time as one string, and an entry
-    read and not changed is written back as it was read (``raw``), not encoded again."""
+    read and not changed is written back as it was read (``read`` its span ``raw`` in the
+    file read), not encoded again."""
     dumps = json.dumps
     yield "{"
     sep = "\n"
     for key, value in entries.items():
-        text = raw.get(key)
-        yield sep + dumps(key) + ":" + (text if text is not None else dumps(value, separators=(",", ":")))
+        span = raw.get(key) if read is not None else None
+        yield sep + dumps(key) + ":" + (read(*span) if span is not None else dumps(value, separators=(",", ":")))
         sep = "\n,"
     yield "\n}"
 
@@ -117,34 +118,39 @@ def _stream(entries: dict, raw: dict[str, str]) -> Iterator[str]:
 _decoder = json.JSONDecoder()
 
 
-def _entries_by_line(body: str) -> tuple[dict, dict[str, str]] | None:
-    """The entries of a body :func:`_stream` wrote, and each one's value as written; None
-    when the body is not laid out an entry a line (then it is read as one JSON value)."""
-    lines = body.split("\n")
-    if len(lines) < 2 or lines[0] != "{" or lines[-1] != "}":
+def _entries_by_line(body: str) -> tuple[dict, dict[str, tuple[int, int]]] | None:
+    """The entries of a body :func:`_stream` wrote, and where each one's value is in it;
+    None when the body is not laid out an entry a line (then it is read as one JSON value)."""
+    if body == "{\n}":
+        return {}, {}
+    if not (body.startswith("{\n") and body.endswith("\n}")):
         return None
     entries: dict = {}
-    raw: dict[str, str] = {}
+    raw: dict[str, tuple[int, int]] = {}
     scanstring, decode = json.decoder.scanstring, _decoder.raw_decode
-    for n, line in enumerate(lines[1:-1]):
-        if n:
-            if not line.startswith(","):
+    last = len(body) - 2  # the final line break
+    pos = 2
+    try:
+        while True:
+            if pos > 2:
+                if body[pos] != ",":
+                    return None
+                pos += 1
+            if body[pos] != '"':
                 return None
-            line = line[1:]
-        if not line.startswith('"'):
-            return None
-        try:
-            key, end = scanstring(line, 1)
-            if line[end : end + 1] != ":":
+            key, end = scanstring(body, pos + 1)
+            if body[end] != ":":
                 return None
-            value, stop = decode(line, end + 1)
-        except ValueError:
-            return None
-        if stop != len(line):
-            return None
-        entries[key] = value
-        raw[key] = line[end + 1 :]
-    return entries, raw
+            value, stop = decode(body, end + 1)
+            if stop != last and body[stop] != "\n":
+                return None  # anything after the value, or another entry on its line
+            entries[key] = value
+            raw[key] = (end + 1, stop)
+            if stop == last:
+                return entries, raw
+            pos = stop + 1
+    except (ValueError, IndexError):
+        return None
 
 
 class ScanCache:
@@ -157,7 +163,11 @@ class ScanCache:
         self.name = name
         self.header = header(key)
         self.entries: dict[str, list] = {}
-        self.raw: dict[str, str] = {}  # key -> the entry's JSON as read, while it is unchanged
+        #: the cache file read (kept open: its unchanged entries are copied from it when
+        #: saving), where its body starts, and key -> where the entry's JSON is in the body
+        self._read: BinaryIO | None = None
+        self._body_at = 0
+        self.raw: dict[str, tuple[int, int]] = {}
         self.dirty = False
         self.hits = 0
         if self.directory is not None:
@@ -168,20 +178,34 @@ class ScanCache:
         f = open_cache_file(path)
         if f is None:
             return {}
+        keep = False
         try:
-            with f:
-                if json.loads(f.readline(1 << 16)) != self.header:
-                    return {}  # another format, build, machine or repository
-                body = f.read().decode("utf-8")
-            by_line = _entries_by_line(body)
+            if json.loads(f.readline(1 << 16)) != self.header:
+                return {}  # another format, build, machine or repository
+            at = f.tell()
+            data = f.read()
+            by_line = _entries_by_line(data.decode("ascii")) if data.isascii() else None  # json.dumps writes ASCII
             if by_line is not None:
                 entries, self.raw = by_line
+                self._read, self._body_at, keep = f, at, True
             else:
-                entries = json.loads(body)
+                entries = json.loads(data)
         except (OSError, ValueError, RecursionError, MemoryError):
             self.raw = {}
             return {}
+        finally:
+            if not keep:
+                f.close()
         return entries if type(entries) is dict else {}
+
+    def _copy(self, start: int, end: int) -> str:
+        """An unchanged entry's JSON, as the file read holds it (any doubt: the save is abandoned)."""
+        f = self._read
+        f.seek(self._body_at + start)
+        data = f.read(end - start)
+        if len(data) != end - start or not data.isascii():
+            raise ValueError("the cache file read has changed")
+        return data.decode("ascii")
 
     def get(self, key: str, st: os.stat_result) -> tuple[bool, object]:
         """``(True, value)`` when ``key`` was stored for a file with exactly this stat."""
@@ -236,7 +260,12 @@ class ScanCache:
             if not ignore.exists():
                 ignore.write_text("# Automatically created by upgrade-checklists.\n*\n")
             head = json.dumps(self.header, separators=(",", ":")) + "\n"
-            write_atomic(self.directory / self.name, itertools.chain([head], _stream(self.entries, self.raw)))
+            read = self._copy if self._read is not None else None
+            write_atomic(self.directory / self.name, itertools.chain([head], _stream(self.entries, self.raw, read)))
             self.dirty = False
         except (OSError, ValueError):
             pass  # a read-only checkout still gets its check
+        finally:
+            if self._read is not None:
+                self._read.close()  # a later save encodes every entry
+                self._read, self.raw = None, {}
