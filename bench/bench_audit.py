@@ -153,7 +153,8 @@ def main() -> int:
     if args.child:
         child(json.loads(args.child))
         return 0
-    env = dict(os.environ)
+    # as installed: Python's compiled modules cached (as bench_check.py runs the check)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     if args.find_links:
         dirs = [args.find_links, *sorted(p for p in args.find_links.iterdir() if p.is_dir())]
         env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=" ".join(str(d.resolve()) for d in dirs))
