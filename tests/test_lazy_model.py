@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from test_audit import BREAKING, OTHER, audit, bump, project, upstreams  # noqa:
 from test_audit_verdicts import VERDICTS, findings
 from test_audit_verdicts import project as verdicts_project  # noqa: F401 (fixture)
 from test_audit_verdicts import upstream  # noqa: F401 (fixture)
+from test_api import tree
 from test_model_cache import moved_pin_findings
 from upgrade_checklists import model_cache
 from upgrade_checklists.api import Unresolved, UpstreamModel
@@ -54,14 +54,6 @@ PKG = {
     "pkg/ns/tool.py": "def tool(x): ...\n",  # ns/ has no __init__.py
     "pkg/unrelated.py": "class Other:\n    def relocated_not(self): ...\n",
 }
-
-
-def tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text))
-    return root
 
 
 def loaded(model) -> set[str]:

@@ -75,7 +75,6 @@ def state(cfg: Config, options: str) -> State | None:
     root = str(cfg.root)
     h = hashlib.blake2b(digest_size=20)
     h.update(f"{build_id()}\0{options}\0{root}\0{_config_text(cfg)}\0".encode("utf-8", "surrogateescape"))
-    newest = 0
     named = set(files)
     extra = []
     if cfg.source is not None:
@@ -92,16 +91,26 @@ def state(cfg: Config, options: str) -> State | None:
         extra += [f"{cfg.checklists}/{n}" for n in sorted(os.listdir(cfg.checklist_dir)) if n.endswith(".md")]
     except OSError:
         extra.append(cfg.checklists)
-    for rel in files + [e for e in extra if e not in named]:
+    newest = hash_stats(h, root, files + [e for e in extra if e not in named])
+    return State(h.hexdigest(), newest > time.time_ns() - RACY_NS, files)
+
+
+def hash_stats(h, root: str | Path, rels: list[str], follow: bool = False) -> int:
+    """Feed ``h`` each file's path and stat as git's index keys them (mode, size, mtime,
+    ctime, inode; an absent file marked as such), the link itself unless ``follow``; the
+    newest mtime seen (a state with a file changed in the last two seconds is racy)."""
+    newest = 0
+    look = os.stat if follow else os.lstat
+    for rel in rels:
         try:
-            st = os.lstat(os.path.join(root, rel))
+            st = look(os.path.join(root, rel))
         except (OSError, ValueError):
             h.update(f"{rel}\0-\n".encode("utf-8", "surrogateescape"))
             continue
         newest = max(newest, st.st_mtime_ns)
         h.update(f"{rel}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n"
                  .encode("utf-8", "surrogateescape"))
-    return State(h.hexdigest(), newest > time.time_ns() - RACY_NS, files)
+    return newest
 
 
 def _config_text(cfg: Config) -> str:

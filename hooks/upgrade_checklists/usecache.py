@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from dataclasses import replace
 from pathlib import Path
 
 from upgrade_checklists.calls import Call
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
+from upgrade_checklists.runcache import hash_stats
 from upgrade_checklists.uses import Sources, Use, find_uses
 
 RACY_NS = 2_000_000_000
@@ -39,16 +39,7 @@ def stamp(root: Path, paths: list[str]) -> tuple[str, bool]:
     """A digest of each file's path and stat (an absent one marked as such), and whether a
     file changed in the last two seconds (racy: the state is not stored)."""
     h = hashlib.blake2b(digest_size=20)
-    newest = 0
-    for rel in paths:
-        try:
-            st = os.stat(root / rel)  # followed, as reading the text follows a symlink
-        except (OSError, ValueError):
-            h.update(f"{rel}\0-\n".encode("utf-8", "surrogateescape"))
-            continue
-        newest = max(newest, st.st_mtime_ns)
-        h.update(f"{rel}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n"
-                 .encode("utf-8", "surrogateescape"))
+    newest = hash_stats(h, root, paths, follow=True)  # followed, as reading the text follows a symlink
     return h.hexdigest(), newest > time.time_ns() - RACY_NS
 
 
