@@ -120,10 +120,10 @@ def _numbers_verbatim(cs, verbatim: list[list]) -> bool:
 def likely_matches(checklists: list[Checklist], snippets: Snippets) -> dict[str, list[str]]:
     """``{file: [question, ...]}``: what :func:`check_catalog` will likely ask of each file
     by parsing it (:meth:`Snippets.ask` keys: a snippet's match, a function's span), as
-    it decides: snippets not there verbatim, and the numbers that are not exactly a
-    verbatim place, and each version guard's quoted code. Asked ahead of the catalogs, a file at a time, the questions can be
-    shared between processes by file (``compare.py``); one missed here is answered when
-    the catalog asks it, one asked in vain costs only time."""
+    it decides: snippets not there verbatim, the numbers that are not exactly a verbatim
+    place, and each version guard's quoted code. Asked ahead of the catalogs, a file at
+    a time, the questions can be shared between processes by file (``compare.py``); one
+    missed here is answered when the catalog asks it, one asked in vain costs only time."""
     out: dict[str, dict[str, None]] = {}
 
     def ask(f: str, key: str) -> None:

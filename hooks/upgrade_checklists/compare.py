@@ -172,11 +172,10 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False, f
 
 def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, snippets: Snippets,
           queries: dict[str, list[str]]) -> None:
-    """Imports of every file that may import a focused package; full facts (names,
-    attribute uses, strings: what its row's tokens are matched against) of every
-    listed file and every importer below a directory row, in the same parse. An
-    importer found unlisted gets its full facts later, only if a row's move must be
-    matched against it.
+    """Imports of every file that may import a focused package, and of every listed
+    file; full facts (names, attribute uses, strings: what a row's tokens are matched
+    against) in the same parse, of the files whose rows will look for them
+    (``rows.NamesPlan``). ``compare_rows`` reads a file again if that guess fell short.
 
     ``queries`` (:func:`catalog.likely_matches`): what the catalogs will ask of each
     file (where a snippet is, where a function is); answered here, a file at a time

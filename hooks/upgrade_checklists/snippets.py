@@ -642,13 +642,18 @@ def same_tree(data: bytes) -> bool:
     """Whether ``ast.parse(data)`` (what the scan parses) is the tree of the text this
     module reads (``data`` decoded as UTF-8): valid UTF-8 without a byte order mark, and
     no coding declaration that could decode it otherwise."""
+    return _text_of_tree(data) is not None
+
+
+def _text_of_tree(data: bytes) -> str | None:
+    """``data`` decoded, when :func:`same_tree`; else None."""
     if data.startswith(b"\xef\xbb\xbf"):
-        return False
+        return None
     try:
-        data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return False
-    return data.isascii() or not _COOKIE.search(data, 0, _second_line_end(data))
+        return None
+    return text if data.isascii() or not _COOKIE.search(data, 0, _second_line_end(data)) else None
 
 
 def _second_line_end(data: bytes) -> int:
@@ -733,9 +738,10 @@ class Snippets:
         src = self._source(rel)
         if src is None or src.index is not None or src.failed or src.st.st_size != len(data):
             return
+        text = _text_of_tree(data)  # decoded once, for the text and the check
         if src.text is None:
-            src.text = data.decode("utf-8", errors="replace")
-        if tree is not None and same_tree(data):
+            src.text = text if text is not None else data.decode("utf-8", errors="replace")
+        if tree is not None and text is not None:
             src.index = SourceIndex(src.text, tree)
 
     def _text(self, src: _Source) -> str:
