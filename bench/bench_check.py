@@ -221,7 +221,8 @@ def corpus_main(args: argparse.Namespace) -> int:
         one = measure(lambda: None, [*check, str(edited.relative_to(root))])
         one_edited = measure(edit, [*check, str(edited.relative_to(root))])
         print(f"corpus {root.name}{f' + {args.replicate} replicas' if args.replicate else ''}: {n_py} Python files "
-              f"in {', '.join(cfg.roots)}, {len(patterns)} checklists, {len(hits)} files importing a focused package")
+              f"in {', '.join(cfg.roots)}, {len(patterns)} checklists, {len(hits)} files importing a focused package; "
+              f"the edited file is {edited.relative_to(root)}")
         print(f"git grep -l, once per checklist ({len(patterns)} runs): {base_each * 1000:8.1f} ms   (baseline A)")
         print(f"git grep -l, all patterns in one run:     {base_joined * 1000:8.1f} ms   (baseline B)")
         for label, (t, rss) in (("check, cold (no cache)", cold), ("check, warm (nothing changed)", warm),

@@ -210,6 +210,20 @@ def _show(node: ast.AST) -> str:
     return s if len(s) <= 60 else s[:57] + "..."
 
 
+class _Diff:
+    """One difference, put in words only if it is shown (most are counted and dropped: the
+    nearest of many candidate statements is the one reported). ``args``: text as is,
+    nodes shown as code."""
+
+    __slots__ = ("template", "args")
+
+    def __init__(self, template: str, *args: str | ast.AST) -> None:
+        self.template, self.args = template, args
+
+    def __str__(self) -> str:
+        return self.template.format(*(a if type(a) is str else _show(a) for a in self.args))
+
+
 def _callee(func: ast.AST) -> str:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else _show(func)
 
@@ -226,19 +240,19 @@ def _cmp(p: ast.AST, n: ast.AST, out: list[str]) -> None:
             _cmp(branch, n, d)
             if not d:
                 return
-        out.append(f"`{_show(p)}` is now `{_show(n)}`")
+        out.append(_Diff("`{}` is now `{}`", p, n))
         return
     if isinstance(p, ast.Name):
         if _free(p.id) or (isinstance(n, ast.Name) and n.id == p.id) or (isinstance(n, ast.Attribute) and n.attr == p.id):
             return
-        out.append(f"`{p.id}` is now `{_show(n)}`")
+        out.append(_Diff("`{}` is now `{}`", p.id, n))
         return
     if type(p) is not type(n):
-        out.append(f"`{_show(p)}` is now `{_show(n)}`")
+        out.append(_Diff("`{}` is now `{}`", p, n))
         return
     if isinstance(p, ast.Attribute):
         if p.attr != n.attr:
-            out.append(f"`{_show(p)}` is now `{_show(n)}`")
+            out.append(_Diff("`{}` is now `{}`", p, n))
         else:
             _cmp(p.value, n.value, out)
         return
@@ -247,7 +261,7 @@ def _cmp(p: ast.AST, n: ast.AST, out: list[str]) -> None:
         return
     if isinstance(p, ast.Constant):
         if p.value != n.value or type(p.value) is not type(n.value):
-            out.append(f"`{_show(p)}` is now `{_show(n)}`")
+            out.append(_Diff("`{}` is now `{}`", p, n))
         return
     if isinstance(p, ast.Dict):
         _cmp_dict(p, n, out)
@@ -257,18 +271,19 @@ def _cmp(p: ast.AST, n: ast.AST, out: list[str]) -> None:
             continue
         pv, nv = getattr(p, f, None), getattr(n, f, None)
         if isinstance(pv, list):
-            _cmp_seq(pv, nv or [], out, _show(p), "items", getattr(p, "elided", False))
+            _cmp_seq(pv, nv or [], out, p, "items", getattr(p, "elided", False))
         elif isinstance(pv, ast.AST):
             if nv is None:
-                out.append(f"`{_show(p)}` is now `{_show(n)}`")
+                out.append(_Diff("`{}` is now `{}`", p, n))
             else:
                 _cmp(pv, nv, out)
         elif pv != nv:
-            out.append(f"`{_show(p)}` is now `{_show(n)}`")
+            out.append(_Diff("`{}` is now `{}`", p, n))
             return
 
 
-def _cmp_seq(ps: list, ns: list, out: list[str], where: str, what: str, elided: bool = False) -> None:
+def _cmp_seq(ps: list, ns: list, out: list[str], where: str | ast.AST, what: str, elided: bool = False) -> None:
+    """``where``: the text naming the sequence's owner, or the owner (shown only if they differ)."""
     if elided and not any(_is_ellipsis(x) for x in ps):
         ps = ps + [ast.Constant(value=Ellipsis)]
     if any(_is_ellipsis(x) for x in ps):
@@ -276,12 +291,12 @@ def _cmp_seq(ps: list, ns: list, out: list[str], where: str, what: str, elided: 
         last = max(i for i, x in enumerate(ps) if _is_ellipsis(x))
         head, tail = ps[:first], ps[last + 1 :]
         if len(head) + len(tail) > len(ns):
-            out.append(f"`{where}` now has {len(ns)} {what}")
+            out.append(_Diff("`{}` now has {} {}", where, str(len(ns)), what))
             return
         pairs = list(zip(head, ns)) + list(zip(tail, ns[len(ns) - len(tail) :]))
     else:
         if len(ps) != len(ns):
-            out.append(f"`{where}` now has {len(ns)} {what} (the snippet shows {len(ps)})")
+            out.append(_Diff("`{}` now has {} {} (the snippet shows {})", where, str(len(ns)), what, str(len(ps))))
         pairs = list(zip(ps, ns))
     for a, b in pairs:
         _cmp(a, b, out)
@@ -289,7 +304,7 @@ def _cmp_seq(ps: list, ns: list, out: list[str], where: str, what: str, elided: 
 
 def _cmp_call(p: ast.Call, n: ast.Call, out: list[str]) -> None:
     if _callee(p.func) != _callee(n.func):
-        out.append(f"call `{_show(p.func)}(...)` is now `{_show(n.func)}(...)`")
+        out.append(_Diff("call `{}(...)` is now `{}(...)`", p.func, n.func))
         return
     if isinstance(p.func, ast.Attribute) and isinstance(n.func, ast.Attribute):
         _cmp(p.func.value, n.func.value, out)
@@ -304,7 +319,7 @@ def _cmp_call(p: ast.Call, n: ast.Call, out: list[str]) -> None:
         elif isinstance(v, ast.Constant) and not _is_ellipsis(v) and (
             not isinstance(nk[k], ast.Constant) or nk[k].value != v.value or type(nk[k].value) is not type(v.value)
         ):
-            out.append(f"`{k}={_show(v)}` is now `{k}={_show(nk[k])}`")
+            out.append(_Diff("`{}={}` is now `{}={}`", k, v, k, nk[k]))
         else:
             _cmp(v, nk[k], out)
     open_ended = elided or any(k.arg is None for k in p.keywords)
@@ -322,7 +337,7 @@ def _cmp_dict(p: ast.Dict, n: ast.Dict, out: list[str]) -> None:
             continue
         at = next((i for i, nkey in enumerate(n.keys) if nkey is not None and _same(k, nkey)), None)
         if at is None:
-            out.append(f"key `{_show(k)}` is gone from the dict")
+            out.append(_Diff("key `{}` is gone from the dict", k))
         else:
             _cmp(v, n.values[at], out)
 
@@ -349,10 +364,10 @@ def _same_target(t: ast.AST, h: ast.AST) -> bool:
 
 def _cmp_import(p: ast.stmt, n: ast.stmt, out: list[str]) -> None:
     if type(p) is not type(n):
-        out.append(f"`{_show(p)}` is now `{_show(n)}`")
+        out.append(_Diff("`{}` is now `{}`", p, n))
         return
     if isinstance(p, ast.ImportFrom) and (p.module != n.module or p.level != n.level):
-        out.append(f"`{_show(p)}` is now `{_show(n)}`")
+        out.append(_Diff("`{}` is now `{}`", p, n))
         return
     have = {a.name: a.asname for a in n.names}
     prefix = f"{p.module}." if isinstance(p, ast.ImportFrom) else ""
@@ -532,7 +547,9 @@ class SourceIndex:
             r = (-shared[id(s)], len(diffs))
             if rank is None or r < rank:
                 best, rank = [s.lineno, diffs], r
-        return {"at": places} if places else {"near": best}
+        if places:
+            return {"at": places}
+        return {"near": best and [best[0], [str(d) for d in best[1]]]}
 
     def _diff(self, unit: Unit, s: ast.AST) -> tuple[list[str], ast.AST | None] | None:
         """The differences between a unit and a statement, and the expression matched
@@ -558,7 +575,7 @@ class SourceIndex:
                     if not any(_same_target(t, h) for h in have):
                         out.append(f"assignment to `{_show(t)}` is now to `{', '.join(_show(h) for h in have)}`")
                 if isinstance(p, ast.AugAssign) and (not isinstance(s, ast.AugAssign) or type(p.op) is not type(s.op)):
-                    out.append(f"`{_show(p)}` is now `{_show(s)}`")
+                    out.append(_Diff("`{}` is now `{}`", p, s))
                 return out, None
             keys = [p.value]
         else:
