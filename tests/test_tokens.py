@@ -27,7 +27,7 @@ def covered(cell: list[str], source: str) -> list[str]:
     """The qualified names of the imports in ``source`` that some token of ``cell`` covers."""
     f = facts_of(source)
     toks = parse_cell(cell)
-    return [i.qualname for i in f.imports if any(covers(t, i, f.attributes) for t in toks)]
+    return [i.qualname for i in f.imports if any(covers(t, i, f) for t in toks)]
 
 
 # --- parsing ------------------------------------------------------------------------

@@ -316,7 +316,7 @@ def _cover_moved(cell: str, new: str, names: list[str], res: Result) -> str:
     if facts is None:
         return cell
     tokens = parse_cell(re.findall(r"(?<!~~)`([^`]+)`(?!~~)", cell))
-    missing = [i for i in facts.imports_of(names) if not any(covers(t, i, facts.attributes) for t in tokens)]
+    missing = [i for i in facts.imports_of(names) if not any(covers(t, i, facts) for t in tokens)]
     return ", ".join(p for p in [cell, *usage_parts(missing)] if p)
 
 

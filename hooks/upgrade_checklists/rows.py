@@ -29,7 +29,7 @@ from upgrade_checklists.tokens import RowToken, covers, matches
 
 
 def _row_tokens_cover(tokens: tuple[RowToken, ...], imp: Import, facts: Facts) -> bool:
-    return any(covers(t, imp, facts.attributes) for t in tokens)
+    return any(covers(t, imp, facts) for t in tokens)
 
 
 @dataclass
@@ -264,9 +264,9 @@ def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell,
         importers += 1
         if len(live) < len(tokens):
             facts = res.facts[file]
-            live |= _live(tokens, facts, None)
+            live |= _live(tokens, facts, None, live)
             if len(live) < len(tokens) and not facts.full:
-                live |= _live(tokens, ensure_full(cfg, res, file), None)
+                live |= _live(tokens, ensure_full(cfg, res, file), None, live)
     if cell.dirs and not below and not cell.files and not row.extra:
         if not row.marked_removal:
             shown = " and ".join(f"`{d}`" for d in cell.dirs)
@@ -370,9 +370,10 @@ def names_plan(cfg: Config, checklists: list[Checklist], import_names: dict[str,
     return plan
 
 
-def _live(tokens: tuple[RowToken, ...], facts: Facts | None, text: str | None) -> set[int]:
+def _live(tokens: tuple[RowToken, ...], facts: Facts | None, text: str | None, known: set[int] = frozenset()) -> set[int]:
+    """The tokens that match the file, those in ``known`` (matched elsewhere) left out."""
     imports = facts.imports if facts is not None else []
-    return {i for i, t in enumerate(tokens) if matches(t, facts, imports, text)}
+    return {i for i, t in enumerate(tokens) if i not in known and matches(t, facts, imports, text)}
 
 
 def _never_existed(cfg: Config, res: Result, cl: Checklist, row: Row, match: str | None,
@@ -393,13 +394,14 @@ def _never_existed(cfg: Config, res: Result, cl: Checklist, row: Row, match: str
 
 def _likely_path(cfg: Config, res: Result, path: str, history: frozenset[str]) -> str | None:
     """An existing file with the same name (the closest folder wins), else the closest path."""
-    existing = [p for p in set(res.facts) | set(history) if os.path.isfile(cfg.root / p)]
+    known = set(res.facts) | history
     base = path.rsplit("/", 1)[-1]
-    same = [p for p in existing if p.rsplit("/", 1)[-1] == base]
+    same = [p for p in known if p.rsplit("/", 1)[-1] == base and os.path.isfile(os.path.join(cfg.root, p))]
     if same:
         return max(same, key=lambda p: (difflib.SequenceMatcher(None, p, path).ratio(), p))
-    close = difflib.get_close_matches(path, existing, n=1, cutoff=0.8)
-    return close[0] if close else None
+    # the closest that exists: ranked first, tested for existence in rank order (a stat per path ever is slow)
+    ranked = difflib.get_close_matches(path, known, n=len(known) or 1, cutoff=0.8)
+    return next((p for p in ranked if os.path.isfile(os.path.join(cfg.root, p))), None)
 
 
 def usage_parts(imports: list[Import]) -> list[str]:

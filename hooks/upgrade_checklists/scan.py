@@ -49,6 +49,15 @@ class Facts:
     strings: set[str] = field(default_factory=set)
     full: bool = False  # names/strings collected (not only imports)
 
+    def uses_below(self, prefix: str) -> list[str]:
+        """The attribute uses that start with ``prefix`` (``megatron.core.``), in order;
+        remembered (a row's tokens ask the same of every import, once per token)."""
+        memo = self.__dict__.setdefault("_below", {})
+        out = memo.get(prefix)
+        if out is None:
+            out = memo[prefix] = [a for a in self.attributes if a.startswith(prefix)]
+        return out
+
     def imports_of(self, modules: list[str]) -> list[Import]:
         """The imports that refer to one of ``modules`` or something inside them."""
         out = []

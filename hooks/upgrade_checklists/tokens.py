@@ -146,7 +146,7 @@ def _braces(t: str) -> tuple[str, ...]:
 # --- comparison -------------------------------------------------------------------
 
 
-def covers(token: RowToken, imp: Import, attributes: dict[str, int]) -> bool:
+def covers(token: RowToken, imp: Import, facts: Facts) -> bool:
     """A token covers an import: it names what the import binds (bound name, original name,
     a dotted suffix of the qualified name, a module inside its path, an attribute use
     through it, or the same qualified name used as an attribute)."""
@@ -155,14 +155,14 @@ def covers(token: RowToken, imp: Import, attributes: dict[str, int]) -> bool:
         return any(q == n or q.startswith(n + ".") and imp.original == "*" for n in token.names)
     if token.kind not in ("code", "string"):
         return False
-    return any(_name_covers(n, imp, attributes) for n in token.names)
+    return any(_name_covers(n, imp, facts) for n in token.names)
 
 
-def _name_covers(n: str, imp: Import, attributes: dict[str, int]) -> bool:
+def _name_covers(n: str, imp: Import, facts: Facts) -> bool:
     if not n:
         return False
     if "*" in n or "?" in n:
-        return _glob_covers(n, imp, attributes)
+        return _glob_covers(n, imp, facts)
     q = imp.qualname
     if n in (imp.bound, imp.original) or q == n or q.endswith("." + n):
         return True
@@ -174,11 +174,11 @@ def _name_covers(n: str, imp: Import, attributes: dict[str, int]) -> bool:
     head, _, rest = n.partition(".")
     if rest and head == imp.bound:  # `mpu.initialize_model_parallel`: a use through the alias
         used = prefix + rest
-        return any(a == used or a.startswith(used + ".") for a in attributes)
-    if n.startswith(prefix) and n in attributes:  # the fully qualified name of a use
+        return any(a == used or a.startswith(used + ".") for a in facts.uses_below(prefix))
+    if n.startswith(prefix) and n in facts.attributes:  # the fully qualified name of a use
         return True
     suffix = "." + n
-    return any(a.startswith(prefix) and a.endswith(suffix) for a in attributes)
+    return any(a.endswith(suffix) for a in facts.uses_below(prefix))
 
 
 def _snake(name: str) -> str:
@@ -186,12 +186,11 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
-def _glob_covers(n: str, imp: Import, attributes: dict[str, int]) -> bool:
+def _glob_covers(n: str, imp: Import, facts: Facts) -> bool:
     pattern = "*." + n if not n.startswith("*") else n
     if fnmatchcase(imp.qualname, n) or fnmatchcase(imp.qualname, pattern):
         return True
-    prefix = imp.target + "."
-    return any(a.startswith(prefix) and (fnmatchcase(a, n) or fnmatchcase(a, pattern)) for a in attributes)
+    return any(fnmatchcase(a, n) or fnmatchcase(a, pattern) for a in facts.uses_below(imp.target + "."))
 
 
 def matches(token: RowToken, facts: Facts | None, imports: list[Import], text: str | None) -> bool:
@@ -209,7 +208,7 @@ def matches(token: RowToken, facts: Facts | None, imports: list[Import], text: s
         names, strings = facts.names, facts.strings
         if any(n in strings or n.rsplit(".", 1)[-1] in names for n in token.names):
             return True
-    if any(covers(token, imp, facts.attributes) for imp in imports):
+    if any(covers(token, imp, facts) for imp in imports):
         return True
     if token.kind == "string":  # a quoted token is a literal, not a name
         return any(n in facts.strings for n in token.names)
