@@ -163,6 +163,17 @@ def test_a_path_that_never_existed_without_a_candidate_names_the_closest_file(re
     assert repo.read(CL) == before  # a guess is for a person: no mark, no rewrite
 
 
+def test_the_closest_file_named_is_one_that_exists_now(repo: Repo) -> None:
+    repo.write("app/tools/nmes_.py", "X = 1\n")  # closer to the row's path than names.py, then deleted
+    repo.commit()
+    (repo.path / "app/tools/nmes_.py").unlink()
+    repo.edit(CL, "_None._", "| File | Imports / Usage |\n| --- | --- |\n| `app/tools/nmes.py` | `optimizer` |")
+    repo.commit()
+    assert repo.run("check").lines == [
+        "checklists/fakepkg-core.md:21:1: STALE `app/tools/nmes.py` never existed in this repository; it likely means `app/tools/names.py`",
+    ]
+
+
 def test_a_deleted_path_is_still_a_move(repo: Repo) -> None:
     (repo.path / "app/engine/v2").mkdir()
     (repo.path / "app/engine/core.py").rename(repo.path / "app/engine/v2/core.py")
