@@ -20,8 +20,9 @@ def age(repo: Repo, seconds: int = 3600) -> None:
 
 
 def without_run_record(repo: Repo) -> None:
-    """Drop the last run's outcome (runcache.py), so that the next run shows the scan cache at work."""
-    (repo.path / ".upgrade-checklists-cache/v2/run.json").unlink(missing_ok=True)
+    """Drop the last run's outcome (runcache.py, cutoff.py), so that the next run shows the scan cache at work."""
+    for name in ("run.json", "cutoff.json"):
+        (repo.path / ".upgrade-checklists-cache/v2" / name).unlink(missing_ok=True)
 
 
 def test_warm_run_uses_cache_and_sees_edits(repo: Repo) -> None:

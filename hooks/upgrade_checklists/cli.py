@@ -202,7 +202,7 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
 
     def run():
         nonlocal known
-        result, outcome = _outcome(cfg, use_cache, uncatalogued, reuse)
+        result, outcome, reused = _outcome(cfg, use_cache, uncatalogued, reuse)
         kept = suppress.apply_inline(outcome.findings, cfg, runcache.inline_of(outcome), outcome.inline_warnings,
                                      chosen, ignored)
         findings = kept.findings
@@ -222,9 +222,9 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
         else:
             chosen_ones = select(findings, args.paths, cfg) if args.paths else findings
         ctx.elsewhere = len(findings) - len(chosen_ones)
-        return result, outcome, kept.warnings, chosen_ones
+        return result, outcome, kept.warnings, chosen_ones, reused
 
-    result, outcome, warnings, findings = run()
+    result, outcome, warnings, findings, reused = run()
     for warning in [*outcome.warnings, *warnings]:
         print(f"upgrade-checklists: warning: {warning}", file=sys.stderr)
     if args.diff or args.fix:
@@ -244,15 +244,15 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
                 fix.write_atomic(path, new)
                 if path not in fixed:
                     fixed.append(path)
-            result, outcome, _warnings, findings = run()
+            result, outcome, _warnings, findings, reused = run()
         if not args.quiet:
             for path in fixed:
                 print(f"Fixing {_rel(path, cfg)}", file=info)
     if args.verbose:
         for note in outcome.notes:
             print(f"note: {note}", file=sys.stderr)
-        if result is None:
-            print("note: nothing changed since the last run: its outcome is reused", file=sys.stderr)
+        if reused:
+            print(f"note: {reused}: its outcome is reused", file=sys.stderr)
         print(f"note: scanned {outcome.files_scanned} files in {', '.join(cfg.roots)}; parsed {outcome.parsed}; "
               f"{outcome.cache_hits} from the cache", file=sys.stderr)
     ctx.fixed = [_rel(p, cfg) for p in fixed]
@@ -270,20 +270,32 @@ def _check(args: argparse.Namespace, cfg: config.Config) -> int:
 
 
 def _outcome(cfg: config.Config, use_cache: bool, uncatalogued: bool, reuse: bool):
-    """``(Result or None, runcache.Outcome)``: the last run's outcome when ``reuse`` and nothing
-    changed (no Result then), else a full run (remembered for the next one)."""
+    """``(Result or None, runcache.Outcome, why it was reused or None)``: the last run's
+    outcome when ``reuse`` and nothing changed, or nothing the check reads (no Result
+    then), else a full run (remembered for the next one)."""
     state = runcache.state(cfg, f"uncatalogued={uncatalogued}") if reuse else None
     if state is not None:
         outcome = runcache.load(cfg, state)
         if outcome is not None:
-            return None, outcome
+            return None, outcome, "nothing changed since the last run"
+        if not uncatalogued:
+            from upgrade_checklists import cutoff
+
+            outcome = cutoff.reuse(cfg, state)
+            if outcome is not None:
+                runcache.save(cfg, state, outcome)
+                return None, outcome, "the files changed since the last run read the same to the check"
     from upgrade_checklists.compare import run_check  # the whole check: parsers, comparisons
 
     result = run_check(cfg, use_cache=use_cache, uncatalogued=uncatalogued, files=state.files if state else None)
     outcome = runcache.outcome_of(result)
     if state is not None:
         runcache.save(cfg, state, outcome)
-    return result, outcome
+        if not uncatalogued:
+            from upgrade_checklists import cutoff
+
+            cutoff.save(cfg, state, result, outcome)
+    return result, outcome, None
 
 
 def _use_color(choice: str, stream) -> bool:

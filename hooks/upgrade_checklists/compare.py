@@ -172,14 +172,21 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
         check_catalog(view, cl, snippets)
         res.findings += rows + view.findings
     snippets.save()
+    res.asked = set(snippets.files)
+    res.observed |= set(res.facts) | listed | res.asked
     if uncatalogued:
         from upgrade_checklists import uncatalogued as uncat
 
         res.findings.extend(uncat.find(cfg, res))
     if cfg.status_file:
         check_status(cfg, res, checklists)
+        res.observed.add(cfg.status_file)
         if tables is not None:
             res.findings.extend(check_matrix(cfg, tables, [cl.package for cl in checklists] + list(tables.focused), res.cache))
+            res.observed.update(m for row in tables.matrix for m in row.locations)  # the manifests it read
+    res.observed.update(cl.rel for cl in checklists)
+    if cfg.maintenance_guide:
+        res.observed.add(cfg.maintenance_guide)
     res.cache.save()
     res.notes = list(dict.fromkeys(res.notes))  # a file skipped by two steps: one note
     return res
@@ -196,7 +203,7 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
     file (where a snippet is, where a function is); answered here, a file at a time
     with the scan's own parse of it, so that a cold run reads and parses each file
     once, on two cores (``parallel.share``)."""
-    modules = sorted({m for names in res.import_names.values() for m in names})
+    modules = res.modules = sorted({m for names in res.import_names.values() for m in names})
     may_import = Prefilter(modules)
     skip = _skip_id(modules)  # a negative pre-filter result holds for these modules only
     cache = res.cache
@@ -218,6 +225,7 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
             continue
         except OSError:
             missing += rel in known
+            res.observed.add(rel)  # its absence counts (files scanned)
             continue
         hit, data = cache.get(rel, st)
         out = scan_from_plain(data) if hit else None
@@ -277,10 +285,14 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
     for rel, out in zip(rels, outs):
         if isinstance(out, Finding):
             res.findings.append(out)
+            res.observed.add(rel)
         elif isinstance(out, Facts):
             res.facts[rel] = out
         elif type(out) is tuple:
             res.notes.append(out[1])
+            res.observed.add(rel)
+        elif out is None:  # gone since it was listed
+            res.observed.add(rel)
     res.files_scanned = len(sources) - missing
 
 

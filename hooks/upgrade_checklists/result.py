@@ -30,6 +30,12 @@ class Result:
     cache: ScanCache | None = None
     status_tables: "StatusTables | None" = None  # the status file's tables, when one is configured
     root: "Path | None" = None  # the repository checked
+    #: the files whose content the outcome depends on beyond the pre-filter's "cannot
+    #: import" (what ``cutoff.py`` must read again when one changes), and the modules the
+    #: pre-filter looked for
+    observed: set[str] = field(default_factory=set)
+    asked: set[str] = field(default_factory=set)  # the observed files the catalogs asked about
+    modules: list[str] = field(default_factory=list)
     _by_head: "dict[str, set[str]] | None" = field(default=None, repr=False, compare=False)
 
     def importers(self, modules: list[str]) -> list[str]:

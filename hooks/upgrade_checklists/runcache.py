@@ -63,6 +63,11 @@ class State:
     key: str
     racy: bool  # a file changed too recently to be keyed safely
     files: list[str] = field(default_factory=list)  # what git listed (the run reuses it)
+    #: each listed file's stat as keyed (in ``files`` order), and the key of all the rest
+    #: (configuration, build, options, the files read by name): what
+    #: ``cutoff.py`` compares to find the files that changed
+    stats: list[str] = field(default_factory=list)
+    base: str = ""
 
 
 def state(cfg: Config, options: str) -> State | None:
@@ -75,7 +80,6 @@ def state(cfg: Config, options: str) -> State | None:
     root = str(cfg.root)
     h = hashlib.blake2b(digest_size=20)
     h.update(f"{build_id()}\0{options}\0{root}\0{_config_text(cfg)}\0".encode("utf-8", "surrogateescape"))
-    named = set(files)
     extra = []
     if cfg.source is not None:
         extra.append(str(cfg.source))
@@ -91,25 +95,32 @@ def state(cfg: Config, options: str) -> State | None:
         extra += [f"{cfg.checklists}/{n}" for n in sorted(os.listdir(cfg.checklist_dir)) if n.endswith(".md")]
     except OSError:
         extra.append(cfg.checklists)
-    newest = hash_stats(h, root, files + [e for e in extra if e not in named])
-    return State(h.hexdigest(), newest > time.time_ns() - RACY_NS, files)
+    base = h.copy()  # the files read by name (all of them, listed or not): no cut-off past them
+    newest = hash_stats(base, root, extra)
+    h.update(base.digest())
+    stats: list[str] = []
+    newest = max(newest, hash_stats(h, root, files, keep=stats))
+    return State(h.hexdigest(), newest > time.time_ns() - RACY_NS, files, stats, base.hexdigest())
 
 
-def hash_stats(h, root: str | Path, rels: list[str], follow: bool = False) -> int:
+def hash_stats(h, root: str | Path, rels: list[str], follow: bool = False, keep: list[str] | None = None) -> int:
     """Feed ``h`` each file's path and stat as git's index keys them (mode, size, mtime,
     ctime, inode; an absent file marked as such), the link itself unless ``follow``; the
-    newest mtime seen (a state with a file changed in the last two seconds is racy)."""
+    newest mtime seen (a state with a file changed in the last two seconds is racy).
+    ``keep``: a list that gets each file's keyed line too."""
     newest = 0
     look = os.stat if follow else os.lstat
     for rel in rels:
         try:
             st = look(os.path.join(root, rel))
         except (OSError, ValueError):
-            h.update(f"{rel}\0-\n".encode("utf-8", "surrogateescape"))
-            continue
-        newest = max(newest, st.st_mtime_ns)
-        h.update(f"{rel}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n"
-                 .encode("utf-8", "surrogateescape"))
+            line = f"{rel}\0-\n"
+        else:
+            newest = max(newest, st.st_mtime_ns)
+            line = f"{rel}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n"
+        h.update(line.encode("utf-8", "surrogateescape"))
+        if keep is not None:
+            keep.append(line)
     return newest
 
 

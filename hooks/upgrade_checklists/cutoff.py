@@ -1,0 +1,206 @@
+"""The last run's outcome, reused when the files that changed since read the same to the check.
+
+``runcache.py`` reuses an outcome while no file changed at all. Most commits do change
+a file or two, and most of those files mean nothing to the check: they import no focused
+package and no checklist names them, or an edit left everything the check takes from
+them as it was. This module keeps, next to the run record, what tells which: every
+listed file's stat, the files whose content the outcome depends on (``Result.observed``:
+scanned for facts, named by a row, asked about by a catalog or a guard, skipped with a
+note, or absent) and the modules the pre-filter looks for. When the work tree differs
+from the record's only in the content of a few listed files:
+
+- a file the check does not scan and does not observe: its content is not read;
+- a source file the scan did not observe (the pre-filter said it cannot import a focused
+  package): the pre-filter must still say so;
+- an observed source file: its scan result (imports, and names and strings where the run
+  had them) and every answer the catalogs had of it (where each snippet is, where each
+  function is, its line count) are computed again from its new content, and must be
+  equal to those the run used, as the scan cache holds them.
+
+If all hold, the outcome is the one the run computed, as an early cut-off in a build
+system reuses what depends on an unchanged intermediate. Anything else, a file added,
+removed or renamed, a configuration, checklist, status file or manifest changed, a
+cached answer missing, a file unreadable, means a full run. Nothing here is cached
+that ``cache.py`` and ``runcache.py`` do not already hold, and all of it is plain JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from upgrade_checklists.config import Config
+from upgrade_checklists.runcache import MAX_BYTES, Outcome, State
+
+FILE = "cutoff.json"  # in the scan cache's format directory, beside run.json
+MAX_CHANGED = 16  # more changed files than this: a full run is as quick and surely right
+
+
+def _where(cfg: Config):
+    from upgrade_checklists import cache
+
+    if not cfg.cache_dir:
+        return None
+    return cfg.root / cfg.cache_dir / cache.DIRECTORY / FILE, cache.header(str(cfg.root.resolve()))
+
+
+def save(cfg: Config, st: State, result, outcome: Outcome) -> None:
+    """Remember a full run's outcome and what it observed (``compare.Result``), for the
+    state it ran on (nothing when the state is racy: its run record is not stored either).
+    A reuse leaves this record as it is: later runs are compared with this run's view."""
+    from upgrade_checklists.atomic import write_atomic
+
+    where = _where(cfg)
+    if where is None or st.racy or not st.stats:
+        return
+    path, header = where
+    from upgrade_checklists.plain import PlainError, to_plain
+
+    try:
+        record = {"header": header, "base": st.base, "files": st.files, "stats": st.stats,
+                  "observed": sorted(result.observed), "asked": sorted(result.asked), "modules": result.modules,
+                  "outcome": to_plain(outcome)}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps(record, separators=(",", ":")).encode("utf-8", "surrogateescape"))
+    except (OSError, ValueError, UnicodeError, PlainError):
+        pass
+
+
+def reuse(cfg: Config, st: State) -> Outcome | None:
+    """The last full run's outcome when only files that read the same to the check have
+    changed since (see the module's text), else None. The caller stores it for ``st``."""
+    from upgrade_checklists.cache import open_cache_file
+    from upgrade_checklists.history import refs_digest
+    from upgrade_checklists.plain import PlainError, from_plain
+
+    where = _where(cfg)
+    if where is None or not st.stats:
+        return None
+    f = open_cache_file(where[0], MAX_BYTES)
+    if f is None:
+        return None
+    try:
+        with f:
+            rec = json.loads(f.read())
+    except (OSError, ValueError, RecursionError, MemoryError):
+        return None
+    if (type(rec) is not dict or rec.get("header") != where[1] or rec.get("base") != st.base
+            or rec.get("files") != st.files or type(rec.get("stats")) is not list or len(rec["stats"]) != len(st.stats)
+            or type(rec.get("observed")) is not list or type(rec.get("asked")) is not list
+            or not all(_strings(rec.get(k)) for k in ("stats", "observed", "asked", "modules"))):
+        return None
+    # compared with the full run's own view (a reuse does not move it): what changed since that run
+    changed = {rel: then for rel, then, now in zip(st.files, rec["stats"], st.stats) if then != now}
+    if not changed or len(changed) > MAX_CHANGED:
+        return None
+    try:
+        outcome = from_plain(Outcome, rec.get("outcome"))
+    except PlainError:
+        return None
+    if outcome.refs is not None and refs_digest(cfg.root) != outcome.refs:
+        return None  # it looked at git history, which has moved since
+    if not _read_the_same(cfg, changed, set(rec["observed"]), set(rec["asked"]), rec["modules"]):
+        return None
+    return outcome
+
+
+def _strings(v: object) -> bool:
+    return type(v) is list and all(type(x) is str for x in v)
+
+
+def _stamp(line: object) -> list[int] | None:
+    """The cache stamp (size, mtime, ctime, inode) of a file's keyed stat line
+    (``runcache.hash_stats``), None for an absent file."""
+    parts = line.split("\0") if type(line) is str else []
+    try:
+        return [int(p) for p in parts[2:6]] if len(parts) == 6 else None
+    except ValueError:
+        return None
+
+
+def _read_the_same(cfg: Config, changed: dict[str, str], observed: set[str], asked: set[str], modules: list[str]) -> bool:
+    from upgrade_checklists.cache import ScanCache
+    from upgrade_checklists.files import Skipped, file_stat, read_file
+    from upgrade_checklists.scan import Prefilter, iter_sources
+
+    sources = set(iter_sources(cfg.root, cfg.roots, cfg.exclude, list(changed)))
+    may_import = Prefilter(modules)
+    cache = None
+    for rel in changed:
+        if rel not in sources and rel not in observed:
+            continue  # neither scanned nor read: its content is not the check's
+        if not rel.endswith(".py") or rel not in sources and rel in observed:
+            return False  # a row's text file, a listed file outside the roots: read as text
+        try:
+            st = file_stat(cfg.root, rel)
+            data = read_file(cfg.root, rel, st)
+        except (Skipped, OSError):
+            return False
+        if may_import(data) != (rel in observed):
+            return False  # an importer no more, or a file that may import a focused package now
+        if rel not in observed:
+            continue
+        stamp = _stamp(changed[rel])
+        if stamp is None:
+            return False
+        if cache is None:
+            cache = ScanCache(cfg.root / cfg.cache_dir, str(cfg.root.resolve()))
+        if not _scan_the_same(rel, data, cache, stamp):
+            return False
+        if rel in asked and not _answers_the_same(cfg, rel, data, cache, stamp):
+            return False
+    return True
+
+
+_ABSENT = object()
+
+
+def _stored(cache, key: str, stamp: list[int]):
+    """The value stored under ``key`` for the file as the full run saw it (its stat
+    ``stamp``): what that run used. ``_ABSENT`` when there is none."""
+    entry = cache.entries.get(key)
+    return entry[4] if type(entry) is list and len(entry) == 5 and entry[:4] == stamp else _ABSENT
+
+
+def _scan_the_same(rel: str, data: bytes, cache, stamp: list[int]) -> bool:
+    """The scan's result for the new content equals the one the run used (imports only,
+    or full facts when the run had them)."""
+    from upgrade_checklists.result import scan_to_plain
+    from upgrade_checklists.scan import Facts, full_facts, scan_tree
+
+    old = _stored(cache, rel, stamp)
+    if type(old) is not dict or "facts" not in old and "finding" not in old:
+        return False  # a pre-filter answer of an observed file, or nothing stored: not worth the doubt
+    out, tree = scan_tree(rel, data, False)
+    if isinstance(out, Facts) and type(old.get("facts")) is dict and old["facts"].get("full") is True:
+        out = full_facts(rel, data, tree)
+    return scan_to_plain(out) == old
+
+
+def _answers_the_same(cfg: Config, rel: str, data: bytes, cache, stamp: list[int]) -> bool:
+    """Every answer the run had about the file (snippet places, function spans, verbatim
+    places, line count) is the same for the new content."""
+    from upgrade_checklists.cache import ScanCache
+    from upgrade_checklists.snippets import Snippets
+
+    old = _stored(cache, "snippets:" + rel, stamp)
+    if type(old) is not list or not all(type(kv) is list and len(kv) == 2 and type(kv[0]) is str for kv in old):
+        return False
+    fresh = Snippets(cfg.root, ScanCache(None, ""))  # no cache: every answer computed from ``data``
+    src = fresh._source(rel)
+    if src is None or src.st.st_size != len(data):
+        return False
+    src.text = data.decode("utf-8", errors="replace")
+    for key, value in old:
+        if key == "#lines":
+            new = fresh.line_count(rel)
+        elif key.startswith("v:"):
+            new = fresh.verbatim(rel, key[2:])
+        elif key.startswith(("m:", "d:")):
+            fresh.ask(rel, key)
+            new = src.answers.get(key)
+        else:
+            return False
+        if json.loads(json.dumps(new)) != value:  # as stored: tuples are lists
+            return False
+    return True

@@ -1,0 +1,175 @@
+"""The cut-off (``cutoff.py``): after an edit to files that read the same to the check (a
+file importing no focused package, or an edit that leaves every import, name, string
+and catalog answer as it was), the last full run's outcome is reused; any edit that
+changes what the check takes from a file runs the check again."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import Repo
+from test_runcache import age, stale_row
+
+CUT = "the files changed since the last run read the same to the check: its outcome is reused"
+RECORD = ".upgrade-checklists-cache/v2/cutoff.json"
+CL = "checklists/fakepkg-core.md"
+
+
+def edit_and_age(repo: Repo, rel: str, old: str, new: str) -> None:
+    repo.edit(rel, old, new)
+    age(repo, rel, seconds=7200)  # not racy, and not the stat the last run saw
+
+
+PLAIN = "app/utils/plain.py"
+
+
+def plain_file(repo: Repo) -> None:
+    repo.write(PLAIN, "import os\n\nSIZE = 2\n")
+    repo.commit("a file that imports no focused package")
+
+
+def test_an_edit_to_a_file_that_imports_no_focused_package_reuses_the_outcome(repo: Repo) -> None:
+    plain_file(repo)
+    stale_row(repo)
+    age(repo)
+    first = repo.run("check", "-v")
+    assert first.codes == ["STALE"] and CUT not in first.err
+    edit_and_age(repo, PLAIN, "SIZE = 2\n", "import sys\n\nSIZE = 3\n")
+    second = repo.run("check", "-v")
+    assert CUT in second.err
+    assert second.out == first.out and second.code == 1
+    # the reused outcome is remembered for the new state: the next run is a plain warm run
+    assert "nothing changed since the last run" in repo.run("check", "-v").err
+    # compared with the full run's view, not the reuse's: a second edit is judged the same way
+    edit_and_age(repo, PLAIN, "SIZE = 3\n", "SIZE = 4\n")
+    assert CUT in repo.run("check", "-v").err
+
+
+def test_a_file_that_starts_importing_the_package_runs_again(repo: Repo) -> None:
+    plain_file(repo)
+    age(repo)
+    assert repo.run("check").code == 0
+    edit_and_age(repo, PLAIN, "import os\n", "import os\nfrom fakepkg.core import optimizer\n")
+    r = repo.run("check", "-v")
+    assert CUT not in r.err
+    assert r.lines == ["checklists/fakepkg-core.md:17:1: MISSING `app/utils/plain.py` imports `fakepkg.core.optimizer`"
+                       " but no tier lists it (belongs in Secondary) (app/utils/plain.py:2)"]
+
+
+def test_an_edit_that_keeps_imports_names_and_catalog_answers_reuses_the_outcome(repo: Repo) -> None:
+    age(repo)
+    assert repo.run("check").code == 0
+    # the docstring is a comment to the scan, and no line moves
+    edit_and_age(repo, "app/engine/core.py", '"""Engine.', '"""The engine.')
+    assert CUT in repo.run("check", "-v").err
+
+
+def test_an_edit_that_moves_a_catalogued_call_runs_again(repo: Repo) -> None:
+    age(repo)
+    assert repo.run("check").code == 0
+    edit_and_age(repo, "app/engine/core.py", "def build(model):\n", "def build(model):\n    # set up\n")
+    r = repo.run("check", "-v")
+    assert CUT not in r.err
+    assert r.codes == ["GUARD", "LINE", "LINE"]
+
+
+def test_a_line_count_the_catalog_read_is_compared(repo: Repo) -> None:
+    # a catalog line past the end of a file that imports nothing: only its line count tells
+    repo.edit(CL, "## Version-Guarded Code", "### 3. `PACKAGE_IMPORT_MAP`\n\nIn `app/tools/names.py` (line 3).\n\n"
+              "## Version-Guarded Code")
+    age(repo)
+    first = repo.run("check")
+    assert first.codes == ["LINE"] and "past the end" in first.out
+    edit_and_age(repo, "app/tools/names.py", '"fakepkg.core"}\n', '"fakepkg.core"}\n# one\n# two\n')
+    r = repo.run("check", "-v")
+    assert CUT not in r.err and r.code == 0
+
+
+def test_more_than_a_few_changed_files_run_again(repo: Repo) -> None:
+    age(repo)
+    assert repo.run("check").code == 0
+    for i in range(17):
+        repo.write(f"app/utils/mod{i}.py", "X = 1\n")
+    repo.commit("many files")
+    age(repo)
+    assert repo.run("check").code == 0  # new files: a full run
+    for i in range(17):
+        edit_and_age(repo, f"app/utils/mod{i}.py", "X = 1", "X = 2")
+    assert CUT not in repo.run("check", "-v").err
+
+
+def test_forged_or_garbled_records_are_not_used(repo: Repo) -> None:
+    stale_row(repo)
+    age(repo)
+    assert repo.run("check").codes == ["STALE"]
+    record = json.loads((repo.path / RECORD).read_text())
+    assert set(record) == {"header", "base", "files", "stats", "observed", "asked", "modules", "outcome"}
+    edit_and_age(repo, "app/utils/other.py", "import os\n", "import os\nfrom fakepkg.core import optimizer\n")
+    record["outcome"]["findings"] = []
+    for bad in (b"not json", b"[]", json.dumps({**record, "observed": [["x"]]}).encode(),
+                json.dumps({**record, "outcome": {"findings": [{"code": 1}]}}).encode(),
+                json.dumps({**record, "header": {**record["header"], "build": "0+other"}}).encode(),
+                json.dumps({**record, "base": "0" * 40}).encode()):
+        (repo.path / RECORD).write_bytes(bad)
+        (repo.path / ".upgrade-checklists-cache/v2/run.json").unlink(missing_ok=True)
+        r = repo.run("check", "-v")
+        assert r.codes == ["MISSING", "STALE"] and CUT not in r.err, bad[:40]
+
+
+def test_every_file_the_check_reads_past_the_pre_filter_is_observed(repo: Repo, monkeypatch) -> None:
+    """What ``cutoff`` trusts: a file read for anything but the pre-filter's "cannot
+    import" is in ``Result.observed``. Every content read goes through ``files.read_file``."""
+    import sys
+
+    from upgrade_checklists import config, files
+    from upgrade_checklists.compare import run_check
+    from upgrade_checklists.scan import Prefilter
+
+    plain_file(repo)
+    repo.write("app/utils/conf.txt", "fakepkg settings\n")
+    repo.write("tests/plugins/a/conf.py", "from fakepkg.core import plugins\n")
+    repo.write("tests/plugins/b/conf.py", "X = 1\n")
+    repo.edit(CL, "| `tests/test_core.py` |", "| `app/utils/conf.txt` | `fakepkg settings` |\n"
+              "| `tests/plugins/*/conf.py` | `plugins` |\n| `tests/test_core.py` |")
+    repo.edit(CL, "## Version-Guarded Code", "### 3. `SIZE`\n\nIn `app/utils/plain.py` (line 3):\n\n"
+              "```python\nSIZE = 2\n```\n\n## Version-Guarded Code")
+    repo.commit("rows and entries of every kind")
+    monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", "1")  # every read in this process
+    reads: list[tuple[str, str]] = []
+    real = files.read_file
+
+    def read_file(root, rel, st=None):
+        reads.append((sys._getframe(1).f_code.co_name, rel))
+        return real(root, rel, st)
+
+    for module in list(sys.modules.values()):
+        if getattr(module, "read_file", None) is real:
+            monkeypatch.setattr(module, "read_file", read_file)
+    res = run_check(config.load(repo.path), use_cache=False)
+    assert {"app/utils/conf.txt", "app/utils/plain.py", "tests/plugins/b/conf.py"} <= res.observed
+    may_import = Prefilter(res.modules)
+    for caller, rel in reads:
+        if rel not in res.observed:
+            assert caller == "_scan_one" and not may_import((repo.path / rel).read_bytes()), (caller, rel)
+    assert any(rel not in res.observed for _, rel in reads)  # app/__init__.py and the like: read, not observed
+
+
+def test_files_read_by_name_are_never_cut_off(repo: Repo) -> None:
+    """Checklists, the status file and the manifests are not sources: any edit runs again."""
+    from test_matrix import SECOND, matrix_lines, setup
+
+    setup(repo)
+    repo.commit("a status file with a matrix")
+    age(repo)
+    assert len(matrix_lines(repo.run("check"))) == 1
+    repo.write("pyproject.second.toml", SECOND.replace('"peft"', '"peft<=0.18.1"'))
+    age(repo, "pyproject.second.toml", seconds=7200)
+    r = repo.run("check", "-v")
+    assert CUT not in r.err and matrix_lines(r) == []
+    edit_and_age(repo, "STATUS.md", "✅ 2 API entries", "✅ 3 API entries")
+    r = repo.run("check", "-v")
+    assert CUT not in r.err and any(" STATUS " in line for line in r.lines)
+    stale_row(repo)
+    age(repo, CL, seconds=7200)
+    r = repo.run("check", "-v")
+    assert CUT not in r.err and "STALE" in r.codes
