@@ -233,3 +233,24 @@ def test_a_cache_body_not_laid_out_an_entry_a_line_is_read_whole() -> None:
     assert _entries_by_line('{\n"a":1\n"b":2\n}') is None  # no comma
     assert _entries_by_line('{\n"a":1\n,"b":2,\n}') is None  # a comma after the last
     assert _entries_by_line('{\n"a":1\n,') is None  # cut short
+
+
+def test_peek_reads_the_entries_asked_for_as_a_full_load_does(repo: Repo) -> None:
+    from upgrade_checklists.cache import ScanCache, peek
+
+    age(repo)
+    assert repo.run("check").code == 0
+    root = repo.path / ".upgrade-checklists-cache"
+    key = str(repo.path.resolve())
+    whole = ScanCache(root, key).entries
+    names = list(whole)
+    assert len(names) > 3
+    asked = [names[0], names[len(names) // 2], names[-1], "snippets:app/engine/core.py", "no/such/file.py"]
+    got = peek(root, key, asked)
+    assert got == {n: whole[n] for n in asked if n in whole}
+    assert "snippets:app/engine/core.py" in got and names[0] in got
+    assert peek(root, "/another/root", asked) == {}  # not this repository's cache
+    path = root / "v2" / "check.json"
+    head, body = path.read_text().split("\n", 1)
+    path.write_text(head + "\n" + body.replace("\n,", ","))  # one JSON value, not an entry a line
+    assert peek(root, key, asked) == {}

@@ -119,13 +119,12 @@ def _stamp(line: object) -> list[int] | None:
 
 
 def _read_the_same(cfg: Config, changed: dict[str, str], observed: set[str], asked: set[str], modules: list[str]) -> bool:
-    from upgrade_checklists.cache import ScanCache
+    from upgrade_checklists.cache import peek
     from upgrade_checklists.files import Skipped, file_stat, read_file
     from upgrade_checklists.scan import Prefilter, iter_sources
 
     sources = set(iter_sources(cfg.root, cfg.roots, cfg.exclude, list(changed)))
     may_import = Prefilter(modules)
-    cache = None
     for rel in changed:
         if rel not in sources and rel not in observed:
             continue  # neither scanned nor read: its content is not the check's
@@ -143,11 +142,10 @@ def _read_the_same(cfg: Config, changed: dict[str, str], observed: set[str], ask
         stamp = _stamp(changed[rel])
         if stamp is None:
             return False
-        if cache is None:
-            cache = ScanCache(cfg.root / cfg.cache_dir, str(cfg.root.resolve()))
-        if not _scan_the_same(rel, data, cache, stamp):
+        stored = peek(cfg.root / cfg.cache_dir, str(cfg.root.resolve()), [rel, "snippets:" + rel])
+        if not _scan_the_same(rel, data, stored, stamp):
             return False
-        if rel in asked and not _answers_the_same(cfg, rel, data, cache, stamp):
+        if rel in asked and not _answers_the_same(cfg, rel, data, stored, stamp):
             return False
     return True
 
@@ -155,20 +153,20 @@ def _read_the_same(cfg: Config, changed: dict[str, str], observed: set[str], ask
 _ABSENT = object()
 
 
-def _stored(cache, key: str, stamp: list[int]):
+def _stored(entries: dict, key: str, stamp: list[int]):
     """The value stored under ``key`` for the file as the full run saw it (its stat
     ``stamp``): what that run used. ``_ABSENT`` when there is none."""
-    entry = cache.entries.get(key)
+    entry = entries.get(key)
     return entry[4] if type(entry) is list and len(entry) == 5 and entry[:4] == stamp else _ABSENT
 
 
-def _scan_the_same(rel: str, data: bytes, cache, stamp: list[int]) -> bool:
+def _scan_the_same(rel: str, data: bytes, entries: dict, stamp: list[int]) -> bool:
     """The scan's result for the new content equals the one the run used (imports only,
     or full facts when the run had them)."""
     from upgrade_checklists.result import scan_to_plain
     from upgrade_checklists.scan import Facts, full_facts, scan_tree
 
-    old = _stored(cache, rel, stamp)
+    old = _stored(entries, rel, stamp)
     if type(old) is not dict or "facts" not in old and "finding" not in old:
         return False  # a pre-filter answer of an observed file, or nothing stored: not worth the doubt
     out, tree = scan_tree(rel, data, False)
@@ -177,13 +175,13 @@ def _scan_the_same(rel: str, data: bytes, cache, stamp: list[int]) -> bool:
     return scan_to_plain(out) == old
 
 
-def _answers_the_same(cfg: Config, rel: str, data: bytes, cache, stamp: list[int]) -> bool:
+def _answers_the_same(cfg: Config, rel: str, data: bytes, entries: dict, stamp: list[int]) -> bool:
     """Every answer the run had about the file (snippet places, function spans, verbatim
     places, line count) is the same for the new content."""
     from upgrade_checklists.cache import ScanCache
     from upgrade_checklists.snippets import Snippets
 
-    old = _stored(cache, "snippets:" + rel, stamp)
+    old = _stored(entries, "snippets:" + rel, stamp)
     if type(old) is not list or not all(type(kv) is list and len(kv) == 2 and type(kv[0]) is str for kv in old):
         return False
     fresh = Snippets(cfg.root, ScanCache(None, ""))  # no cache: every answer computed from ``data``
@@ -191,7 +189,8 @@ def _answers_the_same(cfg: Config, rel: str, data: bytes, cache, stamp: list[int
     if src is None or src.st.st_size != len(data):
         return False
     src.text = data.decode("utf-8", errors="replace")
-    for key, value in old:
+    # the cheap answers first (the line count, verbatim places): most edits change one of them
+    for key, value in sorted(old, key=lambda kv: (not kv[0].startswith(("#", "v:")), kv[0])):
         if key == "#lines":
             new = fresh.line_count(rel)
         elif key.startswith("v:"):
