@@ -74,15 +74,19 @@ def test_an_edit_that_moves_a_catalogued_call_runs_again(repo: Repo) -> None:
 
 
 def test_a_line_count_the_catalog_read_is_compared(repo: Repo) -> None:
-    # a catalog line past the end of a file that imports nothing: only its line count tells
-    repo.edit(CL, "## Version-Guarded Code", "### 3. `PACKAGE_IMPORT_MAP`\n\nIn `app/tools/names.py` (line 3).\n\n"
-              "## Version-Guarded Code")
+    # a catalog line past the end of an importer: comments added, its imports, names and
+    # strings stay as they were, and only its line count tells the finding is gone
+    repo.edit(CL, "## Version-Guarded Code", "### 3. `fakepkg.core.parallel_state.destroy`\n\n"
+              "Called in `app/engine/core.py` (line 20).\n\n## Version-Guarded Code")
     age(repo)
     first = repo.run("check")
-    assert first.codes == ["LINE"] and "past the end" in first.out
-    edit_and_age(repo, "app/tools/names.py", '"fakepkg.core"}\n', '"fakepkg.core"}\n# one\n# two\n')
+    assert first.codes == ["LINE"] and "line 20 is past the end of the file (13 lines)" in first.out
+    edit_and_age(repo, "app/engine/core.py", "    )\n", "    )\n" + "# note\n" * 8)
     r = repo.run("check", "-v")
     assert CUT not in r.err and r.code == 0
+    # the same edit undone and done again: nothing but comments past the last line changed
+    edit_and_age(repo, "app/engine/core.py", "# note\n" * 8, "# other note\n" * 8)
+    assert CUT in repo.run("check", "-v").err
 
 
 def test_more_than_a_few_changed_files_run_again(repo: Repo) -> None:
@@ -173,3 +177,14 @@ def test_files_read_by_name_are_never_cut_off(repo: Repo) -> None:
     age(repo, CL, seconds=7200)
     r = repo.run("check", "-v")
     assert CUT not in r.err and "STALE" in r.codes
+
+
+def test_a_new_import_on_a_line_of_its_own_is_compared(repo: Repo) -> None:
+    # the docstring's line becomes an import: no line moves, no catalog answer changes
+    age(repo)
+    assert repo.run("check").code == 0
+    edit_and_age(repo, "app/engine/core.py", '"""Engine. `import fakepkg.core` in a docstring is not an import."""',
+                 "from fakepkg.core import optimizer")
+    r = repo.run("check", "-v")
+    assert CUT not in r.err
+    assert r.codes == ["CHANGED"] and "imports `fakepkg.core.optimizer`, not in its row" in r.out
