@@ -63,6 +63,32 @@ def test_facts_exclude_docstrings_and_collect_attribute_uses() -> None:
     assert {"A", "m", "arg", "key", "call", "sub", "fc"} <= facts.names
 
 
+
+def test_names_in_every_kind_of_node_are_collected() -> None:
+    """The walk skips the fields that hold no node (names, flags, operators): none that does."""
+    src = (b"import fakepkg.core as fc\n"
+           b"def f(a, *, b=fc.DEFAULT, **kw) -> fc.Ret:\n"
+           b"    global shared\n"
+           b"    match a:\n"
+           b"        case fc.Point(x=px, y=[py, *rest]) if px > limit:\n"
+           b"            return f'{value!r:>{width}}'\n"
+           b"        case {'key': fc.KEY, **others}:\n"
+           b"            pass\n"
+           b"    with open(path) as fh, ctx() as (c1, c2):\n"
+           b"        pass\n"
+           b"    try:\n"
+           b"        total = [e.item for e in seq if e.ok] + [-neg, not flag]\n"
+           b"    except fc.Error as err:\n"
+           b"        raise Wrapped(err) from cause\n"
+           b"    return lambda q: q.attr_of_lambda, (yield fc.gen_value), {k: v for k, v in pairs}\n")
+    facts = scan_file("m.py", src, full=True)
+    assert {"DEFAULT", "Ret", "Point", "limit", "value", "width", "KEY", "path", "ctx", "c1", "c2", "item", "seq",
+            "ok", "neg", "flag", "Error", "Wrapped", "cause", "attr_of_lambda", "gen_value", "pairs", "open",
+            "b", "kw", "q", "total"} <= facts.names
+    assert {"fakepkg.core.DEFAULT", "fakepkg.core.Ret", "fakepkg.core.Point", "fakepkg.core.KEY",
+            "fakepkg.core.Error", "fakepkg.core.gen_value"} <= set(facts.attributes)
+    assert facts.strings == {"key", ">"}  # the format spec is a literal too
+
 # --- dynamic imports ----------------------------------------------------------------
 
 from upgrade_checklists.scan import Prefilter  # noqa: E402

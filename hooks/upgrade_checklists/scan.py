@@ -314,6 +314,30 @@ _LEAVES = frozenset(c for base in (ast.expr_context, ast.operator, ast.unaryop, 
                     for c in base.__subclasses__())
 
 
+#: fields that hold no node (names, flags, operators, contexts), by node class: the walk
+#: below does not look into them. A class not named here is walked field by field.
+_SCALAR_FIELDS = {
+    "Name": ("id", "ctx"), "Attribute": ("attr", "ctx"), "Constant": ("value", "kind"),
+    "Subscript": ("ctx",), "Starred": ("ctx",), "List": ("ctx",), "Tuple": ("ctx",),
+    "FunctionDef": ("name", "type_comment"), "AsyncFunctionDef": ("name", "type_comment"), "ClassDef": ("name",),
+    "ImportFrom": ("module", "level"), "alias": ("name", "asname"), "arg": ("arg", "type_comment"),
+    "keyword": ("arg",), "Assign": ("type_comment",), "For": ("type_comment",), "AsyncFor": ("type_comment",),
+    "With": ("type_comment",), "AsyncWith": ("type_comment",), "AnnAssign": ("simple",), "AugAssign": ("op",),
+    "BinOp": ("op",), "UnaryOp": ("op",), "BoolOp": ("op",), "Compare": ("ops",), "FormattedValue": ("conversion",),
+    "comprehension": ("is_async",), "ExceptHandler": ("name",), "Global": ("names",), "Nonlocal": ("names",),
+    "MatchAs": ("name",), "MatchStar": ("name",), "MatchSingleton": ("value",), "MatchClass": ("kwd_attrs",),
+    "MatchMapping": ("rest",),
+}
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(t: type) -> tuple[str, ...]:
+    """The fields of node class ``t`` that may hold nodes."""
+    scalar = _SCALAR_FIELDS.get(t.__name__, ()) if getattr(ast, t.__name__, None) is t else ()
+    out = _CHILD_FIELDS[t] = tuple(f for f in t._fields if f not in scalar)
+    return out
+
+
 def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
     if not full:
         _collect_imports(tree, facts)
@@ -330,8 +354,11 @@ def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
     AST, leaves = ast.AST, _LEAVES
     todo = [tree]
     push = todo.append
+    child_fields = _CHILD_FIELDS
     for node in todo:  # breadth first, as ast.walk (the list grows as it is read); inlined: this is the cold path
-        for field in node._fields:
+        t = type(node)
+        fields = child_fields.get(t)
+        for field in fields if fields is not None else _child_fields(t):
             v = getattr(node, field, None)
             if type(v) is list:
                 for x in v:
@@ -339,7 +366,6 @@ def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
                         push(x)
             elif isinstance(v, AST) and type(v) not in leaves:
                 push(v)
-        t = type(node)
         if t is Import_ or t is ImportFrom:
             found = _imports(node)
             imports += found
