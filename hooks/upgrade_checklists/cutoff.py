@@ -3,31 +3,35 @@
 ``runcache.py`` reuses an outcome while no file changed at all. Most commits do change
 a file or two, and most of those files mean nothing to the check: they import no focused
 package and no checklist names them, or an edit left everything the check takes from
-them as it was. This module keeps, next to the run record, what tells which: every
-listed file's stat, the files whose content the outcome depends on (``Result.observed``:
-scanned for facts, named by a row, asked about by a catalog or a guard, skipped with a
-note, or absent) and the modules the pre-filter looks for. When the work tree differs
-from the record's only in the content of a few listed files:
+them as it was. A full run leaves, beside the run record, what tells which
+(``cutoff.json``): its outcome, every listed file's stat as that run saw it, the files
+whose content the outcome depends on (``Result.observed``: scanned for facts, named by
+a row, asked about by a catalog or a guard, skipped with a note, absent, and the files
+read by name) and the modules the pre-filter looks for. When the work tree differs from
+that run's only in the content of at most :data:`MAX_CHANGED` listed files:
 
-- a file the check does not scan and does not observe: its content is not read;
+- a file the check neither scans nor observes: its content is not the check's;
 - a source file the scan did not observe (the pre-filter said it cannot import a focused
   package): the pre-filter must still say so;
-- an observed source file: its scan result (imports, and names and strings where the run
-  had them) and every answer the catalogs had of it (where each snippet is, where each
-  function is, its line count) are computed again from its new content, and must be
-  equal to those the run used, as the scan cache holds them.
+- an observed source file: the pre-filter must still pass it, and its scan result
+  (imports, and names and strings where the run had them) and every answer the catalogs
+  had of it (where each snippet and function is, verbatim places, its line count) are
+  computed again from its new content and must equal those the run used, which the scan
+  cache holds under the stat the run saw.
 
 If all hold, the outcome is the one the run computed, as an early cut-off in a build
-system reuses what depends on an unchanged intermediate. Anything else, a file added,
-removed or renamed, a configuration, checklist, status file or manifest changed, a
-cached answer missing, a file unreadable, means a full run. Nothing here is cached
-that ``cache.py`` and ``runcache.py`` do not already hold, and all of it is plain JSON.
+system keeps what an unchanged intermediate feeds. Anything else means a full run: a
+file added, removed or renamed; a configuration, checklist, status file, guide or
+manifest changed (the state's ``base``); an observed file that is not a source; a cached
+answer missing; a file unreadable; git's refs moved when the outcome looked at history.
+A reuse leaves the record as it is, so each later run is compared with the full run's
+view. The record is plain JSON written atomically, with the scan cache's header (format,
+tool build, machine, repository root); one that does not match is ignored.
 """
 
 from __future__ import annotations
 
 import json
-import os
 
 from upgrade_checklists.config import Config
 from upgrade_checklists.runcache import MAX_BYTES, Outcome, State
