@@ -34,76 +34,42 @@ from __future__ import annotations
 import json
 
 from upgrade_checklists.config import Config
-from upgrade_checklists.runcache import MAX_BYTES, Outcome, State
+from upgrade_checklists.runcache import Outcome, State, read_record, stored_outcome, write_record
 
 FILE = "cutoff.json"  # in the scan cache's format directory, beside run.json
 MAX_CHANGED = 16  # more changed files than this: a full run is as quick and surely right
-
-
-def _where(cfg: Config):
-    from upgrade_checklists import cache
-
-    if not cfg.cache_dir:
-        return None
-    return cfg.root / cfg.cache_dir / cache.DIRECTORY / FILE, cache.header(str(cfg.root.resolve()))
 
 
 def save(cfg: Config, st: State, result, outcome: Outcome) -> None:
     """Remember a full run's outcome and what it observed (``compare.Result``), for the
     state it ran on (nothing when the state is racy: its run record is not stored either).
     A reuse leaves this record as it is: later runs are compared with this run's view."""
-    from upgrade_checklists.atomic import write_atomic
-
-    where = _where(cfg)
-    if where is None or st.racy or not st.stats:
-        return
-    path, header = where
     from upgrade_checklists.plain import PlainError, to_plain
 
+    if st.racy or not st.stats:
+        return
     try:
-        record = {"header": header, "base": st.base, "files": st.files, "stats": st.stats,
-                  "observed": sorted(result.observed), "asked": sorted(result.asked), "modules": result.modules,
-                  "outcome": to_plain(outcome)}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, json.dumps(record, separators=(",", ":")).encode("utf-8", "surrogateescape"))
-    except (OSError, ValueError, UnicodeError, PlainError):
+        write_record(cfg, FILE, {"base": st.base, "files": st.files, "stats": st.stats,
+                                 "observed": sorted(result.observed), "asked": sorted(result.asked),
+                                 "modules": result.modules, "outcome": to_plain(outcome)})
+    except PlainError:
         pass
 
 
 def reuse(cfg: Config, st: State) -> Outcome | None:
     """The last full run's outcome when only files that read the same to the check have
     changed since (see the module's text), else None. The caller stores it for ``st``."""
-    from upgrade_checklists.cache import open_cache_file
-    from upgrade_checklists.history import refs_digest
-    from upgrade_checklists.plain import PlainError, from_plain
-
-    where = _where(cfg)
-    if where is None or not st.stats:
-        return None
-    f = open_cache_file(where[0], MAX_BYTES)
-    if f is None:
-        return None
-    try:
-        with f:
-            rec = json.loads(f.read())
-    except (OSError, ValueError, RecursionError, MemoryError):
-        return None
-    if (type(rec) is not dict or rec.get("header") != where[1] or rec.get("base") != st.base
-            or rec.get("files") != st.files or type(rec.get("stats")) is not list or len(rec["stats"]) != len(st.stats)
-            or type(rec.get("observed")) is not list or type(rec.get("asked")) is not list
-            or not all(_strings(rec.get(k)) for k in ("stats", "observed", "asked", "modules"))):
+    rec = read_record(cfg, FILE) if st.stats else None
+    if (rec is None or rec.get("base") != st.base or rec.get("files") != st.files
+            or not all(_strings(rec.get(k)) for k in ("stats", "observed", "asked", "modules"))
+            or len(rec["stats"]) != len(st.stats)):
         return None
     # compared with the full run's own view (a reuse does not move it): what changed since that run
     changed = {rel: then for rel, then, now in zip(st.files, rec["stats"], st.stats) if then != now}
     if not changed or len(changed) > MAX_CHANGED:
         return None
-    try:
-        outcome = from_plain(Outcome, rec.get("outcome"))
-    except PlainError:
-        return None
-    if outcome.refs is not None and refs_digest(cfg.root) != outcome.refs:
-        return None  # it looked at git history, which has moved since
-    if not _read_the_same(cfg, changed, set(rec["observed"]), set(rec["asked"]), rec["modules"]):
+    outcome = stored_outcome(cfg, rec)
+    if outcome is None or not _read_the_same(cfg, changed, set(rec["observed"]), set(rec["asked"]), rec["modules"]):
         return None
     return outcome
 

@@ -128,24 +128,22 @@ def _config_text(cfg: Config) -> str:
     return repr({k: v for k, v in vars(cfg).items() if k != "warnings"})
 
 
-def _where(cfg: Config) -> tuple[Path, dict] | None:
-    """The record's file and the header it must carry (the scan cache's: format, build,
+def _where(cfg: Config, name: str) -> tuple[Path, dict] | None:
+    """A record's file and the header it must carry (the scan cache's: format, build,
     machine, repository); None when caching is off."""
     from upgrade_checklists import cache
 
     if not cfg.cache_dir:
         return None
-    return cfg.root / cfg.cache_dir / cache.DIRECTORY / FILE, cache.header(str(cfg.root.resolve()))
+    return cfg.root / cfg.cache_dir / cache.DIRECTORY / name, cache.header(str(cfg.root.resolve()))
 
 
-def load(cfg: Config, st: State) -> Outcome | None:
-    """The outcome stored for this state, or None. The refs are asked of git only when the
-    stored outcome depends on history."""
+def read_record(cfg: Config, name: str = FILE) -> dict | None:
+    """The record ``name`` in the cache's format directory when it is a JSON object with
+    this cache's header; None when absent, unreadable, not ours or caching is off."""
     from upgrade_checklists.cache import open_cache_file
-    from upgrade_checklists.history import refs_digest
-    from upgrade_checklists.plain import PlainError, from_plain
 
-    where = _where(cfg)
+    where = _where(cfg, name)
     f = open_cache_file(where[0], MAX_BYTES) if where else None
     if f is None:
         return None
@@ -154,8 +152,29 @@ def load(cfg: Config, st: State) -> Outcome | None:
             data = json.loads(f.read())
     except (OSError, ValueError, RecursionError, MemoryError):
         return None
-    if type(data) is not dict or data.get("header") != where[1] or data.get("key") != st.key:
-        return None
+    return data if type(data) is dict and data.get("header") == where[1] else None
+
+
+def write_record(cfg: Config, name: str, fields: dict) -> None:
+    """Write the record ``name`` (``fields`` and the header), atomically; never fails the run."""
+    where = _where(cfg, name)
+    if where is None:
+        return
+    path, header = where
+    try:
+        data = json.dumps({"header": header, **fields}, separators=(",", ":"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, data.encode("utf-8", "surrogateescape"))
+    except (OSError, ValueError, UnicodeError):
+        pass
+
+
+def stored_outcome(cfg: Config, data: dict) -> Outcome | None:
+    """A record's ``outcome``, or None when it is not one, or when it looked at git
+    history and git's refs have moved since (asked of git only then)."""
+    from upgrade_checklists.history import refs_digest
+    from upgrade_checklists.plain import PlainError, from_plain
+
     try:
         out = from_plain(Outcome, data.get("outcome"))
     except PlainError:
@@ -165,19 +184,21 @@ def load(cfg: Config, st: State) -> Outcome | None:
     return out
 
 
+def load(cfg: Config, st: State) -> Outcome | None:
+    """The outcome stored for this state, or None."""
+    data = read_record(cfg)
+    return stored_outcome(cfg, data) if data is not None and data.get("key") == st.key else None
+
+
 def save(cfg: Config, st: State, outcome: Outcome) -> None:
-    """Store the outcome for this state (not when the state is racy); never fails the run."""
+    """Store the outcome for this state (not when the state is racy)."""
     from upgrade_checklists.plain import PlainError, to_plain
 
-    where = _where(cfg)
-    if st.racy or where is None:
+    if st.racy:
         return
-    path, header = where
     try:
-        data = json.dumps({"header": header, "key": st.key, "outcome": to_plain(outcome)}, separators=(",", ":"))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, data.encode("utf-8", "surrogateescape"))
-    except (OSError, ValueError, PlainError, UnicodeError):
+        write_record(cfg, FILE, {"key": st.key, "outcome": to_plain(outcome)})
+    except PlainError:
         pass
 
 
