@@ -87,6 +87,19 @@ def test_a_line_count_the_catalog_read_is_compared(repo: Repo) -> None:
     # the same edit undone and done again: nothing but comments past the last line changed
     edit_and_age(repo, "app/engine/core.py", "# note\n" * 8, "# other note\n" * 8)
     assert CUT in repo.run("check", "-v").err
+    # one line more: both counts reach line 20, the highest the catalog compares: no finding can tell
+    edit_and_age(repo, "app/engine/core.py", "# other note\n", "# other note\n# and one more\n")
+    assert CUT in repo.run("check", "-v").err
+
+
+def test_lines_added_past_every_catalogued_line_read_the_same(repo: Repo) -> None:
+    age(repo)
+    first = repo.run("check")
+    assert first.code == 0
+    for i in range(3):  # a comment appended, as an editor's last line: nothing the catalog reads moves
+        edit_and_age(repo, "app/engine/core.py", "    )\n", f"    )\n# appended {i}\n")
+        r = repo.run("check", "-v")
+        assert CUT in r.err and r.out == first.out
 
 
 def test_more_than_a_few_changed_files_run_again(repo: Repo) -> None:
@@ -107,13 +120,13 @@ def test_forged_or_garbled_records_are_not_used(repo: Repo) -> None:
     age(repo)
     assert repo.run("check").codes == ["STALE"]
     record = json.loads((repo.path / RECORD).read_text())
-    assert set(record) == {"header", "base", "files", "stats", "observed", "asked", "modules", "outcome"}
+    assert set(record) == {"header", "base", "files", "stats", "observed", "asked", "modules", "ceilings", "outcome"}
     edit_and_age(repo, "app/utils/other.py", "import os\n", "import os\nfrom fakepkg.core import optimizer\n")
     record["outcome"]["findings"] = []
     for bad in (b"not json", b"[]", json.dumps({**record, "observed": [["x"]]}).encode(),
                 json.dumps({**record, "outcome": {"findings": [{"code": 1}]}}).encode(),
                 json.dumps({**record, "header": {**record["header"], "build": "0+other"}}).encode(),
-                json.dumps({**record, "base": "0" * 40}).encode()):
+                json.dumps({**record, "base": "0" * 40}).encode(), json.dumps({**record, "ceilings": {"a.py": "9"}}).encode()):
         (repo.path / RECORD).write_bytes(bad)
         (repo.path / ".upgrade-checklists-cache/v2/run.json").unlink(missing_ok=True)
         r = repo.run("check", "-v")

@@ -88,7 +88,8 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
                 q = p.qualname or cs.qualname
                 wholes.append(snippets.def_span(f, q) if q else None)
             what = f"entry {e.number}: snippet in `{f}`"
-            _check_numbers(res, cl, lines, cs.parts, cs.words, spans, snippets.line_count(f), what, f, "LINE", wholes=wholes)
+            count = snippets.line_count(f, _numbers(cs.parts))
+            _check_numbers(res, cl, lines, cs.parts, cs.words, spans, count, what, f, "LINE", wholes=wholes)
     outside = _outside_repository(cl, snippets)
     for g in cl.guards:
         if outside(g.file) and snippets.line_count(g.file) is None:
@@ -321,6 +322,12 @@ def _shown(start: int, end: int | None) -> str:
     return f"line {start}" if end is None or end == start else f"lines {start}-{end}"
 
 
+def _numbers(parts) -> list[int]:
+    """Every line number the parts of a reference give (what ``_check_numbers`` may compare
+    with the file's line count)."""
+    return [n.value for p in parts for n in (p.start, p.end) if n is not None]
+
+
 def _check_numbers(res, cl, lines, parts, words, spans, count, what, file, code, subject="", wholes=None) -> None:
     if not spans and not any(wholes or []):
         for p in parts:
@@ -359,7 +366,7 @@ def guard_code(g: Guard) -> str | None:
 
 
 def _check_guard(res: Result, cl: Checklist, lines: list[str], g: Guard, snippets: Snippets, missing) -> None:
-    count = snippets.line_count(g.file)
+    count = snippets.line_count(g.file, [g.line, *_numbers(g.parts)])
     if count is None:
         missing(g.file, g.ref_line, "GUARD", "version guard", g.line)
         return

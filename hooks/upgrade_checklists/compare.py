@@ -172,7 +172,7 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
         check_catalog(view, cl, snippets)
         res.findings += rows + view.findings
     snippets.save()
-    res.asked = set(snippets.files)
+    res.asked, res.ceilings = set(snippets.files), dict(snippets.ceilings)
     res.observed |= set(res.facts) | listed | res.asked
     if uncatalogued:
         from upgrade_checklists import uncatalogued as uncat

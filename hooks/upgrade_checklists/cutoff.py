@@ -7,7 +7,7 @@ them as it was. A full run leaves, beside the run record, what tells which
 (``cutoff.json``): its outcome, every listed file's stat as that run saw it, the files
 whose content the outcome depends on (``Result.observed``: scanned for facts, named by
 a row, asked about by a catalog or a guard, skipped with a note, absent, and the files
-read by name) and the modules the pre-filter looks for. When the work tree differs from
+read by name), the modules the pre-filter looks for and the line-count ceilings. When the work tree differs from
 that run's only in the content of at most :data:`MAX_CHANGED` listed files:
 
 - a file the check neither scans nor observes: its content is not the check's;
@@ -17,7 +17,9 @@ that run's only in the content of at most :data:`MAX_CHANGED` listed files:
   (imports, and names and strings where the run had them) and every answer the catalogs
   had of it (where each snippet and function is, verbatim places, its line count) are
   computed again from its new content and must equal those the run used, which the scan
-  cache holds under the stat the run saw.
+  cache holds under the stat the run saw. The line count is the catalogs' only for its
+  comparisons with the line numbers they give (``Snippets.ceilings``): two counts at or
+  past the highest of them read the same.
 
 If all hold, the outcome is the one the run computed, as an early cut-off in a build
 system keeps what an unchanged intermediate feeds. Anything else means a full run: a
@@ -51,7 +53,7 @@ def save(cfg: Config, st: State, result, outcome: Outcome) -> None:
     try:
         write_record(cfg, FILE, {"base": st.base, "files": st.files, "stats": st.stats,
                                  "observed": sorted(result.observed), "asked": sorted(result.asked),
-                                 "modules": result.modules, "outcome": to_plain(outcome)})
+                                 "modules": result.modules, "ceilings": result.ceilings, "outcome": to_plain(outcome)})
     except PlainError:
         pass
 
@@ -62,14 +64,16 @@ def reuse(cfg: Config, st: State) -> Outcome | None:
     rec = read_record(cfg, FILE) if st.stats else None
     if (rec is None or rec.get("base") != st.base or rec.get("files") != st.files
             or not all(_strings(rec.get(k)) for k in ("stats", "observed", "asked", "modules"))
-            or len(rec["stats"]) != len(st.stats)):
+            or len(rec["stats"]) != len(st.stats) or type(rec.get("ceilings")) is not dict
+            or not all(type(n) is int for n in rec["ceilings"].values())):
         return None
     # compared with the full run's own view (a reuse does not move it): what changed since that run
     changed = {rel: then for rel, then, now in zip(st.files, rec["stats"], st.stats) if then != now}
     if not changed or len(changed) > MAX_CHANGED:
         return None
     outcome = stored_outcome(cfg, rec)
-    if outcome is None or not _read_the_same(cfg, changed, set(rec["observed"]), set(rec["asked"]), rec["modules"]):
+    if outcome is None or not _read_the_same(cfg, changed, set(rec["observed"]), set(rec["asked"]), rec["modules"],
+                                             rec["ceilings"]):
         return None
     return outcome
 
@@ -88,7 +92,8 @@ def _stamp(line: object) -> list[int] | None:
         return None
 
 
-def _read_the_same(cfg: Config, changed: dict[str, str], observed: set[str], asked: set[str], modules: list[str]) -> bool:
+def _read_the_same(cfg: Config, changed: dict[str, str], observed: set[str], asked: set[str], modules: list[str],
+                   ceilings: dict[str, int]) -> bool:
     from upgrade_checklists.cache import peek
     from upgrade_checklists.files import Skipped, file_stat, read_file
     from upgrade_checklists.scan import Prefilter, iter_sources
@@ -115,7 +120,7 @@ def _read_the_same(cfg: Config, changed: dict[str, str], observed: set[str], ask
         stored = peek(cfg.root / cfg.cache_dir, str(cfg.root.resolve()), [rel, "snippets:" + rel])
         if not _scan_the_same(rel, data, stored, stamp):
             return False
-        if rel in asked and not _answers_the_same(cfg, rel, data, stored, stamp):
+        if rel in asked and not _answers_the_same(cfg, rel, data, stored, stamp, ceilings.get(rel, 0)):
             return False
     return True
 
@@ -145,9 +150,11 @@ def _scan_the_same(rel: str, data: bytes, entries: dict, stamp: list[int]) -> bo
     return scan_to_plain(out) == old
 
 
-def _answers_the_same(cfg: Config, rel: str, data: bytes, entries: dict, stamp: list[int]) -> bool:
+def _answers_the_same(cfg: Config, rel: str, data: bytes, entries: dict, stamp: list[int], ceiling: int) -> bool:
     """Every answer the run had about the file (snippet places, function spans, verbatim
-    places, line count) is the same for the new content."""
+    places) is the same for the new content; its line count too, unless both counts are
+    at or past ``ceiling``, the highest line number the catalog compared with it (then
+    no comparison can tell them apart, and the count is said nowhere else)."""
     from upgrade_checklists.cache import ScanCache
     from upgrade_checklists.snippets import Snippets
 
@@ -163,6 +170,8 @@ def _answers_the_same(cfg: Config, rel: str, data: bytes, entries: dict, stamp: 
     for key, value in sorted(old, key=lambda kv: (not kv[0].startswith(("#", "v:")), kv[0])):
         if key == "#lines":
             new = fresh.line_count(rel)
+            if type(new) is int and type(value) is int and min(new, value) >= ceiling:
+                continue
         elif key.startswith("v:"):
             new = fresh.verbatim(rel, key[2:])
         elif key.startswith(("m:", "d:")):

@@ -35,6 +35,7 @@ class Result:
     #: pre-filter looked for
     observed: set[str] = field(default_factory=set)
     asked: set[str] = field(default_factory=set)  # the observed files the catalogs asked about
+    ceilings: dict[str, int] = field(default_factory=dict)  # Snippets.ceilings: line counts that read the same
     modules: list[str] = field(default_factory=list)
     _by_head: "dict[str, set[str]] | None" = field(default=None, repr=False, compare=False)
 

@@ -23,6 +23,7 @@ import bisect
 import os
 import re
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -704,6 +705,9 @@ class Snippets:
         self.cache = cache
         self.files: dict[str, _Source | None] = {}
         self._globs: dict[str, list[str]] = {}
+        #: per file, the highest line number a caller compared with its line count: a
+        #: count at or past it reads the same to the catalog (``cutoff.py``)
+        self.ceilings: dict[str, int] = {}
 
     def _source(self, rel: str) -> _Source | None:
         if rel not in self.files:
@@ -779,7 +783,12 @@ class Snippets:
     def exists(self, rel: str) -> bool:
         return self._source(rel) is not None
 
-    def line_count(self, rel: str) -> int | None:
+    def line_count(self, rel: str, against: Iterable[int | None] = ()) -> int | None:
+        """The file's number of lines (None: it does not exist). ``against``: the line
+        numbers the caller compares it with (remembered in :attr:`ceilings`)."""
+        top = max((n for n in against if n is not None), default=0)
+        if top > self.ceilings.get(rel, 0):
+            self.ceilings[rel] = top
         src = self._source(rel)
         if src is None:
             return None
