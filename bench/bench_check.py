@@ -21,9 +21,10 @@ with all patterns joined. Times are medians; peak memory is the child's max RSS.
 
 - cold: no cache directory; warm: nothing changed since the last run;
 - one file: ``check FILE`` as pre-commit runs it, the file unchanged, and the file
-  edited since the last run (one importing file gets a new line each time); and a
-  "plain" file edited the same way, one that imports no focused package and that no
-  checklist names (most commits): the last outcome is reused (``cutoff.py``).
+  edited since the last run: one importing file gets a comment line appended each time
+  (nothing the check reads of it changes: the last outcome is reused, ``cutoff.py``),
+  then a comment line at its top (every line moves: the check runs); and a "plain" file
+  edited, one that imports no focused package and that no checklist names (most commits).
 
 It prints the median of each and the ratios to the baselines.
 """
@@ -213,9 +214,12 @@ def corpus_main(args: argparse.Namespace) -> int:
         def no_cache() -> None:
             shutil.rmtree(cache, ignore_errors=True)
 
-        def edit(path: Path = edited) -> None:
-            with open(path, "a") as f:
-                f.write("# edited\n")
+        def edit(path: Path = edited, top: bool = False) -> None:
+            if top:  # every line of the file moves: what the catalogs found there moves too
+                path.write_bytes(b"# edited\n" + path.read_bytes())
+            else:
+                with open(path, "a") as f:
+                    f.write("# edited\n")
             past = time.time() - 60  # not "racily clean": the run may cache it
             os.utime(path, (past, past))
 
@@ -227,6 +231,7 @@ def corpus_main(args: argparse.Namespace) -> int:
         warm = measure(lambda: None, check)
         one = measure(lambda: None, [*check, str(edited.relative_to(root))])
         one_edited = measure(edit, [*check, str(edited.relative_to(root))])
+        top_edited = measure(lambda: edit(top=True), [*check, str(edited.relative_to(root))])
         plain_edited = measure(lambda: edit(plain), [*check, str(plain.relative_to(root))])
         print(f"corpus {root.name}{f' + {args.replicate} replicas' if args.replicate else ''}: {n_py} Python files "
               f"in {', '.join(cfg.roots)}, {len(patterns)} checklists, {len(hits)} files importing a focused package; "
@@ -235,6 +240,7 @@ def corpus_main(args: argparse.Namespace) -> int:
         print(f"git grep -l, all patterns in one run:     {base_joined * 1000:8.1f} ms   (baseline B)")
         for label, (t, rss) in (("check, cold (no cache)", cold), ("check, warm (nothing changed)", warm),
                                 ("check FILE, warm, file unchanged", one), ("check FILE, warm, file edited", one_edited),
+                                ("check FILE, warm, edited at its top", top_edited),
                                 ("check FILE, warm, plain file edited", plain_edited)):
             print(f"{label:<40} {t * 1000:8.1f} ms   ratio A {t / base_each:5.2f}   ratio B {t / base_joined:5.2f}"
                   f"   peak {rss / 1024:6.1f} MB")
