@@ -118,9 +118,13 @@ def _read_the_same(cfg: Config, changed: dict[str, str], observed: set[str], ask
         if stamp is None:
             return False
         stored = peek(cfg.root / cfg.cache_dir, str(cfg.root.resolve()), [rel, "snippets:" + rel])
+        answers = _Answers(cfg, rel, data, stored, stamp, ceilings.get(rel, 0)) if rel in asked else None
+        # what needs no parse first (line count, verbatim places: most edits move one), then the scan
+        if answers is not None and not answers.same(parsed=False):
+            return False
         if not _scan_the_same(rel, data, stored, stamp):
             return False
-        if rel in asked and not _answers_the_same(cfg, rel, data, stored, stamp, ceilings.get(rel, 0)):
+        if answers is not None and not answers.same(parsed=True):
             return False
     return True
 
@@ -150,35 +154,48 @@ def _scan_the_same(rel: str, data: bytes, entries: dict, stamp: list[int]) -> bo
     return scan_to_plain(out) == old
 
 
-def _answers_the_same(cfg: Config, rel: str, data: bytes, entries: dict, stamp: list[int], ceiling: int) -> bool:
-    """Every answer the run had about the file (snippet places, function spans, verbatim
-    places) is the same for the new content; its line count too, unless both counts are
-    at or past ``ceiling``, the highest line number the catalog compared with it (then
-    no comparison can tell them apart, and the count is said nowhere else)."""
-    from upgrade_checklists.cache import ScanCache
-    from upgrade_checklists.snippets import Snippets
+class _Answers:
+    """The answers the run had about a file (snippet places, function spans, verbatim
+    places, line count), compared with the same questions asked of its new content. The
+    line count counts only for the catalogs' comparisons: two counts at or past
+    ``ceiling``, the highest line number compared with it, read the same (it is said
+    nowhere else)."""
 
-    old = _stored(entries, "snippets:" + rel, stamp)
-    if type(old) is not list or not all(type(kv) is list and len(kv) == 2 and type(kv[0]) is str for kv in old):
-        return False
-    fresh = Snippets(cfg.root, ScanCache(None, ""))  # no cache: every answer computed from ``data``
-    src = fresh._source(rel)
-    if src is None or src.st.st_size != len(data):
-        return False
-    src.text = data.decode("utf-8", errors="replace")
-    # the cheap answers first (the line count, verbatim places): most edits change one of them
-    for key, value in sorted(old, key=lambda kv: (not kv[0].startswith(("#", "v:")), kv[0])):
-        if key == "#lines":
-            new = fresh.line_count(rel)
-            if type(new) is int and type(value) is int and min(new, value) >= ceiling:
-                continue
-        elif key.startswith("v:"):
-            new = fresh.verbatim(rel, key[2:])
-        elif key.startswith(("m:", "d:")):
-            fresh.ask(rel, key)
-            new = src.answers.get(key)
+    def __init__(self, cfg: Config, rel: str, data: bytes, entries: dict, stamp: list[int], ceiling: int) -> None:
+        from upgrade_checklists.cache import ScanCache
+        from upgrade_checklists.snippets import Snippets
+
+        old = _stored(entries, "snippets:" + rel, stamp)
+        ok = type(old) is list and all(type(kv) is list and len(kv) == 2 and type(kv[0]) is str for kv in old)
+        self.old: list | None = old if ok else None
+        self.rel, self.ceiling = rel, ceiling
+        self.fresh = Snippets(cfg.root, ScanCache(None, ""))  # no cache: every answer computed from ``data``
+        self.src = self.fresh._source(rel)
+        if self.src is None or self.src.st.st_size != len(data):
+            self.old = None
         else:
+            self.src.text = data.decode("utf-8", errors="replace")
+
+    def same(self, parsed: bool) -> bool:
+        """Whether the answers that need a parse (``parsed``: where a snippet or function
+        is) or those that do not (line count, verbatim places) are all the same."""
+        if self.old is None:
             return False
-        if json.loads(json.dumps(new)) != value:  # as stored: tuples are lists
-            return False
-    return True
+        fresh, rel = self.fresh, self.rel
+        for key, value in self.old:
+            if key.startswith(("#", "v:")) == parsed:
+                continue
+            if key == "#lines":
+                new = fresh.line_count(rel)
+                if type(new) is int and type(value) is int and min(new, value) >= self.ceiling:
+                    continue
+            elif key.startswith("v:"):
+                new = fresh.verbatim(rel, key[2:])
+            elif key.startswith(("m:", "d:")):
+                fresh.ask(rel, key)
+                new = self.src.answers.get(key)
+            else:
+                return False
+            if json.loads(json.dumps(new)) != value:  # as stored: tuples are lists
+                return False
+        return True
