@@ -163,7 +163,7 @@ def test_malformed_entries_are_misses(repo: Repo) -> None:
 
 def test_facts_read_back_from_the_cache_by_hand_and_by_the_generic_converter_agree() -> None:
     from upgrade_checklists.plain import PlainError, from_plain
-    from upgrade_checklists.result import facts_from_plain
+    from upgrade_checklists.scan import facts_from_plain
     from upgrade_checklists.scan import Facts, Import
 
     good = {"path": "app/a.py", "full": True, "names": ["b", "a"], "strings": ["s"], "attributes": {"pkg.x": 3},

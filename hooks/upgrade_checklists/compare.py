@@ -24,9 +24,9 @@ from upgrade_checklists.findings import Finding
 from upgrade_checklists import history, status_tables
 from upgrade_checklists.import_names import read_guide_mapping, resolve_import_names
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
-from upgrade_checklists.result import Result, scan_from_plain, scan_to_plain
+from upgrade_checklists.result import Result
 from upgrade_checklists.rows import NamesPlan, compare_rows, forget_listing, listed_paths, names_plan
-from upgrade_checklists.scan import Facts, Prefilter, full_facts, iter_sources, scan_tree
+from upgrade_checklists.scan import Facts, Prefilter, full_facts, iter_sources, scan_from_plain, scan_to_plain, scan_tree
 from upgrade_checklists.snippets import Snippets
 from upgrade_checklists.matrix import check_matrix
 from upgrade_checklists.parallel import share

@@ -142,8 +142,7 @@ def _stored(entries: dict, key: str, stamp: list[int]):
 def _scan_the_same(rel: str, data: bytes, entries: dict, stamp: list[int]) -> bool:
     """The scan's result for the new content equals the one the run used (imports only,
     or full facts when the run had them)."""
-    from upgrade_checklists.result import scan_to_plain
-    from upgrade_checklists.scan import Facts, full_facts, scan_tree
+    from upgrade_checklists.scan import Facts, full_facts, scan_to_plain, scan_tree
 
     old = _stored(entries, rel, stamp)
     if type(old) is not dict or "facts" not in old and "finding" not in old:

@@ -11,8 +11,7 @@ from upgrade_checklists.checklist import Checklist
 from upgrade_checklists.config import Config
 from upgrade_checklists.files import Skipped, file_stat, read_file
 from upgrade_checklists.findings import Finding
-from upgrade_checklists.plain import PlainError, from_plain, to_plain
-from upgrade_checklists.scan import Facts, Import, scan_file
+from upgrade_checklists.scan import Facts, scan_file, scan_to_plain
 from upgrade_checklists.tiers import TierRules
 
 
@@ -67,57 +66,3 @@ def ensure_full(cfg: Config, res: Result, rel: str) -> Facts:
                 res.cache.put(rel, st, scan_to_plain(out))
     return facts
 
-
-# --- a file's scan result in the cache ------------------------------------------------
-# {"facts": Facts} | {"finding": Finding (PARSE)} | {"skip": id}: the pre-filter's
-# "cannot import" answer, which holds for the module set ``id`` names only.
-
-
-def scan_to_plain(out: Facts | Finding | str) -> dict:
-    if isinstance(out, Facts):
-        return {"facts": to_plain(out)}
-    if isinstance(out, Finding):
-        return {"finding": to_plain(out)}
-    return {"skip": out}
-
-
-def scan_from_plain(data: object) -> Facts | Finding | str | None:
-    """The cached scan result, or None when the data is not one."""
-    if type(data) is not dict or len(data) != 1:
-        return None
-    try:
-        if "facts" in data:
-            return facts_from_plain(data["facts"])
-        if "finding" in data:
-            return from_plain(Finding, data["finding"])
-    except PlainError:
-        return None
-    skip = data.get("skip")
-    return skip if type(skip) is str else None
-
-
-_IMPORT_KEYS = ("qualname", "bound", "original", "target")
-
-
-def facts_from_plain(d: object) -> Facts:
-    """``from_plain(Facts, d)``, written out: a warm run converts every cached file's facts,
-    and the generic converter is the larger part of that. Same checks, same errors."""
-    if type(d) is not dict or type(d.get("path")) is not str:
-        raise PlainError("not the facts of a file")
-    if type(d.get("imports", [])) is not list:
-        raise PlainError("imports is not a list")
-    imports = []
-    for i in d.get("imports", []):
-        if type(i) is not dict or type(i.get("line")) is not int or type(i.get("dynamic", False)) is not bool:
-            raise PlainError("not an import")
-        for k in _IMPORT_KEYS:
-            if type(i.get(k)) is not str:
-                raise PlainError(f"import {k} is not a string")
-        imports.append(Import(i["qualname"], i["bound"], i["original"], i["line"], i["target"], i.get("dynamic", False)))
-    names, strings, attributes = d.get("names", []), d.get("strings", []), d.get("attributes", {})
-    full = d.get("full", False)
-    if (type(names) is not list or type(strings) is not list or type(attributes) is not dict or type(full) is not bool
-            or any(type(n) is not str for n in names) or any(type(s) is not str for s in strings)
-            or any(type(v) is not int for v in attributes.values())):
-        raise PlainError("facts of the wrong shape")
-    return Facts(d["path"], imports, set(names), dict(attributes), set(strings), full)
