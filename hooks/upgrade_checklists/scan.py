@@ -20,7 +20,6 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from upgrade_checklists import gitfiles
-from upgrade_checklists.astwalk import walk
 from upgrade_checklists.findings import Finding
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
 
@@ -202,9 +201,11 @@ def full_facts(rel: str, data: bytes, tree: ast.Module | None) -> Facts | Findin
 def _facts_of(rel: str, data: bytes, tree: ast.Module, full: bool) -> Facts | Finding:
     facts = Facts(rel, full=full)
     try:
+        nodes = None
         if has_dynamic_import(data):  # first: attribute uses through their bound names count
-            _collect_dynamic(tree, facts)
-        _collect(tree, facts, full)
+            nodes = _nodes(tree)
+            _collect_dynamic(nodes, facts)
+        _collect(tree, facts, full, nodes)
     except (RecursionError, MemoryError):
         return _too_deep(rel)
     return facts
@@ -220,7 +221,7 @@ _DYNAMIC_FUNCS = {"import_module", "importorskip", "__import__"}
 _MODULE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
 
 
-def _collect_dynamic(tree: ast.Module, facts: Facts) -> None:
+def _collect_dynamic(nodes: list[ast.AST], facts: Facts) -> None:
     """``importlib.import_module("pkg.x")``, ``pytest.importorskip("pkg.x")``,
     ``__import__("pkg")`` are imports of their argument; an f-string argument imports
     the module its literal prefix names (``f"pkg.models.{name}"`` -> ``pkg.models``).
@@ -234,7 +235,7 @@ def _collect_dynamic(tree: ast.Module, facts: Facts) -> None:
         ast.Call, ast.Assign, ast.Name, ast.Attribute, ast.Constant, ast.JoinedStr, ast.Expr,
     )
     docstrings: set[int] = set()
-    for node in walk(tree):
+    for node in nodes:  # breadth first: an assignment before its value, a statement before its string
         t = type(node)
         if t is Assign and len(node.targets) == 1 and type(node.targets[0]) is Name:
             assigned[id(node.value)] = node.targets[0].id
@@ -339,7 +340,30 @@ def _child_fields(t: type) -> tuple[str, ...]:
     return out
 
 
-def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
+def _nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of the tree (itself first) but operators and contexts, breadth first as
+    ``ast.walk`` yields them; a list built in place, looking only at the fields that may
+    hold nodes: this is the cold path."""
+    todo = [tree]
+    push = todo.append
+    child_fields = _CHILD_FIELDS
+    AST, leaves = ast.AST, _LEAVES
+    for node in todo:  # the list grows as it is read
+        t = type(node)
+        fields = child_fields.get(t)
+        for field in fields if fields is not None else _child_fields(t):
+            v = getattr(node, field, None)
+            if type(v) is list:
+                for x in v:
+                    if isinstance(x, AST) and type(x) not in leaves:
+                        push(x)
+            elif isinstance(v, AST) and type(v) not in leaves:
+                push(v)
+    return todo
+
+
+def _collect(tree: ast.AST, facts: Facts, full: bool, nodes: list[ast.AST] | None = None) -> None:
+    """``nodes``: :func:`_nodes` of the tree, when a caller has it already."""
     if not full:
         _collect_imports(tree, facts)
         return
@@ -352,21 +376,8 @@ def _collect(tree: ast.AST, facts: Facts, full: bool) -> None:
         ast.Import, ast.ImportFrom, ast.Name, ast.Attribute, ast.Constant, ast.Expr,
     )
     defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    AST, leaves = ast.AST, _LEAVES
-    todo = [tree]
-    push = todo.append
-    child_fields = _CHILD_FIELDS
-    for node in todo:  # breadth first, as ast.walk (the list grows as it is read); inlined: this is the cold path
+    for node in nodes if nodes is not None else _nodes(tree):
         t = type(node)
-        fields = child_fields.get(t)
-        for field in fields if fields is not None else _child_fields(t):
-            v = getattr(node, field, None)
-            if type(v) is list:
-                for x in v:
-                    if isinstance(x, AST) and type(x) not in leaves:
-                        push(x)
-            elif isinstance(v, AST) and type(v) not in leaves:
-                push(v)
         if t is Import_ or t is ImportFrom:
             found = _imports(node)
             imports += found
