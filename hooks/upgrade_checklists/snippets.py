@@ -439,6 +439,7 @@ class SourceIndex:
         self.at_line: dict[int, list[ast.AST]] = {}
         self.defs: dict[str, list[ast.AST]] = {}
         self._found: dict[str, list[ast.AST]] = {}
+        self._header_nodes: dict[int, list[ast.AST]] = {}
         stack: list[ast.AST] = [self.tree]
         while stack:
             node = stack.pop()
@@ -455,6 +456,14 @@ class SourceIndex:
                             self.at_line.setdefault(line, []).append(child)
                         if isinstance(child, _DEFS):
                             self.defs.setdefault(child.name, []).append(child)
+
+    def header_nodes(self, s: ast.AST) -> list[ast.AST]:
+        """Every node of a statement's header (:func:`_header`), in ``ast.walk``'s order;
+        remembered (each unit of each snippet compares with it)."""
+        out = self._header_nodes.get(id(s))
+        if out is None:
+            out = self._header_nodes[id(s)] = [n for h in _header(s) for n in walk(h)]
+        return out
 
     def naming(self, word: str) -> list[ast.AST]:
         """The statements whose header has ``word`` in its text (as a whole word)."""
@@ -542,7 +551,7 @@ class SourceIndex:
                     places.append(self.span(s, unit.full, expr))
                 continue
             if calling is not None and (id(s) not in calling or not any(
-                    isinstance(n, ast.Call) and _callee(n.func) == unit.callee for h in _header(s) for n in walk(h))):
+                    isinstance(n, ast.Call) and _callee(n.func) == unit.callee for n in self.header_nodes(s))):
                 continue  # a near match must at least make the same call
             # the nearest match: the statement sharing most of the unit's names, then fewest differences
             r = (-shared[id(s)], len(diffs))
@@ -581,7 +590,7 @@ class SourceIndex:
             keys = [p.value]
         else:
             keys = unit.keys
-        nodes = [n for h in _header(s) for n in walk(h)]
+        nodes = self.header_nodes(s)
         matched = None
         for k in keys:
             if _is_ellipsis(k) or (isinstance(k, ast.Name) and _free(k.id)):
