@@ -26,15 +26,22 @@ class PlainError(ValueError):
 _SCALARS = (str, int, float, bool, type(None))
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}  # a dataclass's field names, None for other types
+
+
 def to_plain(obj: Any) -> Any:
     """``obj`` as JSON-ready data: dataclasses become dicts of their fields."""
     t = type(obj)
     if t in _SCALARS:
         return obj
-    if dataclasses.is_dataclass(obj):
-        return {f.name: to_plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if t is list or t is tuple:
         return [to_plain(v) for v in obj]
+    try:
+        names = _FIELD_NAMES[t]
+    except KeyError:
+        names = _FIELD_NAMES[t] = tuple(f.name for f in dataclasses.fields(t)) if dataclasses.is_dataclass(t) else None
+    if names is not None:
+        return {n: to_plain(getattr(obj, n)) for n in names}
     if t is set or t is frozenset:
         try:
             return sorted(to_plain(v) for v in obj)
