@@ -3,6 +3,8 @@ Package Impact Matrix checked against the manifests (MATRIX)."""
 
 from __future__ import annotations
 
+import sys
+
 from conftest import Repo
 from upgrade_checklists.status_tables import read_tables
 
@@ -201,3 +203,28 @@ def test_a_cold_check_parses_the_status_file_once(repo: Repo, monkeypatch) -> No
     r = repo.run("check", "--no-cache")
     assert r.code == 1 and matrix_lines(r)  # the matrix and the status table were both read
     assert parsed.count(STATUS) == 1
+
+
+def test_manifests_are_read_ahead_once_in_the_scan(repo: Repo, monkeypatch) -> None:
+    """A cold run reads the matrix's manifests in the scan's share of work (where parsing
+    requirements costs an import of packaging on either core), and the matrix takes
+    their declarations from there: each manifest is read once, with the same findings."""
+    from test_runcache import age
+    from upgrade_checklists import matrix
+
+    setup(repo, second=SECOND + "[broken\n")
+    age(repo)  # not racy: what is read ahead is cached for the matrix to find
+    read: list[tuple[str, str]] = []
+    real = matrix.declarations
+
+    def declarations(text, wanted=None):
+        read.append((sys._getframe(1).f_code.co_name, text))
+        return real(text, wanted)
+
+    monkeypatch.setattr(matrix, "declarations", declarations)
+    monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", "1")
+    cold = repo.run("check")
+    # pyproject.toml and pyproject.second.toml, once each, read ahead (not by the matrix's own look-up)
+    assert len(read) == len({text for _, text in read}) == 2 and {who for who, _ in read} == {"read_ahead"}
+    assert matrix_lines(cold) == matrix_lines(repo.run("check", "--no-cache")) == [
+        "STATUS.md:14:1: MATRIX the matrix has a column for pyproject.second.toml, which is not valid TOML"]

@@ -313,7 +313,8 @@ def test_names_are_collected_only_where_a_row_looks_for_them(repo, monkeypatch: 
     walked: list[tuple[str, bool]] = []
     parses: list[str] = []
     real_collect, real_parse = scan._collect, ast.parse
-    monkeypatch.setattr(scan, "_collect", lambda tree, facts, full: walked.append((facts.path, full)) or real_collect(tree, facts, full))
+    monkeypatch.setattr(scan, "_collect", lambda tree, facts, full, *nodes: walked.append((facts.path, full))
+                        or real_collect(tree, facts, full, *nodes))
     monkeypatch.setattr(ast, "parse", lambda src, *a, **k: parses.append(k.get("filename", "?")) or real_parse(src, *a, **k))
     monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", "1")
     assert repo.run("check", "--no-cache").code == 0

@@ -22,13 +22,14 @@ from upgrade_checklists.checklist import Checklist, load_parsers, read_checklist
 from upgrade_checklists.config import Config, ConfigError
 from upgrade_checklists.findings import Finding
 from upgrade_checklists import history, status_tables
+from upgrade_checklists.status_tables import StatusTables
 from upgrade_checklists.import_names import read_guide_mapping, resolve_import_names
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
 from upgrade_checklists.result import Result
 from upgrade_checklists.rows import NamesPlan, compare_rows, forget_listing, listed_paths, names_plan
 from upgrade_checklists.scan import Facts, Prefilter, full_facts, iter_sources, scan_from_plain, scan_to_plain, scan_tree
 from upgrade_checklists.snippets import Snippets
-from upgrade_checklists.matrix import check_matrix
+from upgrade_checklists.matrix import check_matrix, read_ahead, remember, unread_manifests
 from upgrade_checklists.parallel import share
 from upgrade_checklists.status import check_status
 from upgrade_checklists.tiers import TierRules
@@ -154,7 +155,7 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
             res.notes.append(f"{cl.rel}:{line}: '{title}' under Affected Files is not a tier: its rows are listed, never STALE nor TIER;"
                              " version guards on its paths outside the repository are not checked")
     snippets = Snippets(cfg.root, res.cache)
-    _scan(cfg, res, listed, files, snippets, likely_matches(checklists, snippets))
+    _scan(cfg, res, listed, files, snippets, likely_matches(checklists, snippets), tables)
     for cl in checklists:
         names = res.import_names[cl.rel]
         if not any(res.facts[p].imports_of(names) for p in res.importers(names)):
@@ -193,7 +194,7 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
 
 
 def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, snippets: Snippets,
-          queries: dict[str, list[str]]) -> None:
+          queries: dict[str, list[str]], tables: StatusTables | None = None) -> None:
     """Imports of every file that may import a focused package, and of every listed
     file; full facts (names, attribute uses, strings: what a row's tokens are matched
     against) in the same parse, of the files whose rows will look for them
@@ -202,7 +203,8 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
     ``queries`` (:func:`catalog.likely_matches`): what the catalogs will ask of each
     file (where a snippet is, where a function is); answered here, a file at a time
     with the scan's own parse of it, so that a cold run reads and parses each file
-    once, on two cores (``parallel.share``)."""
+    once, on two cores (``parallel.share``). The Impact Matrix's manifests (``tables``)
+    are read ahead in the same share (``matrix.read_ahead``)."""
     modules = res.modules = sorted({m for names in res.import_names.values() for m in names})
     may_import = Prefilter(modules)
     skip = _skip_id(modules)  # a negative pre-filter result holds for these modules only
@@ -243,6 +245,11 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
             by_rel.setdefault(rel, (-1, rel, None, []))[3].extend(keys)
 
     def work(job: tuple[int, str, os.stat_result | None, list[str]]):
+        if job[0] == _MANIFEST:
+            try:
+                return ("declared", read_ahead(cfg, tables, job[1]))
+            except (OSError, ValueError, RecursionError, MemoryError):
+                return None  # check_matrix reads it again, and says what is wrong
         _, rel, st, keys = job
         out, data, tree = _NO_SCAN, None, None
         if st is not None:
@@ -267,7 +274,9 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
     def weight(job) -> int:
         """About the job's cost, to start the heaviest first: a full scan parses and walks
         the file, most other files are only read (the pre-filter says no), a catalog
-        question is cheap once the file is parsed."""
+        question is cheap once the file is parsed; a manifest costs an import of packaging."""
+        if job[0] == _MANIFEST:
+            return 1 << 40
         _, rel, st, keys = job
         cost = 0 if st is None else st.st_size * (200 if rel in listed else 30)
         if keys:
@@ -276,7 +285,13 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
 
     # reading and parsing is most of a cold run: shared with a second process
     jobs = list(by_rel.values())
+    if jobs:
+        jobs += [(_MANIFEST, rel, st, []) for rel, st in unread_manifests(cfg, tables, cache)]
     for (i, rel, st, _), out in zip(jobs, share(jobs, work, to_plain, from_plain, weight=weight)):
+        if i == _MANIFEST:
+            if type(out) is tuple and out[0] == "declared":
+                remember(cache, tables, rel, st, out[1])
+            continue
         if st is None:
             continue
         outs[i] = out
@@ -297,6 +312,7 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
 
 
 _NO_SCAN = ("no scan",)  # a job that only matches snippets
+_MANIFEST = -2  # a job's index that says: read a manifest's declarations ahead
 
 
 def _scan_one(root, rel: str, st: os.stat_result, listed: bool, may_import: Prefilter, skip: str, plan: NamesPlan):
@@ -321,6 +337,8 @@ def _scan_one(root, rel: str, st: os.stat_result, listed: bool, may_import: Pref
 def _job_to_plain(out) -> dict:
     if out is _NO_SCAN:
         return {"no scan": True}
+    if type(out) is tuple and out[0] == "declared":
+        return {"declared": out[1]}
     if out is None:
         return {"gone": True}
     if type(out) is tuple:
@@ -331,6 +349,8 @@ def _job_to_plain(out) -> dict:
 def _job_from_plain(data: object):
     if type(data) is dict and data.get("no scan") is True and len(data) == 1:
         return _NO_SCAN
+    if type(data) is dict and "declared" in data and len(data) == 1:
+        return ("declared", data["declared"])
     if type(data) is dict and data.get("gone") is True and len(data) == 1:
         return None
     if type(data) is dict and type(data.get("note")) is str and len(data) == 1:

@@ -11,7 +11,9 @@ stat): no lock file, no source file.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import sys
 from dataclasses import dataclass
 
@@ -118,10 +120,46 @@ def _claim_holds(claim: str, declared: list[Declared]) -> bool | None:
     return None
 
 
+def _wanted(tables: StatusTables) -> set[str]:
+    return {canonicalize_name(row.package) for row in tables.matrix}
+
+
+def _key(rel: str, wanted: set[str]) -> str:
+    return f"manifest:{rel}:{','.join(sorted(wanted))}"
+
+
+def unread_manifests(cfg: Config, tables: StatusTables | None, cache: ScanCache | None) -> list[tuple[str, os.stat_result]]:
+    """The manifests :func:`check_matrix` will read, and their stats, whose declarations the
+    cache does not hold: read ahead, on the cold path's second core, with
+    :func:`read_ahead` (parsing requirements imports packaging, a cost worth sharing)."""
+    if tables is None or not tables.has_matrix or cache is None or cache.directory is None:
+        return []
+    wanted, out = _wanted(tables), []
+    for rel in dict.fromkeys(m for row in tables.matrix for m in row.locations):
+        try:
+            st = (cfg.root / rel).stat()
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(st.st_mode) and not cache.get(_key(rel, wanted), st)[0]:
+            out.append((rel, st))
+    return out
+
+
+def read_ahead(cfg: Config, tables: StatusTables, rel: str) -> object:
+    """A manifest's declarations as plain data (what :func:`remember` stores)."""
+    text = (cfg.root / rel).read_text(encoding="utf-8", errors="replace")
+    return to_plain(declarations(text, _wanted(tables)))
+
+
+def remember(cache: ScanCache, tables: StatusTables, rel: str, st: os.stat_result, plain: object) -> None:
+    """Store declarations :func:`read_ahead` found, for the manifest as it was (``st``)."""
+    cache.put(_key(rel, _wanted(tables)), st, plain)
+
+
 def _cached_declarations(path, rel: str, wanted: set[str], cache: ScanCache | None) -> dict[str, list[Declared]] | None:
     """A manifest's declarations of the matrix's packages, cached by the manifest's stat."""
     st = path.stat()
-    key = f"manifest:{rel}:{','.join(sorted(wanted))}"
+    key = _key(rel, wanted)
     if cache is not None:
         hit, data = cache.get(key, st)
         if hit and (data is None or type(data) is dict):
@@ -145,7 +183,7 @@ def check_matrix(cfg: Config, tables: StatusTables, focused: list[str], cache: S
         findings.append(Finding(rel, line, "MATRIX", message, file, file_line, package))
 
     manifests: dict[str, dict[str, list[Declared]] | None] = {}
-    wanted = {canonicalize_name(row.package) for row in tables.matrix}
+    wanted = _wanted(tables)
     for row in tables.matrix:
         for m in row.locations:
             if m not in manifests:
