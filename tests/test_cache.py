@@ -254,3 +254,21 @@ def test_peek_reads_the_entries_asked_for_as_a_full_load_does(repo: Repo) -> Non
     head, body = path.read_text().split("\n", 1)
     path.write_text(head + "\n" + body.replace("\n,", ","))  # one JSON value, not an entry a line
     assert peek(root, key, asked) == {}
+
+
+def test_a_released_cache_forgets_and_writes_nothing(repo: Repo) -> None:
+    from upgrade_checklists.cache import ScanCache
+
+    age(repo)
+    assert repo.run("check").code == 0
+    root = repo.path / ".upgrade-checklists-cache"
+    path = root / "v2" / "check.json"
+    before = path.read_bytes()
+    cache = ScanCache(root, str(repo.path.resolve()))
+    st = (repo.path / "app/engine/core.py").stat()
+    assert cache.get("app/engine/core.py", st)[0]
+    cache.release()
+    assert cache.get("app/engine/core.py", st) == (False, None)
+    cache.put("app/engine/core.py", st, {"skip": "x"})
+    cache.save()
+    assert path.read_bytes() == before

@@ -280,6 +280,14 @@ class ScanCache:
         if self.entries.pop(key, None) is not None:
             self.dirty = True
 
+    def release(self) -> None:
+        """Done with the cache (saved): its entries are let go, a large repository's
+        memory with them. Afterwards every ``get`` misses, and ``put`` and ``save`` do nothing."""
+        self.entries, self.raw, self.directory, self.dirty = {}, {}, None, False
+        if self._read is not None:
+            self._read.close()
+            self._read = None
+
     def save(self) -> None:
         """Write atomically (temporary file in the same directory, then rename); clean
         up the temporary files of runs that were killed."""

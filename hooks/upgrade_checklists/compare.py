@@ -189,6 +189,7 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
     if cfg.maintenance_guide:
         res.observed.add(cfg.maintenance_guide)
     res.cache.save()
+    res.cache.release()  # the entries of every file: not needed past the save
     res.notes = list(dict.fromkeys(res.notes))  # a file skipped by two steps: one note
     return res
 
