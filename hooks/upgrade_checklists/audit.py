@@ -68,6 +68,7 @@ class Auditor:
         self.timeout = timeout
         self.progress = progress or (lambda msg: None)
         self._fetched: dict[tuple[str, str], Path] = {}
+        self._failed: dict[tuple[str, str], fetching.FetchError] = {}  # what a fetch side by side could not get
         self._models: dict[tuple, CachedModel] = {}
         self.git_pins: dict[tuple[str, str], str] = {}  # (package, ref) -> repository of a git pin
         self._parsed: Sources | None = None
@@ -75,10 +76,30 @@ class Auditor:
 
     # -- fetching -------------------------------------------------------------------
 
+    def fetch_all(self, wanted: list[tuple[Checklist, str]]) -> None:
+        """Fetch these sources side by side, before they are needed: each fetch mostly waits
+        (the network, pip, git), and a cold audit fetches the old and the new version of
+        each package and of its family. What fails is said where the source is used."""
+        todo = list({(cl.package, v): (cl, v) for cl, v in wanted if (cl.package, v) not in self._fetched}.values())
+        if len(todo) < 2:
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        def one(job: tuple[Checklist, str]) -> None:
+            try:
+                self.fetch(*job)
+            except fetching.FetchError as exc:
+                self._failed[(job[0].package, job[1])] = exc
+
+        with ThreadPoolExecutor(max_workers=min(4, len(todo))) as pool:
+            list(pool.map(one, todo))
+
     def fetch(self, cl: Checklist, version: str) -> Path:
         key = (cl.package, version)
         if key in self._fetched:
             return self._fetched[key]
+        if key in self._failed:
+            raise self._failed[key]
         fm = cl.frontmatter
         names = self.check.import_names.get(cl.rel, [])
         errors = []
@@ -163,6 +184,13 @@ class Auditor:
                 self.git_pins[(t.package, t.old)] = t.old_git
             if t.new_git:
                 self.git_pins[(t.package, t.new)] = t.new_git
+        wanted = []
+        for t in targets:
+            for version, versions in zip((t.new, t.old), self._versions(t, targets, every)):
+                if version:
+                    wanted.append((t.checklist, version))
+                    wanted += [(o, versions[o.package]) for o in self.family_of(t.checklist) if o.package in versions]
+        self.fetch_all(wanted)
         for t in targets:
             new_versions, old_versions = self._versions(t, targets, every)
             arrow = f"{t.old} -> {t.new}" if t.old else f"at {t.new}"
