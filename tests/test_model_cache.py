@@ -174,3 +174,22 @@ def test_no_cache_dir_keeps_nothing(tmp_path: Path) -> None:
     assert (m.lookup("lib.core.Base").path, m.lookup("lib.core.Nope")) == ("lib.base.Base", None)
     m.save()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["src"]
+
+
+def test_second_audit_formats_nothing_and_writes_the_same_summary(project, upstreams: Path, monkeypatch) -> None:
+    """The summary's formatting is remembered in the project's audit cache, for its text and
+    the formatters' versions: an audit that finds the same writes the same bytes without mdformat."""
+    import mdformat
+
+    bump(project, upstreams)
+    audit(project)
+    summary = project.path / "upgrade-summary.md"
+    first = summary.read_bytes()
+    summary.unlink()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("mdformat was asked to format the summary")
+
+    monkeypatch.setattr(mdformat, "text", refuse)
+    audit(project)
+    assert summary.read_bytes() == first

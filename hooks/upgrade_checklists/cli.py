@@ -377,7 +377,9 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     tables = check.status_tables
     docker = {row.package: row.docker for row in tables.matrix} if tables is not None and tables.has_matrix else None
     fix.write_atomic_any(path, summary.render(result, requested=args.requested, docker=docker, tier_of=_tier_of(check),
-                                                introduced=introduced))
+                                                introduced=introduced, store=auditor.store))
+    if auditor.store is not None:
+        auditor.store.save()  # the summary's formatting, remembered
     if args.verbose:
         for note in result.notes[len(notes):]:
             print(f"note: {note}", file=sys.stderr)

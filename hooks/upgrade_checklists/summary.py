@@ -14,8 +14,10 @@ that formatting it again changes nothing.
 from __future__ import annotations
 
 import datetime
+import hashlib
 
 from upgrade_checklists.audit import AuditResult
+from upgrade_checklists.cache import ScanCache
 from upgrade_checklists.findings import Finding
 from upgrade_checklists.targets import Target
 
@@ -28,10 +30,12 @@ WRAP = 88
 
 
 def render(result: AuditResult, *, requested: str, date: datetime.date | None = None,
-           docker: dict[str, str] | None = None, tier_of=None, introduced: dict | None = None) -> str:
+           docker: dict[str, str] | None = None, tier_of=None, introduced: dict | None = None,
+           store: ScanCache | None = None) -> str:
     """The summary. ``docker``: package -> the matrix's Docker impact (None: no matrix);
     ``tier_of(path)`` -> "primary" / "secondary" / "tertiary" / None; ``introduced``:
-    finding -> the first release it appears in (the ledger)."""
+    finding -> the first release it appears in (the ledger); ``store``: where the
+    formatted text is remembered (:func:`normalise`)."""
     tier_of = tier_of or (lambda path: None)
     introduced = introduced or {}
     date = date or datetime.date.today()
@@ -76,7 +80,7 @@ def render(result: AuditResult, *, requested: str, date: datetime.date | None = 
         unresolved += [f"- `{t.package}`{_at(t)}: {_item(f)}" for f in t.findings if f.code == "UNRESOLVED"]
     unresolved += [f"- {n}" for n in result.notes if "the lock wins" not in n]
     out += (unresolved or ["- None."]) + [""]
-    return normalise("\n".join(out))
+    return normalise("\n".join(out), store)
 
 
 def _package(t: Target, tier_of, introduced: dict) -> list[str]:
@@ -187,8 +191,28 @@ def _item(f: Finding) -> str:
     return f"{_where(f)} {f.code}: {f.message}"
 
 
-def normalise(text: str) -> str:
-    """The text as mdformat writes it (``--wrap=88``, gfm, tables): formatting it again changes nothing."""
+def normalise(text: str, store: ScanCache | None = None) -> str:
+    """The text as mdformat writes it (``--wrap=88``, gfm, tables): formatting it again changes
+    nothing. ``store`` (the audit's cache) remembers the answer for this text and these
+    formatters' versions: mdformat is most of a warm audit's own work, and an audit whose
+    findings did not change writes the same summary."""
+    stamp = None
+    if store is not None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            formatters = [version(d) for d in ("mdformat", "mdformat-gfm", "mdformat-tables")]
+        except PackageNotFoundError:
+            formatters = None
+        if formatters is not None:
+            h = hashlib.blake2b("\0".join([*formatters, str(WRAP), text]).encode("utf-8", "surrogatepass"), digest_size=16)
+            stamp = h.hexdigest()
+            hit, value = store.get_stamped("summary", stamp)
+            if hit and type(value) is str:
+                return value
     import mdformat
 
-    return mdformat.text(text, options={"wrap": WRAP, "number": False}, extensions={"gfm", "tables"})
+    out = mdformat.text(text, options={"wrap": WRAP, "number": False}, extensions={"gfm", "tables"})
+    if stamp is not None:
+        store.put_stamped("summary", stamp, out)
+    return out
