@@ -37,7 +37,6 @@ from typing import Callable
 
 from filelock import FileLock, Timeout
 
-from upgrade_checklists import index
 from upgrade_checklists.archives import ArchiveError, unpack
 from upgrade_checklists.versions import VersionError, check_git_url, check_version
 
@@ -216,6 +215,8 @@ def fetch_index(package: str, version: str, *, cache_dir: Path, timeout: int = 6
             if archive is None:
                 raise FetchError(f"`{_shown(cmd)}` downloaded no wheel")
         except FetchError as wheel_error:
+            from upgrade_checklists import index  # ssl, urllib: only for a release without a wheel
+
             try:
                 sources = index.pip_sources(timeout=min(timeout, 120))
                 urls = index.find_sdist(package, version, sources, timeout)
