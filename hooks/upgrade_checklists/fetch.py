@@ -35,7 +35,6 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from filelock import FileLock, Timeout
 
 from upgrade_checklists.archives import ArchiveError, unpack
 from upgrade_checklists.versions import VersionError, check_git_url, check_version
@@ -125,6 +124,8 @@ def _cached(dest: Path, produce: Callable[[Path, Path], str], timeout: int = 600
     work directories of fetches into ``dest`` that were killed are removed under it."""
     if (dest / _MARK).is_file():
         return dest
+    from filelock import FileLock, Timeout  # a fetch to make: a warm audit never locks
+
     dest.parent.mkdir(parents=True, exist_ok=True)
     try:
         with FileLock(str(dest.parent / f".{dest.name}.lock"), timeout=timeout + 60):
