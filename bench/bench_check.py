@@ -17,7 +17,9 @@ Python files N times more (``ROOT/_replica_K/...``, for a 20,000-file tree). Eve
 timing is the ``check`` command (interpreter start included) against two baselines
 measured in the same run: ``git grep -l`` once per checklist's import pattern (how one
 checks the checklists by hand, and how the speed issue measured it) and one ``git grep``
-with all patterns joined. Times are medians; peak memory is the child's max RSS.
+with all patterns joined. The runs go round by round, the baselines first in each, and a
+ratio is the median of the rounds' ratios (a shared machine's speed drifts within a
+minute). Times are medians; peak memory is the child's max RSS.
 
 - cold: no cache directory; warm: nothing changed since the last run;
 - one file: ``check FILE`` as pre-commit runs it, the file unchanged, and the file
@@ -200,17 +202,6 @@ def corpus_main(args: argparse.Namespace) -> int:
             for cmd in per_checklist:
                 subprocess.run(cmd, cwd=root, capture_output=True)
 
-        def measure(before, cmd) -> tuple[float, int]:
-            times, peak = [], 0
-            for _ in range(args.repeat):
-                before()
-                wall, code, rss = run_child(cmd, root, env)
-                if code not in (0, 1):
-                    raise SystemExit(f"{' '.join(cmd)} exited {code}")
-                times.append(wall)
-                peak = max(peak, rss)
-            return statistics.median(times), peak
-
         def no_cache() -> None:
             shutil.rmtree(cache, ignore_errors=True)
 
@@ -225,25 +216,37 @@ def corpus_main(args: argparse.Namespace) -> int:
 
         n_py = sum(1 for r in cfg.roots for _ in (root / r).rglob("*.py"))
         subprocess.run(check, cwd=root, env=env, capture_output=True)  # .pyc files written
-        base_each = timed(grep_each, args.repeat)
-        base_joined = timed(lambda: subprocess.run(joined, cwd=root, capture_output=True), args.repeat)
-        cold = measure(no_cache, check)
-        warm = measure(lambda: None, check)
-        one = measure(lambda: None, [*check, str(edited.relative_to(root))])
-        one_edited = measure(edit, [*check, str(edited.relative_to(root))])
-        top_edited = measure(lambda: edit(top=True), [*check, str(edited.relative_to(root))])
-        plain_edited = measure(lambda: edit(plain), [*check, str(plain.relative_to(root))])
+        steps = [("check, cold (no cache)", no_cache, check), ("check, warm (nothing changed)", lambda: None, check),
+                 ("check FILE, warm, file unchanged", lambda: None, [*check, str(edited.relative_to(root))]),
+                 ("check FILE, warm, file edited", edit, [*check, str(edited.relative_to(root))]),
+                 ("check FILE, warm, edited at its top", lambda: edit(top=True), [*check, str(edited.relative_to(root))]),
+                 ("check FILE, warm, plain file edited", lambda: edit(plain), [*check, str(plain.relative_to(root))])]
+        # round by round, the baselines first: a ratio compares runs made moments apart (a shared
+        # machine's speed drifts over a minute more than the differences measured here)
+        base_each, base_joined = [], []
+        times: dict[str, list[float]] = {label: [] for label, _, _ in steps}
+        peaks = dict.fromkeys(times, 0)
+        for _ in range(args.repeat):
+            base_each.append(timed(grep_each, 1))
+            base_joined.append(timed(lambda: subprocess.run(joined, cwd=root, capture_output=True), 1))
+            for label, before, cmd in steps:
+                before()
+                wall, code, rss = run_child(cmd, root, env)
+                if code not in (0, 1):
+                    raise SystemExit(f"{' '.join(cmd)} exited {code}")
+                times[label].append(wall)
+                peaks[label] = max(peaks[label], rss)
         print(f"corpus {root.name}{f' + {args.replicate} replicas' if args.replicate else ''}: {n_py} Python files "
               f"in {', '.join(cfg.roots)}, {len(patterns)} checklists, {len(hits)} files importing a focused package; "
               f"the edited files are {edited.relative_to(root)} and (no focused import) {plain.relative_to(root)}")
-        print(f"git grep -l, once per checklist ({len(patterns)} runs): {base_each * 1000:8.1f} ms   (baseline A)")
-        print(f"git grep -l, all patterns in one run:     {base_joined * 1000:8.1f} ms   (baseline B)")
-        for label, (t, rss) in (("check, cold (no cache)", cold), ("check, warm (nothing changed)", warm),
-                                ("check FILE, warm, file unchanged", one), ("check FILE, warm, file edited", one_edited),
-                                ("check FILE, warm, edited at its top", top_edited),
-                                ("check FILE, warm, plain file edited", plain_edited)):
-            print(f"{label:<40} {t * 1000:8.1f} ms   ratio A {t / base_each:5.2f}   ratio B {t / base_joined:5.2f}"
-                  f"   peak {rss / 1024:6.1f} MB")
+        print(f"git grep -l, once per checklist ({len(patterns)} runs): {statistics.median(base_each) * 1000:8.1f} ms   (baseline A)")
+        print(f"git grep -l, all patterns in one run:     {statistics.median(base_joined) * 1000:8.1f} ms   (baseline B)")
+        print("(ratios: the median over rounds of each round's time over that round's baseline)")
+        for label, walls in times.items():
+            a = statistics.median(t / b for t, b in zip(walls, base_each))
+            b = statistics.median(t / j for t, j in zip(walls, base_joined))
+            print(f"{label:<40} {statistics.median(walls) * 1000:8.1f} ms   ratio A {a:5.2f}   ratio B {b:5.2f}"
+                  f"   peak {peaks[label] / 1024:6.1f} MB")
     return 0
 
 

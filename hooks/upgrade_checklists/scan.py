@@ -147,15 +147,18 @@ class Prefilter:
 
     def __init__(self, modules: list[str]) -> None:
         heads = sorted({m.split(".")[0] for m in modules})
-        alt = b"|".join(re.escape(h.encode()) for h in heads)
+        self._heads = [h.encode() for h in heads]
+        alt = b"|".join(re.escape(h) for h in self._heads)
         self._names = re.compile(rb"\b(?:" + alt + rb")\b") if heads else None
 
     def __call__(self, data: bytes) -> bool:
-        if self._names is None:
-            return False
+        if self._names is None or not any(h in data for h in self._heads):
+            return False  # a plain substring search first: most files name no focused package
         stmt = self._STMT
-        dynamic = has_dynamic_import(data)
+        dynamic = None
         for m in self._names.finditer(data):
+            if dynamic is None:
+                dynamic = has_dynamic_import(data)
             if dynamic:  # the name may be the argument of a dynamic import, on any line
                 return True
             start = data.rfind(b"\n", 0, m.start()) + 1
