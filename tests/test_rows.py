@@ -293,3 +293,28 @@ def test_a_shallow_clone_does_not_claim_a_path_never_existed(repo: Repo, tmp_pat
     shallow = Repo(tmp_path / "shallow", repo._capsys)
     # one commit of history: that the path never existed cannot be known
     assert shallow.run("check").lines == ["checklists/fakepkg-core.md:27:1: STALE `tests/gone.py` does not exist"]
+
+
+def test_history_is_asked_of_git_ahead_and_once(repo: Repo, monkeypatch) -> None:
+    """A cold run with a row whose file is gone starts git's history calls before it parses
+    (history.prefetch) and reads each once; a run that did not read them stops them."""
+    from upgrade_checklists import compare, history
+
+    started: list[tuple[str, ...]] = []
+    real = history._start
+    monkeypatch.setattr(history, "_start", lambda root, args: started.append(args) or real(root, args))
+    before_rows: list[int] = []
+    real_rows = compare.compare_rows
+    monkeypatch.setattr(compare, "compare_rows", lambda *a: before_rows.append(len(started)) or real_rows(*a))
+    repo.edit(CL, "_None._", "| File | Imports / Usage |\n| --- | --- |\n| `app/tools/nmes.py` | `optimizer` |")
+    repo.commit()
+    r = repo.run("check", "--no-cache")
+    assert r.lines == ["checklists/fakepkg-core.md:21:1: STALE `app/tools/nmes.py` never existed in this repository;"
+                       " it likely means `app/tools/names.py`"]
+    assert sorted(started) == sorted([history._REFS, history._LOG, history._INDEX]) and not history._pending
+    assert before_rows[0] == 3  # all three running before the rows were compared
+    history.prefetch(repo.path, None)  # started, never read: the next run stops them
+    left = list(history._pending.values())
+    assert len(left) == 3
+    history.forget()
+    assert not history._pending and all(p.returncode is not None for p in left)

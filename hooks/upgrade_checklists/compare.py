@@ -239,6 +239,8 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
     res.files_parsed = len(todo)
     # a file's catalog snippets are matched in the job that scans it; other files get jobs of their own
     plan = names_plan(cfg, res.checklists, res.import_names) if todo else None  # stats every row's files
+    if plan is not None and plan.moves:  # a row's file is gone: git's history will be read, after the parsing
+        history.prefetch(cfg.root, cache)
     by_rel = {job[1]: job for job in todo}
     for rel, keys in queries.items():
         keys = snippets.unanswered(rel, keys)

@@ -18,22 +18,58 @@ _TIMEOUT = 60
 _memo: dict[tuple[str, str], frozenset[str]] = {}
 
 
-def _git(root: Path, *args: str) -> str | None:
+_REFS = ("rev-parse", "--is-shallow-repository", "--all")
+_LOG = ("log", "--all", "--format=", "--name-only", "--no-renames", "-z")
+_INDEX = ("ls-files", "-z")
+_pending: dict[tuple[str, tuple[str, ...]], subprocess.Popen] = {}  # started ahead (prefetch)
+
+
+def _start(root: Path, args: tuple[str, ...]) -> subprocess.Popen | None:
     env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
     try:
-        r = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True,
-                           timeout=_TIMEOUT, stdin=subprocess.DEVNULL, encoding="utf-8", errors="replace")
+        return subprocess.Popen(["git", *args], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                stdin=subprocess.DEVNULL, text=True, encoding="utf-8", errors="replace")
     except (OSError, subprocess.SubprocessError):
         return None
-    return r.stdout if r.returncode == 0 else None
+
+
+def _git(root: Path, *args: str) -> str | None:
+    p = _pending.pop((str(root), args), None) or _start(root, args)
+    if p is None:
+        return None
+    try:
+        out, _ = p.communicate(timeout=_TIMEOUT)
+    except (OSError, subprocess.SubprocessError):
+        p.kill()
+        p.wait()
+        return None
+    return out if p.returncode == 0 else None
+
+
+def prefetch(root: Path, cache: ScanCache | None) -> None:
+    """Start the git calls :func:`paths_ever` will make, when its answer is not cached yet:
+    they run while the caller parses (a cold run waits for git once, not three times)."""
+    if (cache is not None and cache.entries.get("git-history") is not None) or any(k[0] == str(root) for k in _pending):
+        return
+    for args in (_REFS, _LOG, _INDEX):
+        p = _start(root, args)
+        if p is not None:
+            _pending[(str(root), args)] = p
 
 
 _refs_memo: dict[str, str | None] = {}
 
 
 def forget() -> None:
-    """A new run: refs may have moved since the last one in this process."""
+    """A new run: refs may have moved since the last one in this process; git calls
+    started for a run that did not read them are stopped."""
     _refs_memo.clear()
+    while _pending:
+        _, p = _pending.popitem()
+        p.kill()
+        p.wait()
+        if p.stdout is not None:
+            p.stdout.close()
 
 
 def _refs(root: Path) -> str | None:
@@ -41,7 +77,7 @@ def _refs(root: Path) -> str | None:
     None when git cannot answer or the clone is shallow."""
     key = str(root)
     if key not in _refs_memo:
-        out = _git(root, "rev-parse", "--is-shallow-repository", "--all")
+        out = _git(root, *_REFS)
         shallow, _, refs = (out or "").partition("\n")
         _refs_memo[key] = refs if out is not None and shallow.strip() == "false" else None
     return _refs_memo[key]
@@ -75,11 +111,11 @@ def paths_ever(root: Path, cache: ScanCache | None = None) -> frozenset[str] | N
             return _memo[memo_key]
     out: set[str] = set()
     if refs.strip():
-        log = _git(root, "log", "--all", "--format=", "--name-only", "--no-renames", "-z")
+        log = _git(root, *_LOG)
         if log is None:
             return None
         out.update(p.strip("\n") for p in log.split("\0") if p.strip("\n"))
-    index = _git(root, "ls-files", "-z")
+    index = _git(root, *_INDEX)
     if index is not None:
         out.update(p for p in index.split("\0") if p)
     value = frozenset(out)
