@@ -100,24 +100,28 @@ def _read_the_same(cfg: Config, changed: dict[str, str], observed: set[str], ask
 
     sources = set(iter_sources(cfg.root, cfg.roots, cfg.exclude, list(changed)))
     may_import = Prefilter(modules)
+    read: dict[str, bytes] = {}  # the observed sources that changed, as they are now
     for rel in changed:
         if rel not in sources and rel not in observed:
             continue  # neither scanned nor read: its content is not the check's
-        if not rel.endswith(".py") or rel not in sources and rel in observed:
+        if rel not in sources:
             return False  # a row's text file, a listed file outside the roots: read as text
         try:
-            st = file_stat(cfg.root, rel)
-            data = read_file(cfg.root, rel, st)
+            data = read_file(cfg.root, rel, file_stat(cfg.root, rel))
         except (Skipped, OSError):
             return False
         if may_import(data) != (rel in observed):
             return False  # an importer no more, or a file that may import a focused package now
-        if rel not in observed:
-            continue
+        if rel in observed:
+            read[rel] = data
+    if not read:
+        return True
+    # the scan cache read once, for the entries of these files only
+    stored = peek(cfg.root / cfg.cache_dir, str(cfg.root.resolve()), [k for rel in read for k in (rel, "snippets:" + rel)])
+    for rel, data in read.items():
         stamp = _stamp(changed[rel])
         if stamp is None:
             return False
-        stored = peek(cfg.root / cfg.cache_dir, str(cfg.root.resolve()), [rel, "snippets:" + rel])
         answers = _Answers(cfg, rel, data, stored, stamp, ceilings.get(rel, 0)) if rel in asked else None
         # what needs no parse first (line count, verbatim places: most edits move one), then the scan
         if answers is not None and not answers.same(parsed=False):
@@ -127,7 +131,6 @@ def _read_the_same(cfg: Config, changed: dict[str, str], observed: set[str], ask
         if answers is not None and not answers.same(parsed=True):
             return False
     return True
-
 
 _ABSENT = object()
 

@@ -399,9 +399,9 @@ def _likely_path(cfg: Config, res: Result, path: str, history: frozenset[str]) -
     same = [p for p in known if p.rsplit("/", 1)[-1] == base and os.path.isfile(os.path.join(cfg.root, p))]
     if same:
         return max(same, key=lambda p: (difflib.SequenceMatcher(None, p, path).ratio(), p))
-    # the closest that exists: ranked first, tested for existence in rank order (a stat per path ever is slow)
-    ranked = difflib.get_close_matches(path, known, n=len(known) or 1, cutoff=0.8)
-    return next((p for p in ranked if os.path.isfile(os.path.join(cfg.root, p))), None)
+    existing = [p for p in known if os.path.isfile(os.path.join(cfg.root, p))]
+    close = difflib.get_close_matches(path, existing, n=1, cutoff=0.8)
+    return close[0] if close else None
 
 
 def usage_parts(imports: list[Import]) -> list[str]:
