@@ -206,8 +206,8 @@ def test_a_cold_check_parses_the_status_file_once(repo: Repo, monkeypatch) -> No
 
 
 def test_manifests_are_read_ahead_once_in_the_scan(repo: Repo, monkeypatch) -> None:
-    """A cold run reads the matrix's manifests in the scan's share of work (where parsing
-    requirements costs an import of packaging on either core), and the matrix takes
+    """A cold run reads the matrix's manifests in the scan's share of work, all in one job
+    (parsing requirements costs an import of packaging: one core pays it), and the matrix takes
     their declarations from there: each manifest is read once, with the same findings."""
     from test_runcache import age
     from upgrade_checklists import matrix

@@ -248,11 +248,14 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
             by_rel.setdefault(rel, (-1, rel, None, []))[3].extend(keys)
 
     def work(job: tuple[int, str, os.stat_result | None, list[str]]):
-        if job[0] == _MANIFEST:
-            try:
-                return ("declared", read_ahead(cfg, tables, job[1]))
-            except (OSError, ValueError, RecursionError, MemoryError):
-                return None  # check_matrix reads it again, and says what is wrong
+        if job[0] == _MANIFEST:  # every manifest in one job: one process imports packaging
+            read = []
+            for rel, _ in job[3]:
+                try:
+                    read.append([read_ahead(cfg, tables, rel)])
+                except (OSError, ValueError, RecursionError, MemoryError):
+                    read.append([])  # check_matrix reads it again, and says what is wrong
+            return ("declared", read)
         _, rel, st, keys = job
         out, data, tree = _NO_SCAN, None, None
         if st is not None:
@@ -289,11 +292,15 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
     # reading and parsing is most of a cold run: shared with a second process
     jobs = list(by_rel.values())
     if jobs:
-        jobs += [(_MANIFEST, rel, st, []) for rel, st in unread_manifests(cfg, tables, cache)]
-    for (i, rel, st, _), out in zip(jobs, share(jobs, work, to_plain, from_plain, weight=weight)):
+        manifests = unread_manifests(cfg, tables, cache)
+        if manifests:
+            jobs.append((_MANIFEST, "", None, manifests))
+    for (i, rel, st, keys), out in zip(jobs, share(jobs, work, to_plain, from_plain, weight=weight)):
         if i == _MANIFEST:
-            if type(out) is tuple and out[0] == "declared":
-                remember(cache, tables, rel, st, out[1])
+            if type(out) is tuple and out[0] == "declared" and type(out[1]) is list:
+                for (rel, st), read in zip(keys, out[1]):
+                    if type(read) is list and len(read) == 1:
+                        remember(cache, tables, rel, st, read[0])
             continue
         if st is None:
             continue
@@ -315,7 +322,7 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
 
 
 _NO_SCAN = ("no scan",)  # a job that only matches snippets
-_MANIFEST = -2  # a job's index that says: read a manifest's declarations ahead
+_MANIFEST = -2  # a job's index that says: read the manifests' declarations ahead (its keys: (rel, stat) each)
 
 
 def _scan_one(root, rel: str, st: os.stat_result, listed: bool, may_import: Prefilter, skip: str, plan: NamesPlan):
