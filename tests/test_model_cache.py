@@ -168,6 +168,32 @@ def test_an_edited_source_tree_is_another_key(tmp_path: Path) -> None:
     assert m.loaded
 
 
+def test_a_tree_whose_files_kept_their_stats_is_not_read_again(tmp_path: Path, monkeypatch) -> None:
+    """The source trees' hashes are remembered by their files' stats: a warm audit does not
+    read both versions' every file. A file changed since (its stat differs) means the tree
+    is read and hashed again; a tree with a file changed in the last seconds is not
+    remembered (a second change within the clock's step could keep the stat)."""
+    from upgrade_checklists import model_cache
+    from upgrade_checklists.model_cache import TREES, tree_hash
+
+    root, memo = tree(tmp_path / "src", LIB), tmp_path / "memo"
+    real = tree_hash(root)
+    assert tree_hash(root, memo) == real and not memo.exists()  # just written: racy, not remembered
+    monkeypatch.setattr(model_cache, "_RACY_NS", 0)  # as if written long ago
+    assert tree_hash(root, memo) == real
+    data = json.loads(memo.read_text())
+    assert data["trees"][str(root.resolve())][1] == real
+    data["trees"][str(root.resolve())][1] = "f" * 32  # what the memo says is what a stat-equal tree hashes to
+    memo.write_text(json.dumps(data))
+    assert tree_hash(root, memo) == "f" * 32
+    core = root / "lib" / "core.py"
+    core.write_text(core.read_text().replace("fast=False", "fast=True"))
+    assert tree_hash(root, memo) == tree_hash(root) != real
+    memo.write_text("{not json")  # a memo that is not ours: the tree is hashed
+    assert tree_hash(root, memo) == tree_hash(root)
+    assert not TREES.endswith(".json")  # not taken for one of the records (*.json)
+
+
 def test_no_cache_dir_keeps_nothing(tmp_path: Path) -> None:
     root = tree(tmp_path / "src", LIB)
     m = CachedModel([("lib", "1.0", root)], ["lib"], None)

@@ -25,6 +25,8 @@ import hashlib
 import json
 import logging
 import os
+import stat
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -36,35 +38,89 @@ from upgrade_checklists.plain import PlainError, from_plain, to_plain
 
 #: the layout of a cache file; another format's directory is never read
 FORMAT = 1
+TREES = "trees"  # in the format's folder, beside the records: the source trees' hashes by their files' stats (JSON; tree_hash)
 _MISSING = object()
 
 
-def tree_hash(root: Path) -> str:
-    """A hash of every Python file below ``root`` (what griffe reads): relative path and contents."""
-    h = hashlib.blake2b(digest_size=16)
+def tree_hash(root: Path, memo: Path | None = None) -> str:
+    """A hash of every Python file below ``root`` (what griffe reads): relative path and contents.
+
+    With ``memo`` (a JSON file of hashes made before), a tree whose files all have the stat
+    (size, modification and change times, inode) they had when it was hashed is not read
+    again, as git trusts the stat its index recorded: a warm audit read both versions' every
+    file to find the hash it had. A tree with a file changed in the last seconds is not
+    remembered (a second change within the clock's step could leave the same stat)."""
+    files = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for name in sorted(filenames):
             if not name.endswith((".py", ".pyi")):
                 continue
             path = os.path.join(dirpath, name)
-            if os.path.islink(path) or not os.path.isfile(path):
+            try:
+                st = os.lstat(path)
+            except OSError:
                 continue
-            rel = os.path.relpath(path, root).replace(os.sep, "/")
-            with open(path, "rb") as f:
-                data = f.read()
-            h.update(rel.encode("utf-8", "surrogateescape") + b"\0" + str(len(data)).encode() + b"\0" + data)
-    return h.hexdigest()
+            if stat.S_ISREG(st.st_mode):  # neither a symlink nor anything but a file
+                files.append((os.path.relpath(path, root).replace(os.sep, "/"), path, st))
+    stats = hashlib.blake2b(digest_size=16)
+    for rel, _, st in files:
+        stats.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\0".encode("utf-8", "surrogateescape"))
+    seen = stats.hexdigest()
+    where = str(root.resolve())
+    known = _read_memo(memo) if memo is not None else {}
+    if known.get(where, [None])[0] == seen:
+        return known[where][1]
+    h = hashlib.blake2b(digest_size=16)
+    for rel, path, _ in files:
+        with open(path, "rb") as f:
+            data = f.read()
+        h.update(rel.encode("utf-8", "surrogateescape") + b"\0" + str(len(data)).encode() + b"\0" + data)
+    out = h.hexdigest()
+    recent = time.time_ns() - _RACY_NS
+    if memo is not None and all(st.st_mtime_ns < recent and st.st_ctime_ns < recent for _, _, st in files):
+        known.pop(where, None)
+        known[where] = [seen, out]
+        _write_memo(memo, dict(list(known.items())[-_MEMO_TREES:]))
+    return out
 
 
-def model_key(trees: list[tuple[str, str, Path]], modules: list[str]) -> dict:
+_RACY_NS = 2_000_000_000  # a file changed this recently: its tree's hash is not remembered
+_MEMO_TREES = 256  # the trees a memo remembers, the latest
+
+
+def _read_memo(path: Path) -> dict[str, list[str]]:
+    f = open_cache_file(path)
+    if f is None:
+        return {}
+    try:
+        with f:
+            data = json.loads(f.read().decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
+        return {}
+    if type(data) is not dict or data.get("format") != FORMAT or type(data.get("trees")) is not dict:
+        return {}
+    return {k: v for k, v in data["trees"].items()
+            if type(v) is list and len(v) == 2 and all(type(x) is str for x in v)}
+
+
+def _write_memo(path: Path, trees: dict[str, list[str]]) -> None:
+    from upgrade_checklists.atomic import write_atomic_any
+
+    try:
+        write_atomic_any(path, json.dumps({"format": FORMAT, "trees": trees}))
+    except OSError:  # a read-only cache: the hash is made again next time
+        pass
+
+
+def model_key(trees: list[tuple[str, str, Path]], modules: list[str], memo: Path | None = None) -> dict:
     """The key of a model: our build, griffe's version, the modules, and each (package, version, tree hash)."""
     from importlib.metadata import version
 
     from upgrade_checklists.cache import build_id
 
     return {"format": FORMAT, "build": build_id(), "griffe": version("griffe"), "modules": list(modules),
-            "trees": [[package, ver, tree_hash(root)] for package, ver, root in trees]}
+            "trees": [[package, ver, tree_hash(root, memo)] for package, ver, root in trees]}
 
 
 def _digest(key: dict) -> str:
@@ -125,9 +181,10 @@ class CachedModel(ServedNames):
     def __init__(self, trees: list[tuple[str, str, Path]], modules: list[str], cache_dir: Path | None) -> None:
         self.roots = [root for _p, _v, root in trees]
         self.modules = list(modules)
-        self.key = model_key(trees, modules)
+        folder = None if cache_dir is None else cache_dir / "models" / f"v{FORMAT}"
+        self.key = model_key(trees, modules, None if folder is None else folder / TREES)
         self.digest = _digest(self.key)
-        self.file = None if cache_dir is None else cache_dir / "models" / f"v{FORMAT}" / f"{self.digest}.json"
+        self.file = None if folder is None else folder / f"{self.digest}.json"
         self._tables: dict[str, dict] = self._read()
         self._dirty = False
         self._peer: CachedModel | None = None
