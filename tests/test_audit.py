@@ -217,6 +217,23 @@ OTHER = [
 ]
 
 
+def test_the_audit_reads_the_project_without_comparing_it(project: Repo, upstreams: Path, monkeypatch) -> None:
+    """The audit takes the checklists, their import names and the code's imports from the
+    check's reading half (``compare.read_project``): the structure comparisons are the
+    check's work, not repeated by every audit."""
+    from upgrade_checklists import compare
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the audit compared the checklists with the code")
+
+    for name in ("likely_matches", "compare_rows", "check_catalog", "check_status", "check_matrix"):
+        monkeypatch.setattr(compare, name, refuse)
+    bump(project, upstreams)
+    r = audit(project)
+    got = {(l.split(":1: ")[0], l.split(":1: ")[1].split(" ", 1)[0], l.split(":1: ")[1].split(" ", 1)[1].rsplit(" (checklists/", 1)[0]) for l in r.lines if ":1: " in l}
+    assert (r.code, got) == (1, set(BREAKING) | set(OTHER))
+
+
 def test_audit_of_a_moved_pin_finds_every_code(project: Repo, upstreams: Path) -> None:
     bump(project, upstreams)
     r = audit(project)

@@ -347,10 +347,11 @@ def _new(args: argparse.Namespace, cfg: config.Config) -> int:
 
 
 def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
-    from upgrade_checklists import audit, fix, summary
-    from upgrade_checklists.compare import run_check
+    from upgrade_checklists import audit, summary
+    from upgrade_checklists.atomic import write_atomic_any
+    from upgrade_checklists.compare import read_project
 
-    check = run_check(cfg, use_cache=not args.no_cache)
+    check = read_project(cfg, use_cache=not args.no_cache)  # the checklists and the code's imports: no comparison
     if not cfg.families and check.status_tables is not None and check.status_tables.families:
         cfg.families = check.status_tables.families  # the status file's Upgrade Families table
     auditor = audit.Auditor(cfg, check, source=args.source, cache_dir=args.cache_dir, timeout=args.timeout,
@@ -376,8 +377,8 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
         introduced = ledger.run(auditor, result)
     tables = check.status_tables
     docker = {row.package: row.docker for row in tables.matrix} if tables is not None and tables.has_matrix else None
-    fix.write_atomic_any(path, summary.render(result, requested=args.requested, docker=docker, tier_of=_tier_of(check),
-                                                introduced=introduced, store=auditor.store))
+    write_atomic_any(path, summary.render(result, requested=args.requested, docker=docker, tier_of=_tier_of(check),
+                                          introduced=introduced, store=auditor.store))
     if auditor.store is not None:
         auditor.store.save()  # the summary's formatting, remembered
     if args.verbose:

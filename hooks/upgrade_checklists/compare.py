@@ -34,7 +34,7 @@ from upgrade_checklists.parallel import share
 from upgrade_checklists.status import check_status
 from upgrade_checklists.tiers import TierRules
 
-__all__ = ["Result", "load_checklists", "run_check"]
+__all__ = ["Result", "load_checklists", "read_project", "run_check"]
 
 
 def load_checklists(cfg: Config, cache: ScanCache | None = None, notes: list[str] | None = None) -> list[Checklist]:
@@ -116,16 +116,28 @@ def run_check(cfg: Config, use_cache: bool = True, uncatalogued: bool = False, f
     Python's cycle collector is paused meanwhile: a cold run allocates millions of
     syntax-tree nodes, freed by reference counting (they hold no cycles), and the
     collector only walked them again and again (a quarter of a cold run's time)."""
+    return _paused(cfg, use_cache, uncatalogued, files, True)
+
+
+def read_project(cfg: Config, use_cache: bool = True) -> Result:
+    """The check's reading half, what the audit takes from it: the checklists, their
+    import names, the status tables, the tiers and every file's imports (``Result.facts``),
+    with the same notes and warnings; no comparison is made (``Result.findings`` holds
+    only what reading found: a checklist's problems, a file that does not parse)."""
+    return _paused(cfg, use_cache, False, None, False)
+
+
+def _paused(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str] | None, compare: bool) -> Result:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _run_check(cfg, use_cache, uncatalogued, files)
+        return _run_check(cfg, use_cache, uncatalogued, files, compare)
     finally:
         if collecting:
             gc.enable()
 
 
-def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str] | None) -> Result:
+def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str] | None, compare: bool) -> Result:
     res = Result(root=cfg.root)
     forget_listing(cfg.root, files)
     history.forget()
@@ -155,12 +167,14 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
             res.notes.append(f"{cl.rel}:{line}: '{title}' under Affected Files is not a tier: its rows are listed, never STALE nor TIER;"
                              " version guards on its paths outside the repository are not checked")
     snippets = Snippets(cfg.root, res.cache)
-    _scan(cfg, res, listed, files, snippets, likely_matches(checklists, snippets), tables)
+    _scan(cfg, res, listed, files, snippets, likely_matches(checklists, snippets) if compare else {}, tables if compare else None)
     for cl in checklists:
         names = res.import_names[cl.rel]
         if not any(res.facts[p].imports_of(names) for p in res.importers(names)):
             res.warnings.append(f"{cl.rel}: no file in {', '.join(cfg.roots)} imports {', '.join(names)} "
                                 "(a package the code no longer uses, or configure 'roots' / 'import-names')")
+    if not compare:
+        return _done(res)
 
     per_rows = []
     for cl in checklists:
@@ -188,6 +202,10 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
     res.observed.update(cl.rel for cl in checklists)
     if cfg.maintenance_guide:
         res.observed.add(cfg.maintenance_guide)
+    return _done(res)
+
+
+def _done(res: Result) -> Result:
     res.cache.save()
     res.cache.release()  # the entries of every file: not needed past the save
     res.notes = list(dict.fromkeys(res.notes))  # a file skipped by two steps: one note
