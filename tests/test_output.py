@@ -102,6 +102,30 @@ def test_text_grouped_per_checklist(two: Repo) -> None:
     assert (r.code, r.out, r.err) == (1, PLAIN, "")
 
 
+def test_the_command_prints_everything_before_its_hard_exit(two: Repo) -> None:
+    """``python -m upgrade_checklists`` (as the console script) ends with a hard exit,
+    without tearing the interpreter down (``cli.entry``): what it printed reaches the
+    pipe whole, in order, with the exit code of the run; a reader that stops reading
+    early gets no traceback."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO_ROOT
+
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "hooks"), "NO_COLOR": "1"}
+    cmd = [sys.executable, "-m", "upgrade_checklists", "check", "--no-cache"]
+    r = subprocess.run([*cmd, "--output-format", "text"], cwd=two.path, env=env, capture_output=True, text=True)
+    assert (r.returncode, r.stdout, r.stderr) == (1, PLAIN, "")
+    r = subprocess.run([*cmd, "--output-format", "json", "-v"], cwd=two.path, env=env, capture_output=True, text=True)
+    assert r.returncode == 1 and len(json.loads(r.stdout)["findings"]) == 5 and r.stderr.startswith("note: ")
+    head = subprocess.Popen([*cmd, "--output-format", "text"], cwd=two.path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    head.stdout.close()  # nobody reads what it prints
+    assert (head.wait(timeout=60), head.stderr.read()) in ((1, b""), (2, b"upgrade-checklists: error: Broken pipe\n"))
+    assert (subprocess.run([*cmd, "--bogus"], cwd=two.path, env=env, capture_output=True).returncode) == 2
+
+
 def test_text_in_colour(two: Repo) -> None:
     r = two.run("check", "--format", "text", "--color", "always")
     assert (r.code, r.out) == (1, COLOURED)

@@ -1,3 +1,3 @@
-from upgrade_checklists.cli import main
+from upgrade_checklists.cli import entry
 
-raise SystemExit(main())
+entry()

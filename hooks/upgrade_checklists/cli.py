@@ -157,6 +157,23 @@ def main(argv: list[str] | None = None) -> int:
     return crash.run_guarded(lambda: _main(argv))  # a bug: one line and exit 2, never 1
 
 
+def entry() -> None:
+    """The console script and ``python -m upgrade_checklists``: :func:`main`, then, its
+    output flushed, a hard exit. The interpreter's own exit freed every object the run
+    made one by one (syntax trees, parsed checklists, modules): 70 ms of a cold run on
+    AReaL, 15 ms of a warm one, for memory the system takes back at once (mypy exits
+    the same way). Nothing here waits for the interpreter's exit: every file is written
+    and closed, every child process waited for, every thread joined before ``main``
+    returns; nothing is registered with ``atexit``."""
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a reader that stopped reading (`| head`), a closed stream
+        pass
+    os._exit(code)
+
+
 def _main(argv: list[str] | None) -> int:
     parser = _parser()
     try:
@@ -177,7 +194,8 @@ def _main(argv: list[str] | None) -> int:
         print(f"upgrade-checklists: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"upgrade-checklists: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        where = f"{exc.filename}: " if exc.filename else ""  # none: a standard stream (a closed pipe)
+        print(f"upgrade-checklists: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
 
 
