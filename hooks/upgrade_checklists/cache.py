@@ -53,10 +53,10 @@ def build_id() -> str:
     """The package version, a hash of its source files' contents, and the Python version."""
     global _build_id
     if _build_id is None:
-        import hashlib
+        from upgrade_checklists.digest import blake2b
 
         here = os.path.dirname(os.path.abspath(__file__))
-        h = hashlib.blake2b(digest_size=12)
+        h = blake2b(digest_size=12)
         for name in sorted(os.listdir(here)):
             if name.endswith(".py"):
                 with open(os.path.join(here, name), "rb") as f:

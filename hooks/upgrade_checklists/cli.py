@@ -98,13 +98,32 @@ exit codes:
 """
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter, its width found without :mod:`shutil` (whose import, with
+    bz2 and lzma, argparse pays on every run for the help it rarely prints)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None) -> None:
+        if width is None:  # as shutil.get_terminal_size: $COLUMNS, else the terminal, else 80
+            try:
+                width = int(os.environ.get("COLUMNS", ""))
+            except ValueError:
+                width = 0
+            if width <= 0:
+                try:
+                    width = os.get_terminal_size(sys.__stdout__.fileno()).columns
+                except (AttributeError, ValueError, OSError):
+                    width = 0
+            width = (width or 80) - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 def _parser() -> argparse.ArgumentParser:
-    raw = argparse.RawDescriptionHelpFormatter
+    raw = _Formatter
     p = argparse.ArgumentParser(prog="upgrade-checklists", description=DESCRIPTION, epilog=MAIN_EPILOG, formatter_class=raw)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    common = argparse.ArgumentParser(add_help=False)
+    common = argparse.ArgumentParser(add_help=False, formatter_class=raw)
     common.add_argument("--config", type=Path, metavar="FILE", help="TOML file with a [tool.upgrade-checklists] table (default: ./pyproject.toml)")
     common.add_argument("--output-format", "--format", dest="format", choices=report.FORMATS, default="text",
                         help="text (grouped per checklist), concise (one line each), json, sarif or github (default: text)")

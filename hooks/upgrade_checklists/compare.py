@@ -390,6 +390,6 @@ def _job_from_plain(data: object):
 
 
 def _skip_id(modules: list[str]) -> str:
-    import hashlib
+    from upgrade_checklists.digest import blake2b
 
-    return hashlib.blake2b("\0".join(modules).encode(), digest_size=8).hexdigest()
+    return blake2b("\0".join(modules).encode(), digest_size=8).hexdigest()

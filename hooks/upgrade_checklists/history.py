@@ -7,12 +7,12 @@ The answer is cached under a digest of all refs, so a warm run asks git only for
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 from pathlib import Path
 
 from upgrade_checklists.cache import ScanCache
+from upgrade_checklists.digest import blake2b
 
 _TIMEOUT = 60
 _memo: dict[tuple[str, str], frozenset[str]] = {}
@@ -86,7 +86,11 @@ def _refs(root: Path) -> str | None:
 def refs_digest(root: Path) -> str | None:
     """A digest of every ref (what :func:`paths_ever`'s answer depends on), or None."""
     refs = _git(root, "rev-parse", "--all")
-    return None if refs is None else hashlib.sha1(refs.encode()).hexdigest()
+    return None if refs is None else _digest(refs)
+
+
+def _digest(refs: str) -> str:
+    return blake2b(refs.encode("utf-8", "surrogateescape"), digest_size=20).hexdigest()
 
 
 def consulted(root: Path) -> str | None:
@@ -100,7 +104,7 @@ def paths_ever(root: Path, cache: ScanCache | None = None) -> frozenset[str] | N
     refs = _refs(root)
     if refs is None:  # not answerable, or a shallow clone (it has forgotten its history)
         return None
-    stamp = hashlib.sha1(refs.encode()).hexdigest()
+    stamp = _digest(refs)
     memo_key = (str(root.resolve()), stamp)
     if memo_key in _memo:
         return _memo[memo_key]

@@ -25,7 +25,6 @@ checkout never matches (inode and ctime are in the key).
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import json
 import os
 import time
@@ -35,6 +34,7 @@ from pathlib import Path
 from upgrade_checklists import gitfiles
 from upgrade_checklists.atomic import write_atomic
 from upgrade_checklists.config import Config
+from upgrade_checklists.digest import blake2b
 from upgrade_checklists.findings import Finding
 
 FILE = "run.json"  # in the scan cache's format directory
@@ -78,7 +78,7 @@ def state(cfg: Config, options: str) -> State | None:
     from upgrade_checklists.cache import build_id  # the hash of our own source files
 
     root = str(cfg.root)
-    h = hashlib.blake2b(digest_size=20)
+    h = blake2b(digest_size=20)
     h.update(f"{build_id()}\0{options}\0{root}\0{_config_text(cfg)}\0".encode("utf-8", "surrogateescape"))
     extra = []
     if cfg.source is not None:
