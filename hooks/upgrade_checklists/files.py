@@ -76,11 +76,22 @@ def read_file(root: str | os.PathLike, rel: str, st: os.stat_result | None = Non
         fd = os.open(os.path.join(root, rel), _FLAGS)
     except PermissionError:
         raise Skipped("unreadable (permission denied)") from None
-    with os.fdopen(fd, "rb") as f:
+    try:
         now = os.fstat(fd)
         if not stat.S_ISREG(now.st_mode):  # swapped for something else since the stat
             raise Skipped(_kind(now.st_mode))
-        data = f.read(MAX_BYTES + 1)
+        # os.read until the end, the first read sized by the stat: a buffered file object
+        # allocated MAX_BYTES for each read (a fifth of reading a repository's sources)
+        chunks, got, want = [], 0, min(now.st_size, MAX_BYTES) + 1
+        while got <= MAX_BYTES:
+            chunk = os.read(fd, want if not got else min(1 << 20, MAX_BYTES + 1 - got))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+    finally:
+        os.close(fd)
+    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     if len(data) > MAX_BYTES:  # grew since the stat
         raise Skipped(f"larger than {_size(MAX_BYTES)}")
     return data
