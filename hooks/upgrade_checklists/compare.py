@@ -288,11 +288,15 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
     def to_plain(out) -> dict:  # in the child: the scan's result and the answers it learnt
         return {"scan": _job_to_plain(out), "answers": snippets.take_new()}
 
+    sent: dict[int, dict] = {}  # id of a Facts or Finding the child sent -> its plain data, as the cache keeps it
+
     def from_plain(data: object):
         if type(data) is not dict or set(data) != {"scan", "answers"}:
             raise ValueError("not a job's result")
         out = _job_from_plain(data["scan"])
         snippets.learn(data["answers"])
+        if isinstance(out, (Facts, Finding)):
+            sent[id(out)] = data["scan"]
         return out
 
     def weight(job) -> int:
@@ -324,7 +328,8 @@ def _scan(cfg: Config, res: Result, listed: set[str], files: list[str] | None, s
             continue
         outs[i] = out
         if out is not None and type(out) is not tuple:
-            cache.put(rel, st, scan_to_plain(out))
+            plain = sent.get(id(out))
+            cache.put(rel, st, plain if plain is not None else scan_to_plain(out))
     for rel, out in zip(rels, outs):
         if isinstance(out, Finding):
             res.findings.append(out)
