@@ -11,7 +11,7 @@ from conftest import Repo
 from test_runcache import age, stale_row
 
 CUT = "the files changed since the last run read the same to the check: its outcome is reused"
-RECORD = ".upgrade-checklists-cache/v2/cutoff.json"
+RECORD = ".upgrade-checklists-cache/v3/cutoff.json"
 CL = "checklists/fakepkg-core.md"
 
 
@@ -128,7 +128,7 @@ def test_forged_or_garbled_records_are_not_used(repo: Repo) -> None:
                 json.dumps({**record, "header": {**record["header"], "build": "0+other"}}).encode(),
                 json.dumps({**record, "base": "0" * 40}).encode(), json.dumps({**record, "ceilings": {"a.py": "9"}}).encode()):
         (repo.path / RECORD).write_bytes(bad)
-        (repo.path / ".upgrade-checklists-cache/v2/run.json").unlink(missing_ok=True)
+        (repo.path / ".upgrade-checklists-cache/v3/run.json").unlink(missing_ok=True)
         r = repo.run("check", "-v")
         assert r.codes == ["MISSING", "STALE"] and CUT not in r.err, bad[:40]
 

@@ -62,7 +62,7 @@ def test_sigkill_during_fix_loses_nothing(tmp_path: Path) -> None:
     fixed = old.replace(b"### Secondary (model / infra layer)\n\n_None._",
                         b"### Secondary (model / infra layer)\n\n" + SECONDARY_FIXED.encode())
     assert fixed != old
-    cache = root / ".upgrade-checklists-cache/v2/check.json"
+    cache = root / ".upgrade-checklists-cache/v3/check.json"
     rnd = random.Random(9)
     start = time.monotonic()
     subprocess.run([*CMD, "--no-cache"], cwd=root, env=ENV, capture_output=True, check=False)
@@ -87,7 +87,7 @@ def test_sigkill_during_fix_loses_nothing(tmp_path: Path) -> None:
         seen["old" if now == old else "fixed"] += 1
         if cache.exists():  # the cache is whole (or absent): a header line and the entries
             header, entries = cache.read_text().split("\n", 1)
-            assert json.loads(header)["format"] == 2 and isinstance(json.loads(entries), dict)
+            assert json.loads(header)["format"] == 3 and isinstance(json.loads(entries), dict)
     assert kills >= 50, f"only {kills} of {i} runs were killed before they ended"
     print(f"\n{i} runs, {kills} SIGKILLs during --fix: {seen['old']} checklists left old, {seen['fixed']} fully fixed")
     r = subprocess.run(CMD, cwd=root, env=ENV, capture_output=True, text=True)
@@ -208,7 +208,7 @@ def test_concurrent_checks_share_one_cache(tmp_path: Path) -> None:
         r = subprocess.run(argv, cwd=root, env=ENV, capture_output=True, text=True)
         return r.returncode, r.stdout, r.stderr
 
-    cache = root / ".upgrade-checklists-cache/v2/check.json"
+    cache = root / ".upgrade-checklists-cache/v3/check.json"
     results = []
     with ThreadPoolExecutor(8) as pool:
         for round_ in range(20):

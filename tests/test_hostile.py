@@ -316,7 +316,7 @@ def test_usage_parts_keeps_order_and_drops_repeats_of_many_imports() -> None:
 def test_temporary_files_of_dead_runs_are_removed(repo: Repo) -> None:
     dead = 2**22 + 12345  # above the default pid_max: no such process
     stale = [repo.path / f"checklists/.fakepkg-core.md.uc-{dead}-0a1b2c3d.tmp",
-             repo.path / f".upgrade-checklists-cache/v2/.check.json.uc-{dead}-0a1b2c3d.tmp"]
+             repo.path / f".upgrade-checklists-cache/v3/.check.json.uc-{dead}-0a1b2c3d.tmp"]
     live = repo.path / f"checklists/.fakepkg-core.md.uc-{os.getpid()}-0a1b2c3d.tmp"
     for p in [*stale, live]:
         p.parent.mkdir(parents=True, exist_ok=True)

@@ -138,7 +138,7 @@ def test_a_check_on_two_cores_reports_and_remembers_what_one_core_does(repo, mon
         assert (r.code, r.out) == (1, PLAIN), jobs
     # the snippet answers of both checklists' catalogs (one of them matched in the child) are cached
     assert repo.run("check").code == 1
-    entries = json.loads((repo.path / ".upgrade-checklists-cache/v2/check.json").read_text().split("\n", 1)[1])
+    entries = json.loads((repo.path / ".upgrade-checklists-cache/v3/check.json").read_text().split("\n", 1)[1])
     assert {"snippets:app/engine/core.py", "snippets:app/utils/ol.py"} <= set(entries)
 
 
@@ -239,7 +239,7 @@ def test_checklists_read_on_two_cores_are_the_ones_read_here(repo, monkeypatch: 
             assert read_here == (["checklists/otherlib.md"] if dated_first else ["checklists/fakepkg-core.md", "checklists/otherlib.md"])
     assert outputs["1"] == outputs["2"]
     assert json.loads(outputs["2"][1]) == json.loads(outputs["1"][1])
-    entries = json.loads((repo.path / ".upgrade-checklists-cache/v2/check.json").read_text().split("\n", 1)[1])
+    entries = json.loads((repo.path / ".upgrade-checklists-cache/v3/check.json").read_text().split("\n", 1)[1])
     assert "checklist:checklists/fakepkg-core.md" in entries and "checklist:checklists/otherlib.md" not in entries
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from conftest import Repo, git
 
 REUSED = "nothing changed since the last run: its outcome is reused"
-RUN = ".upgrade-checklists-cache/v2/run.json"
+RUN = ".upgrade-checklists-cache/v3/run.json"
 
 
 def age(repo: Repo, *rels: str, seconds: int = 3600) -> None:

@@ -28,12 +28,12 @@ def age(project) -> None:
 
 
 def store(project) -> Path:
-    return project.path / ".upgrade-checklists-cache" / "v2" / "audit.json"
+    return project.path / ".upgrade-checklists-cache" / "v3" / "audit.json"
 
 
 def entries(project) -> dict:
     header, body = store(project).read_text(encoding="utf-8").split("\n", 1)
-    assert json.loads(header)["format"] == 2
+    assert json.loads(header)["format"] == 3
     return json.loads(body)
 
 

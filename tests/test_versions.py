@@ -184,7 +184,7 @@ def test_pins_are_kept_as_plain_json_by_stat_and_reused(repo: Repo, monkeypatch)
             "gamma": Pin("3", "pyproject.toml")}
     assert resolved_versions(Reader(repo.path, cache=cache), ["alpha", "beta", "gamma"]) == want
     cache.save()
-    entries = json.loads((repo.path / ".c" / "v2" / "audit.json").read_text().split("\n", 1)[1])  # after the header
+    entries = json.loads((repo.path / ".c" / "v3" / "audit.json").read_text().split("\n", 1)[1])  # after the header
     st = os.stat(repo.path / "uv.lock")
     assert entries["pins:lock:uv.lock"] == [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
                                             [["alpha", "1.0.post1", None], ["beta", "abc1234", "https://h/o/beta.git"]]]
@@ -225,5 +225,5 @@ def test_a_garbled_pins_file_is_ignored(repo: Repo, monkeypatch, garbage: bytes)
     monkeypatch.setattr(versions, "_EXTRACTED", {})
     repo.write("uv.lock", _LOCK)
     _age(repo, "uv.lock")
-    repo.write(".c/v2/audit.json", garbage)
+    repo.write(".c/v3/audit.json", garbage)
     assert resolved_versions(Reader(repo.path, cache=_cache(repo)), ["alpha"]) == {"alpha": Pin("1.0.post1", "uv.lock")}

@@ -2,7 +2,7 @@
 
 Like ruff's ``.ruff_cache``: a directory in the repository root (configurable with
 ``cache_dir``, disabled with ``--no-cache``) that ignores itself in git, with one
-sub-directory per cache format (``v2/``). A warm run stats files instead of reading
+sub-directory per cache format (``v3/``). A warm run stats files instead of reading
 and parsing them.
 
 What a repository can put in that directory is data, never code: the cache is JSON
@@ -40,7 +40,7 @@ from typing import BinaryIO, Callable, Iterator
 from upgrade_checklists import __version__
 from upgrade_checklists.atomic import clean_stale_temps, write_atomic
 
-FORMAT = 2
+FORMAT = 3  # 3: an import is a list, not a dict (scan.facts_to_plain)
 DIRECTORY = f"v{FORMAT}"
 RACY_NS = 2_000_000_000
 MAX_BYTES = 256 * 1024 * 1024  # a bigger "cache" is not ours: ignored

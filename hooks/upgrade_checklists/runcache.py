@@ -1,7 +1,7 @@
 """The last run's outcome, reused while nothing the check reads has changed.
 
 A warm run that finds every file as it was does not need to parse a checklist or
-compare anything: it answers from ``v2/run.json`` in the cache directory. The state
+compare anything: it answers from ``v3/run.json`` in the cache directory. The state
 is keyed like the scan cache (``cache.py``), file by file as git's index keys them
 (path, size, mtime, ctime, inode), over everything the check can read:
 
