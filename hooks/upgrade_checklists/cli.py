@@ -320,6 +320,12 @@ def _check_paused(args: argparse.Namespace, cfg: config.Config) -> int:
     return 1 if findings or fixed else 0
 
 
+#: the last full run's result (its facts, parsed checklists, the catalogs' syntax trees),
+#: kept until the process ends: ``entry`` exits without freeing it, object by object, for
+#: nothing. A later run in the same process (tests) replaces it.
+_kept = None
+
+
 def _outcome(cfg: config.Config, use_cache: bool, uncatalogued: bool, reuse: bool):
     """``(Result or None, runcache.Outcome, why it was reused or None)``: the last run's
     outcome when ``reuse`` and nothing changed, or nothing the check reads (no Result
@@ -338,7 +344,8 @@ def _outcome(cfg: config.Config, use_cache: bool, uncatalogued: bool, reuse: boo
                 return None, outcome, "the files changed since the last run read the same to the check"
     from upgrade_checklists.compare import run_check  # the whole check: parsers, comparisons
 
-    result = run_check(cfg, use_cache=use_cache, uncatalogued=uncatalogued, files=state.files if state else None)
+    global _kept
+    result = _kept = run_check(cfg, use_cache=use_cache, uncatalogued=uncatalogued, files=state.files if state else None)
     outcome = runcache.outcome_of(result)
     if state is not None:
         runcache.save(cfg, state, outcome)

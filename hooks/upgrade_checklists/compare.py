@@ -166,7 +166,7 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
         for title, line in cl.subsections.items():
             res.notes.append(f"{cl.rel}:{line}: '{title}' under Affected Files is not a tier: its rows are listed, never STALE nor TIER;"
                              " version guards on its paths outside the repository are not checked")
-    snippets = Snippets(cfg.root, res.cache)
+    snippets = res.snippets = Snippets(cfg.root, res.cache)
     _scan(cfg, res, listed, files, snippets, likely_matches(checklists, snippets) if compare else {}, tables if compare else None)
     for cl in checklists:
         names = res.import_names[cl.rel]
