@@ -118,6 +118,7 @@ def test_one_cpu_or_few_jobs_stay_in_this_process(monkeypatch: pytest.MonkeyPatc
 
 def test_a_check_on_two_cores_reports_and_remembers_what_one_core_does(repo, monkeypatch: pytest.MonkeyPatch) -> None:
     import json
+    import shutil
     import time
 
     from test_output import OTHER, PLAIN
@@ -136,10 +137,19 @@ def test_a_check_on_two_cores_reports_and_remembers_what_one_core_does(repo, mon
         monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", jobs)
         r = repo.run("check", "--no-cache", "--output-format", "text")
         assert (r.code, r.out) == (1, PLAIN), jobs
-    # the snippet answers of both checklists' catalogs (one of them matched in the child) are cached
-    assert repo.run("check").code == 1
-    entries = json.loads((repo.path / ".upgrade-checklists-cache/v3/check.json").read_text().split("\n", 1)[1])
-    assert {"snippets:app/engine/core.py", "snippets:app/utils/ol.py"} <= set(entries)
+    # the snippet answers of both checklists' catalogs (one of them matched in the child, and
+    # its questions found in the child that read it, verbatim look-ups included) are cached:
+    # the same answers as one core finds
+    answers = {}
+    for jobs in ("1", "2"):
+        monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", jobs)
+        shutil.rmtree(repo.path / ".upgrade-checklists-cache", ignore_errors=True)
+        assert repo.run("check").code == 1
+        entries = json.loads((repo.path / ".upgrade-checklists-cache/v3/check.json").read_text().split("\n", 1)[1])
+        answers[jobs] = {k: dict((q, json.dumps(a)) for q, a in v[4]) for k, v in entries.items() if k.startswith("snippets:")}
+    assert {"snippets:app/engine/core.py", "snippets:app/utils/ol.py"} <= set(answers["2"])
+    assert any(q.startswith("v:") for q in answers["2"]["snippets:app/utils/ol.py"])
+    assert answers["1"] == answers["2"]
 
 
 def test_an_error_here_stops_the_child_and_is_raised(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:

@@ -38,6 +38,14 @@ __all__ = ["Result", "load_checklists", "read_project", "run_check"]
 
 
 def load_checklists(cfg: Config, cache: ScanCache | None = None, notes: list[str] | None = None) -> list[Checklist]:
+    return _read_checklists(cfg, cache, notes, None)[0]
+
+
+def _read_checklists(cfg: Config, cache: ScanCache | None, notes: list[str] | None,
+                     snippets: Snippets | None) -> tuple[list[Checklist], dict[str, dict[str, list[str]]]]:
+    """The checklists, and with ``snippets`` what the catalogs of those read here (not from
+    the cache) will ask of the code (:func:`catalog.likely_matches`, by checklist): asked
+    in the job that read the checklist, on either core, its verbatim look-ups with it."""
     d = cfg.checklist_dir
     if not d.is_dir():
         raise ConfigError(f"checklist directory {cfg.checklists!r} not found (configure 'checklists')")
@@ -69,24 +77,54 @@ def load_checklists(cfg: Config, cache: ScanCache | None = None, notes: list[str
         else:
             cl.path = path
         out.append(cl)
+
     # markdown-it is most of reading a checklist: a cold run reads them on two cores
-    def work(job) -> tuple[Checklist, dict | None]:
+    def work(job) -> tuple[Checklist, dict | None, dict[str, list[str]] | None]:
         cl = read_checklist(job[1], job[2])
-        return cl, _checklist_to_plain(cl)
+        return cl, _checklist_to_plain(cl), likely_matches([cl], snippets) if snippets is not None else None
+
+    def sent(done) -> dict:  # in the child: the checklist, its questions, and the answers it learnt
+        return {"checklist": done[1], "likely": done[2], "answers": snippets.take_new() if snippets is not None else []}
+
+    def received(data: object):
+        if type(data) is not dict or set(data) != {"checklist", "likely", "answers"}:
+            raise ValueError("not a checklist job's result")
+        cl, plain = _checklist_from_plain(data["checklist"])
+        likely = data["likely"]
+        if likely is not None and not (type(likely) is dict and all(
+                type(keys) is list and all(type(k) is str for k in keys) for keys in likely.values())):
+            raise ValueError("not the questions of a catalog")
+        if snippets is not None:
+            snippets.learn(data["answers"])
+        return cl, plain, likely
 
     if todo:
         load_parsers()  # imported once, before the child is forked
 
-    read = share(todo, work, lambda done: done[1], _checklist_from_plain, weight=lambda job: job[3].st_size, min_jobs=2)
-    for (i, path, rel, st), (cl, data) in zip(todo, read):
+    likely: dict[str, dict[str, list[str]]] = {}
+    read = share(todo, work, sent, received, weight=lambda job: job[3].st_size, min_jobs=2)
+    for (i, path, rel, st), (cl, data, asks) in zip(todo, read):
         cl.path = path
         out[i] = cl
+        if asks is not None:
+            likely[rel] = asks
         if cache is not None:
             if data is None:  # frontmatter JSON cannot hold (dates, non-string keys): read each time
                 cache.forget("checklist:" + rel)
             else:
                 cache.put("checklist:" + rel, st, data)
-    return [cl for cl in out if cl is not None]
+    return [cl for cl in out if cl is not None], likely
+
+
+def _queries(checklists: list[Checklist], likely: dict[str, dict[str, list[str]]], snippets: Snippets) -> dict[str, list[str]]:
+    """:func:`catalog.likely_matches` of every checklist, in their order: those read in
+    this run were asked in the job that read them (``likely``), the others here."""
+    out: dict[str, dict[str, None]] = {}
+    for cl in checklists:
+        asks = likely.get(cl.rel)
+        for f, keys in (asks if asks is not None else likely_matches([cl], snippets)).items():
+            out.setdefault(f, {}).update(dict.fromkeys(keys))
+    return {f: list(keys) for f, keys in out.items()}
 
 
 def _checklist_to_plain(cl: Checklist) -> dict | None:
@@ -143,7 +181,8 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
     history.forget()
     cache_dir = cfg.root / cfg.cache_dir if (use_cache and cfg.cache_dir) else None
     res.cache = ScanCache(cache_dir, str(cfg.root.resolve()))
-    checklists = load_checklists(cfg, res.cache, res.notes)
+    snippets = res.snippets = Snippets(cfg.root, res.cache)
+    checklists, likely = _read_checklists(cfg, res.cache, res.notes, snippets if compare else None)
     res.checklists = checklists
     if not checklists:
         res.warnings.append(f"{cfg.checklists}/ holds no checklist yet: write one with `upgrade-checklists new PACKAGE`")
@@ -166,8 +205,7 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
         for title, line in cl.subsections.items():
             res.notes.append(f"{cl.rel}:{line}: '{title}' under Affected Files is not a tier: its rows are listed, never STALE nor TIER;"
                              " version guards on its paths outside the repository are not checked")
-    snippets = res.snippets = Snippets(cfg.root, res.cache)
-    _scan(cfg, res, listed, files, snippets, likely_matches(checklists, snippets) if compare else {}, tables if compare else None)
+    _scan(cfg, res, listed, files, snippets, _queries(checklists, likely, snippets) if compare else {}, tables if compare else None)
     for cl in checklists:
         names = res.import_names[cl.rel]
         if not any(res.facts[p].imports_of(names) for p in res.importers(names)):
