@@ -89,15 +89,21 @@ _RACY_NS = 2_000_000_000  # a file changed this recently: its tree's hash is not
 _MEMO_TREES = 256  # the trees a memo remembers, the latest
 
 
-def _read_memo(path: Path) -> dict[str, list[str]]:
+def _read_json(path: Path) -> object:
+    """A cache file's JSON, None when it is absent, not a regular file (never a FIFO to
+    wait on, nor a symlink) or not JSON."""
     f = open_cache_file(path)
     if f is None:
-        return {}
+        return None
     try:
         with f:
-            data = json.loads(f.read().decode("utf-8"))
+            return json.loads(f.read().decode("utf-8"))
     except (OSError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
-        return {}
+        return None
+
+
+def _read_memo(path: Path) -> dict[str, list[str]]:
+    data = _read_json(path)
     if type(data) is not dict or data.get("format") != FORMAT or type(data.get("trees")) is not dict:
         return {}
     return {k: v for k, v in data["trees"].items()
@@ -200,14 +206,7 @@ class CachedModel(ServedNames):
     def _read(self) -> dict[str, dict]:
         if self.file is None:
             return {}
-        f = open_cache_file(self.file)  # a regular file only: never a FIFO to wait on, nor a symlink
-        if f is None:
-            return {}
-        try:
-            with f:
-                data = json.loads(f.read().decode("utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
-            return {}
+        data = _read_json(self.file)
         if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("tables"), dict):
             return {}
         tables = data["tables"]
