@@ -349,11 +349,11 @@ def _outcome(cfg: config.Config, use_cache: bool, uncatalogued: bool, reuse: boo
     result = _kept = run_check(cfg, use_cache=use_cache, uncatalogued=uncatalogued, files=state.files if state else None)
     outcome = runcache.outcome_of(result)
     if state is not None:
-        runcache.save(cfg, state, outcome)
-        if not uncatalogued:
+        plain = runcache.save(cfg, state, outcome)  # None: a racy state, not stored
+        if plain is not None and not uncatalogued:
             from upgrade_checklists import cutoff
 
-            cutoff.save(cfg, state, result, outcome)
+            cutoff.save(cfg, state, result, plain)
     return result, outcome, None
 
 

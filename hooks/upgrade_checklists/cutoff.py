@@ -42,20 +42,14 @@ FILE = "cutoff.json"  # in the scan cache's format directory, beside run.json
 MAX_CHANGED = 16  # more changed files than this: a full run is as quick and surely right
 
 
-def save(cfg: Config, st: State, result, outcome: Outcome) -> None:
-    """Remember a full run's outcome and what it observed (``compare.Result``), for the
-    state it ran on (nothing when the state is racy: its run record is not stored either).
-    A reuse leaves this record as it is: later runs are compared with this run's view."""
-    from upgrade_checklists.plain import PlainError, to_plain
-
-    if st.racy or not st.stats:
-        return
-    try:
+def save(cfg: Config, st: State, result, outcome: object) -> None:
+    """Remember a full run's outcome (as the run record holds it: ``runcache.save``'s plain
+    data) and what it observed (``compare.Result``), for the state it ran on. A reuse
+    leaves this record as it is: later runs are compared with this run's view."""
+    if st.stats:
         write_record(cfg, FILE, {"base": st.base, "files": st.files, "stats": st.stats,
                                  "observed": sorted(result.observed), "asked": sorted(result.asked),
-                                 "modules": result.modules, "ceilings": result.ceilings, "outcome": to_plain(outcome)})
-    except PlainError:
-        pass
+                                 "modules": result.modules, "ceilings": result.ceilings, "outcome": outcome})
 
 
 def reuse(cfg: Config, st: State) -> Outcome | None:

@@ -35,7 +35,6 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-
 from upgrade_checklists.archives import ArchiveError, unpack
 from upgrade_checklists.versions import VersionError, check_git_url, check_version
 

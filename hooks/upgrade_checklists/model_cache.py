@@ -31,7 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from upgrade_checklists.aliases import Served
-from upgrade_checklists.cache import open_cache_file
+from upgrade_checklists.cache import RACY_NS, open_cache_file
 from upgrade_checklists.api import Api, ServedNames, Unresolved, UpstreamModel
 from upgrade_checklists.lazy_model import LazyModel, NeedFull
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
@@ -77,7 +77,7 @@ def tree_hash(root: Path, memo: Path | None = None) -> str:
             data = f.read()
         h.update(rel.encode("utf-8", "surrogateescape") + b"\0" + str(len(data)).encode() + b"\0" + data)
     out = h.hexdigest()
-    recent = time.time_ns() - _RACY_NS
+    recent = time.time_ns() - RACY_NS
     if memo is not None and all(st.st_mtime_ns < recent and st.st_ctime_ns < recent for _, _, st in files):
         known.pop(where, None)
         known[where] = [seen, out]
@@ -85,7 +85,6 @@ def tree_hash(root: Path, memo: Path | None = None) -> str:
     return out
 
 
-_RACY_NS = 2_000_000_000  # a file changed this recently: its tree's hash is not remembered
 _MEMO_TREES = 256  # the trees a memo remembers, the latest
 
 

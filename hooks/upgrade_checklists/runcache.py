@@ -190,16 +190,19 @@ def load(cfg: Config, st: State) -> Outcome | None:
     return stored_outcome(cfg, data) if data is not None and data.get("key") == st.key else None
 
 
-def save(cfg: Config, st: State, outcome: Outcome) -> None:
-    """Store the outcome for this state (not when the state is racy)."""
+def save(cfg: Config, st: State, outcome: Outcome) -> object:
+    """Store the outcome for this state (not when the state is racy); the outcome as the
+    record holds it (plain data), None when it was not stored."""
     from upgrade_checklists.plain import PlainError, to_plain
 
     if st.racy:
-        return
+        return None
     try:
-        write_record(cfg, FILE, {"key": st.key, "outcome": to_plain(outcome)})
+        plain = to_plain(outcome)
     except PlainError:
-        pass
+        return None
+    write_record(cfg, FILE, {"key": st.key, "outcome": plain})
+    return plain
 
 
 def outcome_of(result) -> Outcome:
