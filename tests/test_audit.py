@@ -520,7 +520,7 @@ def test_fetch_error_names_the_whole_command_and_pips_first_error_line(tmp_path:
     )
     with pytest.raises(FetchError) as exc:
         _run([sys.executable, str(fake_pip), "download", "--no-deps", "fakepkg==9"], timeout=60)
-    assert str(exc.value) == (f"`python3 {fake_pip} download --no-deps fakepkg==9` failed: "
+    assert str(exc.value) == (f"`python3 -I {fake_pip} download --no-deps fakepkg==9` failed: "
                               "ERROR: Could not find a version that satisfies fakepkg==9")
 
 
@@ -529,9 +529,9 @@ def test_fetch_error_without_an_error_line_gives_the_last_line_or_the_exit_code(
 
     from upgrade_checklists.fetch import FetchError, _run
 
-    with pytest.raises(FetchError, match=r"^`python3 -c 'print\(1\); print\(2\); exit\(3\)'` failed: 2$"):
+    with pytest.raises(FetchError, match=r"^`python3 -I -c 'print\(1\); print\(2\); exit\(3\)'` failed: 2$"):
         _run([sys.executable, "-c", "print(1); print(2); exit(3)"], timeout=60)
-    with pytest.raises(FetchError, match=r"^`python3 -c 'exit\(4\)'` failed: exit 4$"):
+    with pytest.raises(FetchError, match=r"^`python3 -I -c 'exit\(4\)'` failed: exit 4$"):
         _run([sys.executable, "-c", "exit(4)"], timeout=60)
 
 

@@ -14,7 +14,12 @@ Nothing from upstream runs:
   path or template a ``.gitattributes`` of the fetched repository could invoke),
   no hooks (``core.hooksPath=/dev/null``, an empty template), no LFS smudge, no
   submodules, symlinks checked out as plain files, and only the https/http/ssh/file
-  transports.
+  transports; and with none of the caller's git variables (a git hook in a linked
+  worktree exports ``GIT_DIR`` and ``GIT_INDEX_FILE``: inherited, they would point the
+  clone at the user's repository), in an empty folder that is also its ``HOME``;
+- pip runs isolated (``python -I``, no ``PYTHON*`` variable, an empty working folder):
+  a ``pip/`` package or a ``sitecustomize.py`` in the repository is never imported.
+  Both through ``proc.py``, as every command the tool runs.
 
 Every value that reaches a command is validated first; commands get argument
 lists, never a shell; git never prompts; every command has a timeout. A lock
@@ -35,6 +40,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
+from upgrade_checklists import proc
 from upgrade_checklists.archives import ArchiveError, unpack
 from upgrade_checklists.versions import VersionError, check_git_url, check_version
 
@@ -82,13 +88,15 @@ def git_url(template: str, github: str) -> str:
     return url
 
 
-def _run(cmd: list[str], timeout: int, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "", "PIP_NO_INPUT": "1",
-           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_LFS_SKIP_SMUDGE": "1", "GIT_CONFIG_COUNT": str(len(_GIT_SAFE))}
-    for i, (key, value) in enumerate(_GIT_SAFE.items()):
-        env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
+def _run(cmd: list[str], timeout: int) -> subprocess.CompletedProcess:
+    """A git command on an upstream, or this interpreter (pip), isolated (``proc``); a failure is a FetchError."""
+    kind = proc.GIT_UPSTREAM if cmd[:1] == ["git"] else proc.PYTHON
+    cmd = proc.command(cmd, kind)
+    extra = {"GIT_CONFIG_COUNT": str(len(_GIT_SAFE))} if kind == proc.GIT_UPSTREAM else {}
+    for i, (key, value) in enumerate(_GIT_SAFE.items() if kind == proc.GIT_UPSTREAM else ()):
+        extra[f"GIT_CONFIG_KEY_{i}"], extra[f"GIT_CONFIG_VALUE_{i}"] = key, value
     try:
-        r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        r = proc.run(cmd, kind=kind, timeout=timeout, text=True, extra_env=extra)
     except subprocess.TimeoutExpired:
         raise FetchError(f"`{_shown(cmd)}` timed out after {timeout}s") from None
     except OSError as exc:
@@ -207,7 +215,7 @@ def fetch_index(package: str, version: str, *, cache_dir: Path, timeout: int = 6
 
     def download(work: Path, src: Path) -> str:
         dl = work / "dl"
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "--quiet",
+        cmd = [*proc.python_command("-m", "pip"), "download", "--no-deps", "--disable-pip-version-check", "--quiet",
                "--only-binary", ":all:", "-d", str(dl), f"{package}=={version}"]
         try:
             _run(cmd, timeout)
