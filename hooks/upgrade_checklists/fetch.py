@@ -67,6 +67,37 @@ def default_cache_dir() -> Path:
     return Path(base) / "upgrade-checklists"
 
 
+def audit_cache_dir(cache_dir: Path | None, repository: Path) -> Path:
+    """Where the audit keeps fetched sources and model records (``cache_dir``, else the
+    per-user cache), resolved; refused when that is inside the repository (its root, or the
+    git work tree holding it). What is there is trusted -- a tree marked complete is not
+    fetched again, a model record is not checked against the source -- and a folder in the
+    checkout holds what the branch under review committed: a forged tree of the new
+    version, or a forged record (its key is computable by anyone), would make a breaking
+    upgrade pass. Records are not bound to the machine instead (as the scan cache's
+    entries are, to each file's inode and change time): a CI cache restored on another
+    runner is legitimately the same cache."""
+    chosen = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    real = Path(os.path.realpath(os.path.abspath(chosen)))
+    for top in _repository_tops(repository):
+        if real == top or top in real.parents:
+            raise FetchError(f"the audit cache {chosen} is inside the repository ({top}): a branch could commit "
+                             "forged sources or records there; use a folder outside the checkout (--cache-dir, XDG_CACHE_HOME)")
+    return real
+
+
+def _repository_tops(repository: Path) -> list[Path]:
+    """The repository's root, and the top of the git work tree that holds it (when another)."""
+    root = Path(os.path.realpath(repository))
+    tops = [root]
+    for d in (root, *root.parents):
+        if os.path.lexists(d / ".git"):
+            if d != root:
+                tops.append(d)
+            break
+    return tops
+
+
 def git_ref(branch_template: str, version: str) -> str:
     check_version(version)
     if not isinstance(branch_template, str) or "${VERSION}" not in branch_template:
