@@ -47,7 +47,6 @@ from upgrade_checklists.versions import VersionError, check_git_url, check_versi
 _GITHUB_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9_.][A-Za-z0-9_.-]*$")
 _REF_RE = re.compile(r"^[A-Za-z0-9._/+-]+$")
 _PACKAGE_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
-_MARK = ".upgrade-checklists-complete"
 #: git configuration that keeps a fetched repository from running anything (given to every git
 #: command through GIT_CONFIG_COUNT/KEY/VALUE, so commands stay short in messages)
 _GIT_SAFE = {
@@ -142,32 +141,53 @@ def _shown(cmd: list[str]) -> str:
     return shlex.join(["python3" if c == sys.executable else c for c in cmd])
 
 
-def _first_error(output: str) -> str:
-    """The first line that states the error (pip's ``ERROR:``, git's ``fatal:``), else the last line."""
+def _first_error(output: str, limit: int = 500) -> str:
+    """The first line that states the error (pip's ``ERROR:``, git's ``fatal:``), else the last
+    line; cut at ``limit`` characters, control characters escaped (a server's message or a
+    name from upstream may hold terminal escapes)."""
     lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
-    for line in lines:
-        if re.match(r"^(ERROR|error|fatal):", line):
-            return line
-    return lines[-1] if lines else ""
+    found = next((line for line in lines if re.match(r"^(ERROR|error|fatal):", line)), lines[-1] if lines else "")
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in found[:limit])
+    return shown + ("..." if len(found) > limit else "")
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text)
 
 
+def _mark(dest: Path) -> Path:
+    """The file that says ``dest`` is complete, and what it was fetched from: beside ``dest``,
+    never in it (nothing upstream can name it), and under a name no other entry of the
+    folder can have (``@`` starts no destination, lock or work folder)."""
+    return dest.parent / f"@{dest.name}.complete"
+
+
+def _complete(dest: Path) -> bool:
+    return _mark(dest).is_file() and dest.is_dir()
+
+
+def fetched_from(dest: Path) -> str | None:
+    """What the cached source ``dest`` was fetched from (as :func:`_cached` recorded it), or None."""
+    try:
+        return _mark(dest).read_text(encoding="utf-8").strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def _cached(dest: Path, produce: Callable[[Path, Path], str], timeout: int = 600) -> Path:
     """``dest`` if a complete copy is there; else ``produce(work, src)`` fills ``src`` (and
-    returns what to record of it), and ``src`` is renamed into place: never half-written.
-    A lock next to ``dest`` makes concurrent audits fetch once and share the result; the
-    work directories of fetches into ``dest`` that were killed are removed under it."""
-    if (dest / _MARK).is_file():
+    returns what to record of it), and ``src`` is renamed into place, then marked complete:
+    never half-written. A lock next to ``dest`` makes concurrent audits fetch once and share
+    the result; the work directories of fetches into ``dest`` that were killed are removed
+    under it."""
+    if _complete(dest):
         return dest
     from filelock import FileLock, Timeout  # a fetch to make: a warm audit never locks
 
     dest.parent.mkdir(parents=True, exist_ok=True)
     try:
         with FileLock(str(dest.parent / f".{dest.name}.lock"), timeout=timeout + 60):
-            if (dest / _MARK).is_file():  # another audit fetched it while we waited
+            if _complete(dest):  # another audit fetched it while we waited
                 return dest
             prefix = f".fetch-{dest.name}@"  # `@` is in no slug (and needs no shell quoting): dest's alone
             for left in dest.parent.iterdir():  # we hold dest's lock: these fetches were killed
@@ -177,10 +197,14 @@ def _cached(dest: Path, produce: Callable[[Path, Path], str], timeout: int = 600
             try:
                 src = work / "src"
                 mark = produce(work, src)
-                (src / _MARK).write_text(mark + "\n")
-                if dest.exists():
+                (work / "mark").write_text(mark + "\n", encoding="utf-8")
+                _mark(dest).unlink(missing_ok=True)  # a crash from here on leaves dest unmarked: fetched again
+                if dest.is_dir() and not dest.is_symlink():
                     shutil.rmtree(dest)
+                elif os.path.lexists(dest):
+                    dest.unlink()
                 os.replace(src, dest)
+                os.replace(work / "mark", _mark(dest))
             finally:
                 shutil.rmtree(work, ignore_errors=True)
     except Timeout:
