@@ -389,7 +389,7 @@ def test_every_variable_git_calls_local_is_dropped(tmp_path: Path) -> None:
     """What ``git rev-parse --local-env-vars`` lists never reaches a command on an upstream; on
     the user's repository only the configuration ones stay (the user's ``git -c``, meant for
     this repository), and ``GIT_INDEX_FILE`` under the condition tested below."""
-    from upgrade_checklists import proc
+    from upgrade_checklists.core import proc
 
     listed = subprocess.run(["git", "rev-parse", "--local-env-vars"], capture_output=True, text=True, check=True).stdout.split()
     assert "GIT_DIR" in listed and "GIT_INDEX_FILE" in listed
@@ -415,7 +415,7 @@ def test_a_temporary_index_is_kept_only_in_the_repositorys_git_folder(tmp_path: 
     """``git commit -- path`` runs the hook with ``GIT_INDEX_FILE`` naming a temporary index in
     the repository's git folder (a linked worktree's own folder, for one): kept, so the check
     sees what is committed. An index anywhere else (another repository's) is dropped."""
-    from upgrade_checklists import proc
+    from upgrade_checklists.core import proc
 
     main = tmp_path / "main"
     main.mkdir()
@@ -439,7 +439,7 @@ def test_a_temporary_index_is_kept_only_in_the_repositorys_git_folder(tmp_path: 
 
 
 def test_helper_interpreters_run_isolated(tmp_path: Path, monkeypatch) -> None:
-    from upgrade_checklists import proc
+    from upgrade_checklists.core import proc
 
     assert proc.command([sys.executable, "-m", "pip"], proc.PYTHON) == [sys.executable, "-I", "-m", "pip"]
     assert proc.python_command("-m", "pip") == [sys.executable, "-I", "-m", "pip"]
