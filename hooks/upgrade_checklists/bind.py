@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from upgrade_checklists.annotations import short
-from upgrade_checklists.api import Api, Signature, Unresolved, UpstreamModel
+from upgrade_checklists.api import Api, Param, Signature, Unresolved, UpstreamModel
 from upgrade_checklists.calls import Call
-from upgrade_checklists.uses import ATTRIBUTE, CALL, IMPORT, MEMBER, PATCH, RESULT, Use
+from upgrade_checklists.uses import ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, Use
 
 Problem = tuple[str, str, str, str]
 
@@ -169,6 +169,7 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         MEMBER: lambda u: _bind_member(u, old, new, version, patched),
         PATCH: lambda u: _bind_patch(u, old, new, version),
         ATTRIBUTE: lambda u: _bind_attribute(u, new, version),
+        OVERRIDE: lambda u: _bind_override(u, old, new, version),
     }
     for u in uses:
         try:
@@ -355,3 +356,155 @@ def _difference(theirs: list[tuple[str, str]], mine: list[tuple[str, str]]) -> s
         return f"only {side} has {', '.join(f'`{x}`' for x in extra)}"
     kinds = [n for (n, k), (_, k2) in zip(theirs, mine) if k != k2]
     return f"kinds differ for {', '.join(f'`{x}`' for x in kinds)}"
+
+
+# -- overrides -------------------------------------------------------------------------------
+
+
+def override_signature(u: Use) -> Signature:
+    """The signature of a project override (an OVERRIDE use), ``self`` left out."""
+    return Signature([Param(n, k, "..." if n in u.defaults else None) for n, k in u.params], None)
+
+
+def _spelled(params) -> str:
+    return ", ".join(_spell(p.name, p.kind) for p in params)
+
+
+def cannot_accept(base: Signature, mine: Signature) -> list[tuple[str, bool, bool, str]]:
+    """How a call the base method accepts can fail on the override: ``(parameter, the base
+    requires it, only by keyword, why)`` per gap. A base parameter the override cannot take
+    (at its position, or by its name), a base ``*args`` / ``**kwargs`` the override lacks, and
+    a parameter the override requires that the base's callers need not pass."""
+    out: list[tuple[str, bool, bool, str]] = []
+    mpos, mnamed = mine.positional(), mine.named()
+    seen: set[str] = set()
+    for i, p in enumerate(base.positional()):
+        if i >= len(mpos) and not mine.var_args:
+            seen.add(p.name)
+            out.append((p.name, p.required, False, f"the base takes `{p.name}` as positional argument {i + 1}; "
+                        f"the override takes {len(mpos)} positional argument(s) and no `*args`"))
+    for p in base.params:
+        if p.name in seen or p.kind not in ("positional or keyword", "keyword-only"):
+            continue
+        q = mnamed.get(p.name)
+        if (q is None or q.kind == "positional-only") and not mine.var_kwargs:
+            positional_ok = p.kind == "positional or keyword"
+            out.append((p.name, p.required, positional_ok, f"the base takes `{p.name}` by keyword; the override has no "
+                        f"parameter `{p.name}` and no `**kwargs`"))
+    for kind, has in (("variadic positional", mine.var_args), ("variadic keyword", mine.var_kwargs)):
+        theirs = next((p for p in base.params if p.kind == kind), None)
+        if theirs is not None and not has:
+            out.append((_spell(theirs.name, kind), False, False, f"the base takes `{_spell(theirs.name, kind)}`; the override does not"))
+    bpos, bnamed = base.positional(), base.named()
+    for i, q in enumerate(mine.params):
+        if not q.required:
+            continue
+        at = mpos.index(q) if q in mpos else None
+        by_name = bnamed.get(q.name)
+        if by_name is not None and by_name.kind != "positional-only":
+            if not by_name.required:
+                out.append((q.name, False, False, f"the override requires `{q.name}`, which the base makes optional"))
+            continue
+        if at is not None and at < len(bpos):
+            if not bpos[at].required:
+                out.append((q.name, False, False, f"the override requires `{q.name}` (position {at + 1}), which the base makes optional"))
+            continue
+        if base.var_args and at is not None or base.var_kwargs and q.kind != "positional-only":
+            continue  # the base's callers may pass it through ``*args`` / ``**kwargs``
+        out.append((q.name, True, False, f"the override requires `{q.name}`, which the base does not take"))
+    return out
+
+
+def call_fails(call: dict, mine: Signature) -> list[str]:
+    """Why an upstream call (``api.self_calls_in``) cannot bind to the override (empty: it binds)."""
+    why = []
+    mpos, mnamed = mine.positional(), mine.named()
+    if call["positional"] > len(mpos) and not mine.var_args:
+        why.append(f"{call['positional']} positional argument(s), the override takes {len(mpos)}")
+    filled = {p.name for p in mpos[: call["positional"]]}
+    for kw in call["keywords"]:
+        q = mnamed.get(kw)
+        if q is None or q.kind == "positional-only":
+            if not mine.var_kwargs:
+                why.append(f"keyword `{kw}`, which the override does not take")
+        elif kw in filled:
+            why.append(f"`{kw}` twice (by position and by keyword)")
+    if not (call["star_args"] or call["star_kwargs"]):
+        passed = filled | set(call["keywords"])
+        missing = [p.name for p in mine.params if p.required and p.name not in passed]
+        if missing:
+            why.append("no " + ", ".join(f"`{m}`" for m in missing) + ", which the override requires")
+    return why
+
+
+def _shape(call: dict) -> str:
+    args = ["…"] * call["positional"] + [f"{k}=…" for k in call["keywords"]]
+    args += ["*…"] if call["star_args"] else []
+    args += ["**…"] if call["star_kwargs"] else []
+    return ", ".join(args)
+
+
+def _self_calls(model, cls: Api | None, name: str) -> list[dict]:
+    if model is None or cls is None or cls.kind != "class":
+        return []
+    try:
+        return model.self_calls(cls, name)
+    except Unresolved:
+        return []
+
+
+def _bind_override(u: Use, old, new, version) -> Bound:
+    """A method a project subclass defines over an upstream base's method: it must take what the
+    base takes at the new version, and every call upstream makes of it on ``self``."""
+    cls_new, cls_old = _lookup(new, u.target), _lookup(old, u.target)
+    b = Bound(u, None, None)
+    if cls_new is None or cls_new.kind != "class":
+        return b
+    m_new = _member(new, cls_new, u.member)
+    m_old = _member(old, cls_old, u.member) if cls_old is not None and cls_old.kind == "class" else None
+    b.new, b.old = (m_new.path if m_new else None), (m_old.path if m_old else None)
+    mine = override_signature(u)
+    name = f"{u.via.split('`')[1]}.{u.member}" if "`" in u.via else u.member
+    shown = f"`{name}({_spelled(mine.params)})`"
+    if m_new is None:
+        if m_old is not None and m_old.kind == "function":
+            b.problems.append(("OVERRIDE_MISMATCH", "warning", u.member, f"{shown} overrides `{m_old.path}`, which is gone at "
+                               f"{version}: upstream no longer calls it"))
+        return b
+    if m_new.kind != "function" or m_new.signature is None:
+        return b
+    b.signature = True
+    calls_new = _self_calls(new, cls_new, u.member)
+    old_fails = set()
+    if m_old is not None:
+        for c in _self_calls(old, cls_old, u.member):
+            if call_fails(c, mine):
+                old_fails.add((c["caller"], _shape(c)))
+    named: set[str] = set()
+    for c in calls_new:
+        why = call_fails(c, mine)
+        if not why:
+            continue
+        before = (c["caller"], _shape(c)) in old_fails
+        named |= set(c["keywords"]) | {p.name for p in m_new.signature.positional()[: c["positional"]]}  # said here
+        b.problems.append(("OVERRIDE_MISMATCH", "warning" if before else "error", u.member,
+                           f"upstream `{c['caller']}` ({c['file']}:{c['line']}) calls `self.{u.member}({_shape(c)})` at {version}; "
+                           f"the override {shown} cannot take it: " + "; ".join(why)
+                           + (" (so did the old version: not a change of this upgrade)" if before else "")))
+    old_gaps = ({g[0] for g in cannot_accept(m_old.signature, mine)}
+                if m_old is not None and m_old.kind == "function" and m_old.signature is not None else None)
+    calls_bind = bool(calls_new) and not any(p[1] == "error" for p in b.problems)
+    base = f"`{m_new.path}({_spelled(m_new.signature.params)})`"
+    for param, required, by_keyword_only, why in cannot_accept(m_new.signature, mine):
+        if param in named:
+            continue  # said with the upstream call that passes it
+        if old_gaps is not None and param in old_gaps:
+            sev, tail = "info", " (so did the old version's base: not a change of this upgrade)"
+        elif required and not (by_keyword_only and calls_bind):
+            sev, tail = ("error" if old is not None else "warning"), ""  # no old version: binding only
+        else:
+            sev = "warning"
+            tail = " (upstream's own calls of it bind)" if calls_bind else ""
+        b.problems.append(("OVERRIDE_MISMATCH", sev, param, f"{base} at {version}: the override {shown} cannot accept what "
+                           f"the base accepts: {why}{tail}"))
+    return b

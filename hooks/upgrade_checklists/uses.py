@@ -15,7 +15,13 @@ A use is reached through a file's imports of the package (any alias):
   a class, and ``self.…`` in a function patched onto the class;
 - ``attribute``: a ``pkg.name`` read (a name a module ``__getattr__`` may serve with a warning);
 - ``patch``: a function assigned onto an upstream class (``Cls.m = f``,
-  ``setattr(Cls, "m", f)``), with its parameters.
+  ``setattr(Cls, "m", f)``), with its parameters;
+- ``override``: a method a project subclass of an upstream class defines (``def m``),
+  with its parameters (``self`` left out) and which of them have defaults: ``bind.py``
+  checks it against the upstream base's ``m`` and against upstream's own ``self.m(...)``
+  calls (constructors, ``__init__`` / ``__new__`` / ``__init_subclass__``, are not
+  overrides in that sense: upstream calls them through the class, with the project's
+  own arguments).
 
 Nothing here knows the upstream source: ``bind.py`` binds the uses to it.
 """
@@ -32,6 +38,11 @@ from upgrade_checklists.guards import catches_import_error
 from upgrade_checklists.values import assignments_onto
 
 IMPORT, CALL, RESULT, MEMBER, PATCH, ATTRIBUTE = "import", "call", "result", "member", "patch", "attribute"
+OVERRIDE = "override"
+#: methods whose override is not checked against the base: constructors (upstream calls them through the class)
+_NOT_OVERRIDES = frozenset({"__init__", "__new__", "__init_subclass__", "__class_getitem__"})
+#: decorators that make a ``def`` something other than a plain method
+_NOT_METHODS = frozenset({"property", "cached_property", "setter", "getter", "deleter", "overload", "abstractproperty"})
 
 _PARAM_KINDS = ("positional-only", "positional or keyword", "variadic positional", "keyword-only", "variadic keyword")
 
@@ -54,6 +65,7 @@ class Use:
     function_file: str = ""  # PATCH: ... and in which file
     guarded: bool = False  # PATCH: under a ``hasattr(Cls, "m")`` test (applied only where upstream lacks it)
     guard_line: int | None = None  # PATCH and its MEMBER uses: the ``if`` around the assignment
+    defaults: tuple[str, ...] = ()  # OVERRIDE: the parameters with a default (``params`` leaves ``self`` out)
 
 
 def module_name(rel: str) -> str:
@@ -467,6 +479,9 @@ class _Project:
             for fn in self.node(cls).body:
                 if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     out += _self_uses(cls.file, text, fn, base, f"subclass `{short}`", own, parents_own)
+                    over = _override(cls.file, fn, base, short)
+                    if over is not None:
+                        out.append(over)
                     if fn.name == "__init__" and fn.args.kwarg and _forwards(fn, fn.args.kwarg.arg):
                         mine = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
                         forwards[name] = (base, mine, fn.args.kwarg.arg)
@@ -526,6 +541,27 @@ class _Project:
                         if mc.api not in own:
                             out.append(Use(rel, mc.line, MEMBER, base, mc.api, call=mc, via=f"a `{short}` instance"))
         return out
+
+
+def _override(rel: str, fn, base: str, short: str) -> Use | None:
+    """The ``def`` of a method in project class ``short`` (subclassing ``base``) as an OVERRIDE use."""
+    if fn.name in _NOT_OVERRIDES:
+        return None
+    decorators = {_decorator(d) for d in fn.decorator_list}
+    if decorators & _NOT_METHODS:
+        return None
+    params = _params(fn)
+    if "staticmethod" not in decorators:
+        if not params or params[0][1] not in _PARAM_KINDS[:2]:
+            return None  # no ``self`` to bind the instance to: not a method we can read
+        params = params[1:]
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    with_default = {p.arg for p in positional[len(positional) - len(a.defaults):]} if a.defaults else set()
+    with_default |= {p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
+    return Use(rel, fn.lineno, OVERRIDE, base, fn.name, via=f"subclass `{short}`", params=params,
+               function_line=fn.lineno, function_file=rel,
+               defaults=tuple(n for n, _k in params if n in with_default))
 
 
 def _runtime_aliases(body: list[ast.stmt]):

@@ -1,0 +1,345 @@
+"""Overrides: a project class subclassing an upstream class defines a method the upstream
+base also defines. Upstream calls it on ``self`` from its own methods, so the override must
+take what the base takes at the new version, and every call upstream makes of it.
+
+The fixture upstream ``fakepkg-cmd`` is a small command framework (a local git repository
+with two tagged releases); between them, ``Command.render`` gains a required ``ctx`` that
+``Command.run`` now passes, ``Command.handle`` is called by keyword where it was called by
+position, ``Command.parse`` gains an optional ``strict`` nobody passes, and the
+``before`` hook disappears."""
+
+from __future__ import annotations
+
+import ast
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import Repo, git
+from upstream import make_repo
+from upgrade_checklists.api import Param, Signature, UpstreamModel, self_calls_in
+from upgrade_checklists.bind import call_fails, cannot_accept, override_signature
+from upgrade_checklists.uses import OVERRIDE, find_uses
+
+CMD_V1 = {
+    "fakepkg/cmd/__init__.py": "from fakepkg.cmd.base import Command, Context\n",
+    "fakepkg/cmd/base.py": '''
+        class Context:
+            pass
+
+
+        class Command:
+            def __init__(self, name):
+                self.name = name
+
+            def render(self):
+                return self.name
+
+            def parse(self, argv):
+                return argv
+
+            def handle(self, ctx, value):
+                return value
+
+            def before(self):
+                return None
+
+            def close(self, force=False):
+                return force
+
+            def describe(self):
+                return self.name
+
+            def run(self, argv):
+                ctx = Context()
+                self.before()
+                self.render()
+                self.parse(argv)
+                self.close()
+                return self.handle(ctx, 1)
+        ''',
+}
+
+CMD_V2 = {
+    **CMD_V1,
+    "fakepkg/cmd/base.py": '''
+        class Context:
+            pass
+
+
+        class Command:
+            def __init__(self, name):
+                self.name = name
+
+            def render(self, ctx):
+                return self.name
+
+            def parse(self, argv, strict=False):
+                return argv
+
+            def handle(self, ctx, value):
+                return value
+
+            def close(self, force=False):
+                return force
+
+            def describe(self):
+                return self.name
+
+            def run(self, argv):
+                ctx = Context()
+                self.render(ctx)
+                self.parse(argv)
+                self.close(force=True)
+                return self.handle(ctx, value=1)
+        ''',
+}
+
+APP_PY = '''\
+from fakepkg.cmd import Command
+
+
+class Greet(Command):
+    def render(self):
+        return "hi"
+
+    def parse(self, argv):
+        return argv[1:]
+
+    def handle(self, context, val):
+        return val
+
+    def before(self):
+        return None
+
+    def close(self, **kwargs):
+        return True
+
+    def describe(self, verbose):
+        return verbose
+
+    def __call__(self, *args, **kwargs):
+        return self.run(list(args))
+
+    def extra(self):
+        return 0
+'''
+
+CHECKLIST = (
+    "---\npackage: fakepkg-cmd\ngithub: example/fakepkg-cmd\nbranch_template: v${VERSION}\n"
+    "upstream_paths:\n  - fakepkg/cmd/\nimport_names:\n  - fakepkg.cmd\n---\n\n"
+    "## Affected Files\n\n### Primary\n\n| File | Imports / Usage |\n| --- | --- |\n"
+    "| `app/greet.py` | `Command` |\n\n"
+    "### Secondary\n\n_None._\n\n### Tertiary\n\n_None._\n\n## API Usage Catalog\n\n_None._\n\n"
+    "## Version-Guarded Code\n\n_None._\n"
+)
+
+
+def pyproject(upstreams: Path, version: str) -> str:
+    return f'''\
+[project]
+name = "app"
+version = "0"
+dependencies = ["fakepkg-cmd=={version}"]
+
+[tool.upgrade-checklists]
+roots = ["app"]
+git_url = "file://{upstreams}/{{github}}"
+
+[tool.upgrade-checklists.tiers]
+primary = ["app/"]
+'''
+
+
+@pytest.fixture(scope="module")
+def upstreams(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("cmd-upstream")
+    make_repo(base / "example" / "fakepkg-cmd", "fakepkg-cmd", [("1.0.0", CMD_V1), ("2.0.0", CMD_V2)])
+    return base
+
+
+@pytest.fixture
+def project(tmp_path: Path, capsys, upstreams: Path) -> Repo:
+    r = Repo(tmp_path / "project", capsys)
+    r.path.mkdir()
+    git(r.path, "init", "-q", "-b", "main")
+    for rel, text in {"app/__init__.py": "", "app/greet.py": APP_PY, "checklists/fakepkg-cmd.md": CHECKLIST,
+                      "pyproject.toml": pyproject(upstreams, "1.0.0"), ".gitignore": "upgrade-summary.md\n"}.items():
+        r.write(rel, text)
+    r.commit("initial")
+    r.cache = tmp_path / "cache"
+    return r
+
+
+def findings(run) -> dict[tuple[str, str], list[str]]:
+    """file:line -> the OVERRIDE_MISMATCH messages there (without the checklist reference)."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for line in run.lines:
+        if ": OVERRIDE_MISMATCH " not in line:
+            continue
+        where, msg = line.split(": OVERRIDE_MISMATCH ", 1)
+        out.setdefault(where.removesuffix(":1"), []).append(msg.rsplit(" (checklists/", 1)[0])
+    return out
+
+
+def test_overrides_are_checked_against_the_new_base_and_upstreams_calls(project: Repo, upstreams: Path) -> None:
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    assert r.code == 1
+    got = findings(r)
+    # render(self): upstream's run() now passes ctx; the error names the upstream caller and its line
+    assert got["app/greet.py:5"] == [
+        "upstream `Command.run` (fakepkg/cmd/base.py:26) calls `self.render(…)` at 2.0.0; the override "
+        "`Greet.render()` cannot take it: 1 positional argument(s), the override takes 0"]
+    # parse(self, argv): the base's new optional `strict` is a warning (no upstream call passes it)
+    assert got["app/greet.py:8"] == [
+        "[warning] `fakepkg.cmd.base.Command.parse(argv, strict)` at 2.0.0: the override `Greet.parse(argv)` cannot "
+        "accept what the base accepts: the base takes `strict` as positional argument 2; the override takes 1 "
+        "positional argument(s) and no `*args` (upstream's own calls of it bind)"]
+    # handle(self, context, val): called by position at 1.0.0 (it bound), by keyword `value` at 2.0.0
+    # (the names differed at the old version already, but upstream passed both by position then)
+    assert got["app/greet.py:11"] == [
+        "upstream `Command.run` (fakepkg/cmd/base.py:29) calls `self.handle(…, value=…)` at 2.0.0; the override "
+        "`Greet.handle(context, val)` cannot take it: keyword `value`, which the override does not take; "
+        "no `val`, which the override requires"]
+    # before(self): the hook is gone upstream; nothing calls the override any more
+    assert got["app/greet.py:14"] == [
+        "[warning] `Greet.before()` overrides `fakepkg.cmd.base.Command.before`, which is gone at 2.0.0: upstream no longer calls it"]
+    # __call__ and extra are not upstream's; close(**kwargs) cannot take `force` by position and describe
+    # requires `verbose`, at both versions alike: info, not a change of this upgrade
+    assert "app/greet.py:23" not in got and "app/greet.py:26" not in got
+    for line in ("app/greet.py:17", "app/greet.py:20"):
+        assert got[line] and all(m.startswith("[info] ") and m.endswith("not a change of this upgrade)") for m in got[line])
+    errors = sorted(w for w, ms in got.items() if any(not m.startswith("[") for m in ms))
+    assert errors == ["app/greet.py:11", "app/greet.py:5"]
+    summary = project.read("upgrade-summary.md")
+    assert "OVERRIDE_MISMATCH: upstream `Command.run` (fakepkg/cmd/base.py:26)" in summary
+
+
+def test_an_unchanged_upstream_leaves_overrides_alone(project: Repo) -> None:
+    r = project.run("audit", "--cache-dir", str(project.cache))
+    assert r.code == 0
+    assert not [line for line in r.lines if "OVERRIDE_MISMATCH" in line and "[info]" not in line and "[warning]" not in line]
+
+
+def test_upstream_calls_are_cached_with_the_model(project: Repo, upstreams: Path) -> None:
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    first = findings(project.run("audit", "--cache-dir", str(project.cache), "-v"))
+    records = [json.loads(p.read_text()) for p in (project.cache / "models" / "v1").glob("*.json")]
+    asked = [k for rec in records for table in rec.get("tables", {}).values() for k in table if k.startswith('["self_calls"')]
+    assert '["self_calls", "fakepkg.cmd.base.Command", "class", "render"]' in asked
+    # a warm audit answers from the record: same findings
+    assert findings(project.run("audit", "--cache-dir", str(project.cache), "-v")) == first
+
+
+def test_override_uses_leave_constructors_and_properties_out() -> None:
+    src = textwrap.dedent('''
+        from pkg import Base
+
+        class Mine(Base):
+            def __init__(self, a):
+                super().__init__()
+
+            @property
+            def size(self):
+                return 1
+
+            @staticmethod
+            def make(x, y=1, *, z):
+                return x
+
+            @classmethod
+            def build(cls, spec, **kw):
+                return cls()
+
+            def __len__(self):
+                return 0
+        ''')
+    uses = [u for u in find_uses({"m.py": (src, ast.parse(src))}, ["pkg"]) if u.kind == OVERRIDE]
+    got = [(u.line, u.member, u.params, u.defaults) for u in uses]
+    assert got == [
+        (13, "make", (("x", "positional or keyword"), ("y", "positional or keyword"), ("z", "keyword-only")), ("y",)),
+        (17, "build", (("spec", "positional or keyword"), ("kw", "variadic keyword")), ()),
+        (20, "__len__", (), ()),
+    ]
+
+
+PK, KW, VA, VK, PO = "positional or keyword", "keyword-only", "variadic positional", "variadic keyword", "positional-only"
+
+
+def sig(*params) -> Signature:
+    return Signature([Param(n, k, d) for n, k, d in params], None)
+
+
+def test_what_an_override_cannot_accept() -> None:
+    base = sig(("a", PK, None), ("b", PK, "1"), ("c", KW, None))
+    # the same parameters: nothing
+    assert cannot_accept(base, base) == []
+    # *args, **kwargs take everything the base takes
+    assert cannot_accept(base, sig(("args", VA, None), ("kwargs", VK, None))) == []
+    # a parameter missing: `b` cannot be passed at position 2, nor by keyword (optional in the base)
+    gaps = cannot_accept(base, sig(("a", PK, None), ("c", KW, None)))
+    assert [(p, req) for p, req, _kw, _why in gaps] == [("b", False)]
+    # a name differing at the same position: only callers passing it by keyword fail
+    gaps = cannot_accept(base, sig(("x", PK, None), ("b", PK, "1"), ("c", KW, None)))
+    assert [(p, req, kw) for p, req, kw, _why in gaps] == [("a", True, True)]
+    # a parameter the override requires that the base makes optional, or does not have
+    gaps = cannot_accept(base, sig(("a", PK, None), ("b", PK, None), ("c", KW, None), ("d", KW, None)))
+    assert [(p, req) for p, req, _kw, _why in gaps] == [("b", False), ("d", True)]
+    # ... unless the base's callers may pass it through its **kwargs
+    assert cannot_accept(sig(("a", PK, None), ("kw", VK, None)), sig(("a", PK, None), ("d", KW, None), ("kw", VK, None))) == []
+
+
+def test_an_upstream_call_binds_or_says_why_not() -> None:
+    mine = sig(("ctx", PK, None), ("flag", KW, "False"))
+    call = {"positional": 1, "keywords": [], "star_args": False, "star_kwargs": False}
+    assert call_fails(call, mine) == []
+    assert call_fails({**call, "positional": 2}, mine) == ["2 positional argument(s), the override takes 1"]
+    assert call_fails({**call, "keywords": ["ctx"]}, mine) == ["`ctx` twice (by position and by keyword)"]
+    assert call_fails({**call, "positional": 0, "keywords": ["flag"]}, mine) == ["no `ctx`, which the override requires"]
+    assert call_fails({**call, "positional": 0, "star_args": True}, mine) == []  # what *args holds is not known
+
+
+def test_upstream_self_calls_are_found_in_the_class_and_its_bases(tmp_path: Path) -> None:
+    root = tmp_path / "src"
+    (root / "up").mkdir(parents=True)
+    (root / "up/__init__.py").write_text(textwrap.dedent('''
+        def deco(cls):
+            return cls
+
+
+        class Root:
+            def go(self):
+                self.step(1, mode="x")
+                other.step(2)
+
+
+        @deco
+        class Mid(Root):
+            def again(me):
+                def inner():
+                    return me.step(*[1])
+                return inner
+
+            @staticmethod
+            def s(self):
+                self.step()
+        '''))
+    m = UpstreamModel([root], ["up"])
+    calls = m.self_calls(m.lookup("up.Mid"), "step")
+    assert sorted((c["file"], c["line"], c["caller"], c["positional"], c["keywords"], c["star_args"]) for c in calls) == [
+        ("up/__init__.py", 8, "Root.go", 1, ["mode"], False),
+        ("up/__init__.py", 16, "Mid.again", 0, [], True),
+    ]
+    node = ast.parse("class K:\n    def f(self):\n        self.g(**{})\n").body[0]
+    assert self_calls_in(node, "g", "k.py")[0]["star_kwargs"] is True
+
+
+def test_the_signature_of_an_override_keeps_its_defaults() -> None:
+    src = "from pkg import B\n\nclass C(B):\n    def m(self, a, b=1, *rest, c, d=2, **kw):\n        pass\n"
+    (u,) = [u for u in find_uses({"c.py": (src, ast.parse(src))}, ["pkg"]) if u.kind == OVERRIDE]
+    s = override_signature(u)
+    assert [(p.name, p.kind, p.required) for p in s.params] == [
+        ("a", PK, True), ("b", PK, False), ("rest", VA, False), ("c", KW, True), ("d", KW, False), ("kw", VK, False)]
