@@ -94,6 +94,9 @@ CMD_V2 = {
                 self.parse(argv)
                 self.close(force=True)
                 return self.handle(ctx, value=1)
+
+            def preview(self):
+                return self.render(Context())
         ''',
 }
 
@@ -190,9 +193,10 @@ def test_overrides_are_checked_against_the_new_base_and_upstreams_calls(project:
     assert r.code == 1
     got = findings(r)
     # render(self): upstream's run() now passes ctx; the error names the upstream caller and its line
+    # (one finding for the two upstream callers that pass it alike)
     assert got["app/greet.py:5"] == [
-        "upstream `Command.run` (fakepkg/cmd/base.py:26) calls `self.render(…)` at 2.0.0; the override "
-        "`Greet.render()` cannot take it: 1 positional argument(s), the override takes 0"]
+        "upstream `Command.run` (fakepkg/cmd/base.py:26), `Command.preview` (fakepkg/cmd/base.py:32) call "
+        "`self.render(…)` at 2.0.0; the override `Greet.render()` cannot take it: 1 positional argument(s), the override takes 0"]
     # parse(self, argv): the base's new optional `strict` is a warning (no upstream call passes it)
     assert got["app/greet.py:8"] == [
         "[warning] `fakepkg.cmd.base.Command.parse(argv, strict)` at 2.0.0: the override `Greet.parse(argv)` cannot "
@@ -214,8 +218,8 @@ def test_overrides_are_checked_against_the_new_base_and_upstreams_calls(project:
         assert got[line] and all(m.startswith("[info] ") and m.endswith("not a change of this upgrade)") for m in got[line])
     errors = sorted(w for w, ms in got.items() if any(not m.startswith("[") for m in ms))
     assert errors == ["app/greet.py:11", "app/greet.py:5"]
-    summary = project.read("upgrade-summary.md")
-    assert "OVERRIDE_MISMATCH: upstream `Command.run` (fakepkg/cmd/base.py:26)" in summary
+    summary = " ".join(project.read("upgrade-summary.md").split())  # as wrapped at 88 columns
+    assert "OVERRIDE_MISMATCH: upstream `Command.run` (fakepkg/cmd/base.py:26), `Command.preview`" in summary
 
 
 def test_an_unchanged_upstream_leaves_overrides_alone(project: Repo) -> None:

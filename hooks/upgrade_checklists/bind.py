@@ -481,14 +481,18 @@ def _bind_override(u: Use, old, new, version) -> Bound:
             if call_fails(c, mine):
                 old_fails.add((c["caller"], _shape(c)))
     named: set[str] = set()
+    failing: dict[tuple, list[dict]] = {}  # (shape, why, pre-existing) -> the upstream calls: one problem each
     for c in calls_new:
         why = call_fails(c, mine)
         if not why:
             continue
         before = (c["caller"], _shape(c)) in old_fails
         named |= set(c["keywords"]) | {p.name for p in m_new.signature.positional()[: c["positional"]]}  # said here
+        failing.setdefault((_shape(c), tuple(why), before), []).append(c)
+    for (shape, why, before), calls in failing.items():
+        where = ", ".join(f"`{c['caller']}` ({c['file']}:{c['line']})" for c in calls)
         b.problems.append(("OVERRIDE_MISMATCH", "warning" if before else "error", u.member,
-                           f"upstream `{c['caller']}` ({c['file']}:{c['line']}) calls `self.{u.member}({_shape(c)})` at {version}; "
+                           f"upstream {where} call{'s' if len(calls) == 1 else ''} `self.{u.member}({shape})` at {version}; "
                            f"the override {shown} cannot take it: " + "; ".join(why)
                            + (" (so did the old version: not a change of this upgrade)" if before else "")))
     old_gaps = ({g[0] for g in cannot_accept(m_old.signature, mine)}
