@@ -347,3 +347,20 @@ def test_the_signature_of_an_override_keeps_its_defaults() -> None:
     s = override_signature(u)
     assert [(p.name, p.kind, p.required) for p in s.params] == [
         ("a", PK, True), ("b", PK, False), ("rest", VA, False), ("c", KW, True), ("d", KW, False), ("kw", VK, False)]
+
+
+def test_a_method_called_through_its_class_passes_its_instance() -> None:
+    from upgrade_checklists.api import Api
+    from upgrade_checklists.bind import _unbound
+    from upgrade_checklists.calls import Call
+
+    def api(params, kept, method=True):
+        return Api("pkg.Group.get", "function", sig(*[(n, PK, None) for n in kept]), tuple((n, PK) for n in params), method)
+
+    call = Call("pkg.Group.get", 3, 3, "Group.get(self, ctx, name)", positional=3)
+    # Group.get(self, ctx, name): the instance fills `self`, two arguments are left for (ctx, name)
+    assert _unbound(call, api(["self", "ctx", "name"], ["ctx", "name"])).positional == 2
+    # a class method binds its class itself; a static method and a plain function have no `self`
+    assert _unbound(call, api(["cls", "ctx", "name"], ["ctx", "name"])).positional == 3
+    assert _unbound(call, api(["a", "ctx", "name"], ["a", "ctx", "name"])).positional == 3
+    assert _unbound(call, api(["self", "ctx"], ["ctx"], method=False)).positional == 3

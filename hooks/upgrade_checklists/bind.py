@@ -9,7 +9,7 @@ breaks), ``warning`` or ``info`` (nothing breaks here).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.annotations import short
 from upgrade_checklists.api import Api, Param, Signature, Unresolved, UpstreamModel
@@ -237,9 +237,24 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
     if a_new.signature is None or u.call is None:
         return b
     b.signature = True
-    for code, sev, param, msg in bind_call(u.call, a_new.path, a_old.signature if a_old else None, a_new.signature, version):
+    call = _unbound(u.call, a_new)
+    for code, sev, param, msg in bind_call(call, a_new.path, a_old.signature if a_old else None, a_new.signature, version):
         b.problems.append((code, sev, param, _via(u, msg)))
     return b
+
+
+_CLASS_FIRST = ("cls", "mcs", "metacls", "klass")
+
+
+def _unbound(call: Call, api: Api) -> Call:
+    """A method called through its class (``Base.m(self, x)``) gets its instance as the first
+    positional argument: the call without it (what binds to the signature, ``self`` left out).
+    A static method has no ``self``; a class method (first parameter ``cls``) binds its class."""
+    ps = api.parameters or ()
+    if (not api.method or api.signature is None or len(ps) != len(api.signature.params) + 1 or ps[0][0] in _CLASS_FIRST
+            or call.positional == 0):
+        return call
+    return replace(call, positional=call.positional - 1)
 
 
 def _bind_result(u: Use, old, new, version, covered) -> Bound:
