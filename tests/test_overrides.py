@@ -33,6 +33,7 @@ CMD_V1 = {
         class Command:
             def __init__(self, name):
                 self.name = name
+                self.box = Style()
 
             def render(self):
                 return self.name
@@ -59,6 +60,16 @@ CMD_V1 = {
                 self.parse(argv)
                 self.close()
                 return self.handle(ctx, 1)
+
+            style: "Style"
+
+
+        class Style:
+            def paint(self, text):
+                return text
+
+            def legacy(self):
+                return None
         ''',
 }
 
@@ -72,6 +83,7 @@ CMD_V2 = {
         class Command:
             def __init__(self, name):
                 self.name = name
+                self.box = Style()
 
             def render(self, ctx):
                 return self.name
@@ -97,6 +109,13 @@ CMD_V2 = {
 
             def preview(self):
                 return self.render(Context())
+
+            style: "Style | None"
+
+
+        class Style:
+            def paint(self, text, width):
+                return text
         ''',
 }
 
@@ -128,6 +147,13 @@ class Greet(Command):
 
     def extra(self):
         return 0
+
+    def show(self):
+        self.name.upper()
+        return self.style.paint("x") + self.box.paint("y")
+
+    def old(self):
+        return self.style.legacy()
 '''
 
 CHECKLIST = (
@@ -195,7 +221,7 @@ def test_overrides_are_checked_against_the_new_base_and_upstreams_calls(project:
     # render(self): upstream's run() now passes ctx; the error names the upstream caller and its line
     # (one finding for the two upstream callers that pass it alike)
     assert got["app/greet.py:5"] == [
-        "upstream `Command.run` (fakepkg/cmd/base.py:26), `Command.preview` (fakepkg/cmd/base.py:32) call "
+        "upstream `Command.run` (fakepkg/cmd/base.py:27), `Command.preview` (fakepkg/cmd/base.py:33) call "
         "`self.render(…)` at 2.0.0; the override `Greet.render()` cannot take it: 1 positional argument(s), the override takes 0"]
     # parse(self, argv): the base's new optional `strict` is a warning (no upstream call passes it)
     assert got["app/greet.py:8"] == [
@@ -205,7 +231,7 @@ def test_overrides_are_checked_against_the_new_base_and_upstreams_calls(project:
     # handle(self, context, val): called by position at 1.0.0 (it bound), by keyword `value` at 2.0.0
     # (the names differed at the old version already, but upstream passed both by position then)
     assert got["app/greet.py:11"] == [
-        "upstream `Command.run` (fakepkg/cmd/base.py:29) calls `self.handle(…, value=…)` at 2.0.0; the override "
+        "upstream `Command.run` (fakepkg/cmd/base.py:30) calls `self.handle(…, value=…)` at 2.0.0; the override "
         "`Greet.handle(context, val)` cannot take it: keyword `value`, which the override does not take; "
         "no `val`, which the override requires"]
     # before(self): the hook is gone upstream; nothing calls the override any more
@@ -219,7 +245,26 @@ def test_overrides_are_checked_against_the_new_base_and_upstreams_calls(project:
     errors = sorted(w for w, ms in got.items() if any(not m.startswith("[") for m in ms))
     assert errors == ["app/greet.py:11", "app/greet.py:5"]
     summary = " ".join(project.read("upgrade-summary.md").split())  # as wrapped at 88 columns
-    assert "OVERRIDE_MISMATCH: upstream `Command.run` (fakepkg/cmd/base.py:26), `Command.preview`" in summary
+    assert "OVERRIDE_MISMATCH: upstream `Command.run` (fakepkg/cmd/base.py:27), `Command.preview`" in summary
+
+
+def test_calls_on_attributes_upstream_declares_are_bound(project: Repo, upstreams: Path) -> None:
+    """``self.style`` is declared ``Style`` (``Style | None`` at 2.0.0) by the upstream base; ``self.box``
+    is set to a ``Style()`` in its ``__init__``; ``self.name`` has no known class: not bound."""
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    got = sorted((line.split(": ", 1)[0], line.split(": ", 1)[1].rsplit(" (checklists/", 1)[0]) for line in r.lines
+                 if line.startswith(("app/greet.py:30:", "app/greet.py:31:", "app/greet.py:34:")))
+    assert got == [
+        ("app/greet.py:31:1", "NEW_REQUIRED_PARAM `fakepkg.cmd.base.Style.paint`: `width` is required at 2.0.0 and this call "
+                              "does not pass it (`box` is a `fakepkg.cmd.base.Style` in `fakepkg.cmd.base.Command`; subclass "
+                              "`Greet`, through `self.box`)"),
+        ("app/greet.py:31:1", "NEW_REQUIRED_PARAM `fakepkg.cmd.base.Style.paint`: `width` is required at 2.0.0 and this call "
+                              "does not pass it (`style` is a `fakepkg.cmd.base.Style` in `fakepkg.cmd.base.Command`; subclass "
+                              "`Greet`, through `self.style`)"),
+        ("app/greet.py:34:1", "REMOVED_API `fakepkg.cmd.base.Style.legacy` was removed at 2.0.0 (`style` is a "
+                              "`fakepkg.cmd.base.Style` in `fakepkg.cmd.base.Command`; subclass `Greet`, through `self.style`)"),
+    ]
 
 
 def test_an_unchanged_upstream_leaves_overrides_alone(project: Repo) -> None:

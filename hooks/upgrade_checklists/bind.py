@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from upgrade_checklists.annotations import short
 from upgrade_checklists.api import Api, Param, Signature, Unresolved, UpstreamModel
 from upgrade_checklists.calls import Call
-from upgrade_checklists.uses import ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, Use
+from upgrade_checklists.uses import ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, TYPED, Use
 
 Problem = tuple[str, str, str, str]
 
@@ -170,6 +170,7 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         PATCH: lambda u: _bind_patch(u, old, new, version),
         ATTRIBUTE: lambda u: _bind_attribute(u, new, version),
         OVERRIDE: lambda u: _bind_override(u, old, new, version),
+        TYPED: lambda u: _bind_typed(u, old, new, version),
     }
     for u in uses:
         try:
@@ -526,4 +527,43 @@ def _bind_override(u: Use, old, new, version) -> Bound:
             tail = " (upstream's own calls of it bind)" if calls_bind else ""
         b.problems.append(("OVERRIDE_MISMATCH", sev, param, f"{base} at {version}: the override {shown} cannot accept what "
                            f"the base accepts: {why}{tail}"))
+    return b
+
+
+# -- receivers typed by upstream ---------------------------------------------------------------
+
+
+def _attribute_class(model, cls: Api | None, name: str) -> Api | None:
+    if model is None or cls is None or cls.kind != "class":
+        return None
+    try:
+        return model.attribute_class(cls, name)
+    except Unresolved:
+        return None
+
+
+def _bind_typed(u: Use, old, new, version) -> Bound:
+    """``self.x.m(...)`` where the upstream base declares ``x``: ``m`` of the class it declares ``x`` as.
+    The receiver's class not known (no annotation, a union, a class outside the source): not bound."""
+    cls_new, cls_old = _lookup(new, u.target), _lookup(old, u.target)
+    b = Bound(u, None, None)
+    t_new = _attribute_class(new, cls_new, u.attr)
+    if t_new is None:
+        return b
+    t_old = _attribute_class(old, cls_old, u.attr)
+    m_new, m_old = _member(new, t_new, u.member), _member(old, t_old, u.member)
+    b.new, b.old = (m_new.path if m_new else None), (m_old.path if m_old else None)
+    what = f"{t_new.path}.{u.member}"
+    how = f"`{u.attr}` is a `{t_new.path}` in `{cls_new.path}`; {u.via}"
+    if m_new is None:
+        if m_old is not None:
+            b.problems.append(("REMOVED_API", "error", u.member, f"`{what}` was removed at {version} ({how})"))
+        return b
+    if m_new.signature is None or m_new.kind not in ("function", "class") or u.call is None:
+        return b
+    b.signature = True
+    for code, sev, param, msg in bind_call(u.call, what, m_old.signature if m_old else None, m_new.signature, version):
+        if (m_old is None and code not in ("REMOVED_PARAM", "NEW_REQUIRED_PARAM")) or code == "RETURN_CHANGED":
+            continue
+        b.problems.append((code, sev, param, f"{msg} ({how})"))
     return b

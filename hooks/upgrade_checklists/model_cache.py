@@ -384,3 +384,6 @@ class CachedModel(ServedNames):
 
     def self_calls(self, cls: Api, name: str) -> list[dict]:
         return self._ask(["self_calls", cls.path, cls.kind, name], "calls", lambda m: m.self_calls(cls, name))
+
+    def attribute_class(self, cls: Api, name: str) -> Api | None:
+        return self._ask(["attribute_class", cls.path, cls.kind, name], "api", lambda m: m.attribute_class(cls, name))

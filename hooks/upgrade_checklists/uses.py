@@ -21,7 +21,9 @@ A use is reached through a file's imports of the package (any alias):
   checks it against the upstream base's ``m`` and against upstream's own ``self.m(...)``
   calls (constructors, ``__init__`` / ``__new__`` / ``__init_subclass__``, are not
   overrides in that sense: upstream calls them through the class, with the project's
-  own arguments).
+  own arguments);
+- ``typed``: a method called on an attribute of ``self`` that the upstream base declares
+  (``self.kind.g(self)``): its class is what upstream declares the attribute as.
 
 Nothing here knows the upstream source: ``bind.py`` binds the uses to it.
 """
@@ -39,6 +41,7 @@ from upgrade_checklists.values import assignments_onto
 
 IMPORT, CALL, RESULT, MEMBER, PATCH, ATTRIBUTE = "import", "call", "result", "member", "patch", "attribute"
 OVERRIDE = "override"
+TYPED = "typed"  # ``self.x.m(...)``: a method of the class upstream declares attribute ``x`` of (``Use.attr``)
 #: methods whose override is not checked against the base: constructors (upstream calls them through the class)
 _NOT_OVERRIDES = frozenset({"__init__", "__new__", "__init_subclass__", "__class_getitem__"})
 #: decorators that make a ``def`` something other than a plain method
@@ -66,6 +69,7 @@ class Use:
     guarded: bool = False  # PATCH: under a ``hasattr(Cls, "m")`` test (applied only where upstream lacks it)
     guard_line: int | None = None  # PATCH and its MEMBER uses: the ``if`` around the assignment
     defaults: tuple[str, ...] = ()  # OVERRIDE: the parameters with a default (``params`` leaves ``self`` out)
+    attr: str = ""  # TYPED: the attribute of ``self`` the method is called on (its class: the upstream declaration's)
 
 
 def module_name(rel: str) -> str:
@@ -302,6 +306,12 @@ def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], pa
     for stmt, node, where in statement_calls(fn):
         f = node.func
         if not isinstance(f, ast.Attribute):
+            continue
+        if (isinstance(f.value, ast.Attribute) and isinstance(f.value.value, ast.Name) and f.value.value.id == me
+                and f.value.attr not in own and f.value.attr not in written):
+            c = make_call(f.attr, where, node, stmt, lines)
+            out.append(Use(rel, c.line, TYPED, target, f.attr, call=c, via=f"{via}, through `{me}.{f.value.attr}`",
+                           attr=f.value.attr))
             continue
         if isinstance(f.value, ast.Name) and f.value.id == me:
             if f.attr in own or f.attr in written:
