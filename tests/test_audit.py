@@ -286,8 +286,12 @@ def test_json_output_and_summary_path(project: Repo, upstreams: Path) -> None:
     bump(project, upstreams)
     r = audit(project, "--format", "json", "--summary", "out/summary.md")
     doc = r.json()
+    coverage = [p.pop("coverage") for p in doc["packages"]]
     assert doc["packages"] == [{"package": "fakepkg-core", "old_version": "1.0.0", "new_version": "2.0.0",
                                 "source": f"file://{upstreams}/example/fakepkg-core v2.0.0", "variants": ["default"]}]
+    # every use found is either checked or counted as unknown under a reason
+    (cov,) = coverage
+    assert cov["found"] > 0 and cov["checked"] + sum(cov["unknown"].values()) == cov["found"]
     first = next(f for f in doc["findings"] if f["code"] == "RETURN_CHANGED")
     assert first == {"code": "RETURN_CHANGED", "checklist": "checklists/fakepkg-core.md", "checklist_line": 41,
                      "file": "app/engine/core.py", "line": 12, "package": "fakepkg-core", "severity": "error", "fixable": False,

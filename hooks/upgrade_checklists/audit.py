@@ -26,7 +26,7 @@ from packaging.utils import canonicalize_name
 from upgrade_checklists import fetch as fetching
 from upgrade_checklists.api import Unresolved
 from upgrade_checklists.cache import ScanCache
-from upgrade_checklists.bind import bind_uses
+from upgrade_checklists.bind import bind_uses, coverage
 from upgrade_checklists.checklist import Checklist
 from upgrade_checklists.config import Config
 from upgrade_checklists.entries import Anchors, entry_bound, entry_findings, entry_uses, not_resolved, resolve_entries
@@ -274,6 +274,7 @@ class Auditor:
         t.resolved = sum(r.new is not None for r in resolved)
         t.calls = sum(b.use.kind != IMPORT and b.use.call is not None for b in bound)
         t.bound = sum(b.signature for b in bound)
+        t.coverage = coverage(bound)
         anchors = Anchors(cl, resolved)
 
         def add(code: str, severity: str, message: str, file: str | None = None, line: int | None = None, at: int | None = None,

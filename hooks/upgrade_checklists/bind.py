@@ -133,6 +133,17 @@ class Bound:
     signature: bool = False  # a call bound against a known signature
     problems: list[Problem] = field(default_factory=list)
     fix: dict | None = None  # a MOVED_API problem: where it went (for ``audit --fix``)
+    #: why the use could not be checked ("" checked; ``NOT_A_USE``: an override of nothing upstream has)
+    unknown: str = ""
+
+
+NOT_A_USE = "-"
+#: why a use stays unchecked (counted per reason in the audit's coverage, never guessed)
+NOT_FOUND = "not found in the loaded upstream source"
+NO_SIGNATURE = "no signature known statically"
+NO_RESULT_CLASS = "the class of the object an upstream call returned is not known"
+NO_ATTRIBUTE_CLASS = "the class of an attribute upstream declares is not known"
+NOT_RESOLVABLE = "not resolvable statically"
 
 
 def _lookup(model: UpstreamModel | None, dotted: str) -> Api | None:
@@ -176,7 +187,7 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         try:
             out.append(binders[u.kind](u))
         except Unresolved:  # an alias into a package not loaded (torch, ...): not bound
-            out.append(Bound(u, None, None))
+            out.append(Bound(u, None, None, unknown=NOT_RESOLVABLE))
     return out
 
 
@@ -230,21 +241,32 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
             b.problems.append((code, "error", "", _via(u, msg)))
             if code == "MOVED_API":
                 b.fix = moved_fix(new, a_old.path, new.by_name(a_old.path.rsplit(".", 1)[-1], kinds=(a_old.kind,))[0])
+        else:
+            b.unknown = NOT_FOUND
         return b
     if u.call is not None and not u.via:
         warned = new.deprecation(a_new, u.target)
         if warned is not None:
             b.problems.append(("DEPRECATED", "warning", "", f"`{a_new.path}` is deprecated at {version}: \"{warned}\""))
     if a_new.signature is None or u.call is None:
+        b.unknown = NO_SIGNATURE if u.call is not None else ""
         return b
     b.signature = True
-    call = _unbound(u.call, a_new)
+    call = _unbound(u.call, a_new) if _through_class(u) else u.call
     for code, sev, param, msg in bind_call(call, a_new.path, a_old.signature if a_old else None, a_new.signature, version):
         b.problems.append((code, sev, param, _via(u, msg)))
     return b
 
 
 _CLASS_FIRST = ("cls", "mcs", "metacls", "klass")
+
+
+def _through_class(u: Use) -> bool:
+    """The call is written through the class (``click.Group.get_command(self, ...)``), not on an
+    instance (``bridge.save(...)``, a call site a catalog entry records)."""
+    callee = u.call.callee_text() if u.call is not None else None
+    parts = u.target.split(".")
+    return bool(callee) and len(parts) > 1 and callee.split(".")[-2:-1] == parts[-2:-1]
 
 
 def _unbound(call: Call, api: Api) -> Call:
@@ -264,6 +286,7 @@ def _bind_result(u: Use, old, new, version, covered) -> Bound:
     b = Bound(u, None, None)
     cls_new = new.returned_class(a_new) if a_new is not None else None
     if cls_new is None:
+        b.unknown = NO_RESULT_CLASS
         return b
     cls_old = old.returned_class(a_old) if (old is not None and a_old is not None) else None
     m_new, m_old = _member(new, cls_new, u.member), _member(old, cls_old, u.member)
@@ -291,6 +314,7 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
     cls_new, cls_old = _lookup(new, u.target), _lookup(old, u.target)
     b = Bound(u, None, None)
     if cls_new is None or cls_new.kind != "class":
+        b.unknown = NOT_FOUND
         return b
     if u.member == "__init__":  # super().__init__(...): the class's constructor
         m_new, m_old = cls_new, (cls_old if cls_old is not None and cls_old.kind == "class" else None)
@@ -304,6 +328,8 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
             code = "PATCH_MISMATCH" if u.patch else "REMOVED_API"
             b.problems.append((code, "error", u.member,
                                f"`{cls_new.path}` has no `{u.member}` at {version} (it had at the old version), and {u.via} uses {used}"))
+        elif m_old is None:
+            b.unknown = NOT_FOUND  # set at run time, or by a project class: not known statically
         return b
     if u.call is None or m_new.signature is None or m_new.kind not in ("function", "class"):
         return b
@@ -475,6 +501,7 @@ def _bind_override(u: Use, old, new, version) -> Bound:
     cls_new, cls_old = _lookup(new, u.target), _lookup(old, u.target)
     b = Bound(u, None, None)
     if cls_new is None or cls_new.kind != "class":
+        b.unknown = NOT_FOUND
         return b
     m_new = _member(new, cls_new, u.member)
     m_old = _member(old, cls_old, u.member) if cls_old is not None and cls_old.kind == "class" else None
@@ -486,8 +513,11 @@ def _bind_override(u: Use, old, new, version) -> Bound:
         if m_old is not None and m_old.kind == "function":
             b.problems.append(("OVERRIDE_MISMATCH", "warning", u.member, f"{shown} overrides `{m_old.path}`, which is gone at "
                                f"{version}: upstream no longer calls it"))
+        else:
+            b.unknown = NOT_A_USE  # a method of the project's own
         return b
     if m_new.kind != "function" or m_new.signature is None:
+        b.unknown = NOT_A_USE if m_new.kind != "function" else NO_SIGNATURE
         return b
     b.signature = True
     calls_new = _self_calls(new, cls_new, u.member)
@@ -549,6 +579,7 @@ def _bind_typed(u: Use, old, new, version) -> Bound:
     b = Bound(u, None, None)
     t_new = _attribute_class(new, cls_new, u.attr)
     if t_new is None:
+        b.unknown = NO_ATTRIBUTE_CLASS
         return b
     t_old = _attribute_class(old, cls_old, u.attr)
     m_new, m_old = _member(new, t_new, u.member), _member(old, t_old, u.member)
@@ -567,3 +598,14 @@ def _bind_typed(u: Use, old, new, version) -> Bound:
             continue
         b.problems.append((code, sev, param, f"{msg} ({how})"))
     return b
+
+
+def coverage(bound: list[Bound]) -> dict:
+    """What the audit saw of the code: uses found, checked, and unknown by reason (imports and
+    a project's own methods left out)."""
+    uses = [b for b in bound if b.use.kind != IMPORT and b.unknown != NOT_A_USE]
+    unknown: dict[str, int] = {}
+    for b in uses:
+        if b.unknown:
+            unknown[b.unknown] = unknown.get(b.unknown, 0) + 1
+    return {"found": len(uses), "checked": len(uses) - sum(unknown.values()), "unknown": dict(sorted(unknown.items()))}

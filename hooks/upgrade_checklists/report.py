@@ -232,6 +232,7 @@ def render(findings: list[Finding], fmt: str, *, checklists: int, files_scanned:
         lines = [text_line(f) for f in findings if not (hide_info and f.at_source and f.severity == "info")]
         errors = sum(f.severity == "error" and f.code != "FETCH" for f in findings)
         more = f" ({len(hidden)} info not listed; -v lists them)" if hidden else ""
+        lines += [coverage_line(p) for p in extra.get("packages", []) if p.get("coverage")]
         lines.append(f"Audited {len(extra.get('packages', []))} package(s): {errors} breaking, {len(findings) - errors} other{more}.")
         return "".join(line + "\n" for line in lines)
     if fmt == "concise":
@@ -240,6 +241,23 @@ def render(findings: list[Finding], fmt: str, *, checklists: int, files_scanned:
             lines.extend(summary_lines(findings, ctx))
         return "".join(line + "\n" for line in lines)
     return render_text(findings, ctx)
+
+
+BEHAVIOUR = "behaviour changes (same signature, other semantics) are outside a static audit"
+
+
+def coverage_text(cov: dict) -> str:
+    """``12 uses found, 9 checked, 3 unknown (2 <reason>, 1 <reason>)``."""
+    unknown = cov.get("unknown", {})
+    n = sum(unknown.values())
+    why = f" ({', '.join(f'{k} {r}' for r, k in unknown.items())})" if n else ""
+    return f"{cov.get('found', 0)} uses found, {cov.get('checked', 0)} checked, {n} unknown{why}"
+
+
+def coverage_line(package: dict) -> str:
+    """The audit's coverage of one package, said after its count line."""
+    arrow = f"{package['old_version']} -> {package['new_version']}" if package.get("old_version") else f"at {package['new_version']}"
+    return f"Coverage, {package['package']} {arrow}: {coverage_text(package['coverage'])}; {BEHAVIOUR}."
 
 
 def anchor(f: Finding, ctx: Context) -> tuple[str, int, str | None]:

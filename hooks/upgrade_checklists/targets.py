@@ -46,6 +46,8 @@ class Target:
     transitive: bool = False  # moved through a lock file only: no pin changed
     findings: list[Finding] = field(default_factory=list)  # this target's findings (set by the audit)
     entry_bound: dict[int, int] = field(default_factory=dict)  # catalog entry number -> call sites bound
+    #: uses of the package found in the code, checked, and unknown by reason (``bind.coverage``)
+    coverage: dict = field(default_factory=dict)
 
     @property
     def variant_label(self) -> str:
