@@ -332,6 +332,19 @@ def test_index_source_uses_wheels_and_unbuilt_sdists(project: Repo, upstreams: P
     assert (project.cache / "index/fakepkg-bridge/1.0.0/fakepkg/bridge/cfg.py").is_file()
 
 
+def test_auto_source_says_when_git_failed_and_the_index_was_used(project: Repo, upstreams: Path, tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    dist = build_dists(upstreams, tmp_path / "dist")
+    index_env(monkeypatch, dist)
+    bump(project, upstreams)
+    project.edit("pyproject.toml", f"file://{upstreams}/", f"file://{tmp_path}/no-such-mirror/")
+    r = audit(project)  # --source auto: git first, then the index
+    assert r.code == 1
+    notes = [l for l in r.err.splitlines() if "the git source failed" in l]
+    assert notes and all(l.startswith("note: fakepkg-") and l.endswith("the index's was used") for l in notes)
+    assert any(l.startswith("note: fakepkg-core 2.0.0: ") for l in notes)
+
+
 CANARY_SETUP = """
     import pathlib
     pathlib.Path({path!r}).write_text("setup.py ran")

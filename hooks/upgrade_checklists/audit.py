@@ -73,6 +73,7 @@ class Auditor:
         self.git_pins: dict[tuple[str, str], str] = {}  # (package, ref) -> repository of a git pin
         self._parsed: Sources | None = None
         self.store = project_store(cfg, check)
+        self.fell_back: list[str] = []  # sources fetched from the index after git failed (a note each)
 
     # -- fetching -------------------------------------------------------------------
 
@@ -121,6 +122,8 @@ class Auditor:
                 else:
                     path = fetching.fetch_index(cl.package, version, cache_dir=self.cache_dir, timeout=self.timeout)
                 self._fetched[key] = path
+                if errors:  # git failed: said with -v
+                    self.fell_back.append(f"{cl.package} {version}: the git source failed ({errors[0]}); the index's was used")
                 return path
             except fetching.FetchError as exc:
                 errors.append(f"{kind}: {exc}")
@@ -222,6 +225,7 @@ class Auditor:
                     t.findings.append(f)
                     break
         result.findings = _unique(result.findings)
+        result.notes += sorted(self.fell_back)
         return result
 
     def _package(self, key: str) -> str:

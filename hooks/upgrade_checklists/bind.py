@@ -98,6 +98,8 @@ def signature_changes(what: str, old: Signature, new: Signature) -> list[Problem
             continue
         if name not in oldn and _renamed_from(name, old, new):
             continue
+        if name not in oldn and not p.required and old.var_kwargs and p.kind != "positional-only":
+            continue  # the old ``**kwargs`` took it already: not new to a caller
         if p.required and name in oldn:
             out.append(("NEW_REQUIRED_PARAM", "info", name, f"`{what}`: `{name}` is now required (was optional); every call site passes it"))
         elif p.required:
@@ -609,3 +611,14 @@ def coverage(bound: list[Bound]) -> dict:
         if b.unknown:
             unknown[b.unknown] = unknown.get(b.unknown, 0) + 1
     return {"found": len(uses), "checked": len(uses) - sum(unknown.values()), "unknown": dict(sorted(unknown.items()))}
+
+
+BEHAVIOUR = "behaviour changes (same signature, other semantics) are outside a static audit"
+
+
+def coverage_text(cov: dict) -> str:
+    """``12 uses found, 9 checked, 3 unknown (2 <reason>, 1 <reason>)``."""
+    unknown = cov.get("unknown", {})
+    n = sum(unknown.values())
+    why = f" ({', '.join(f'{k} {r}' for r, k in unknown.items())})" if n else ""
+    return f"{cov.get('found', 0)} uses found, {cov.get('checked', 0)} checked, {n} unknown{why}"

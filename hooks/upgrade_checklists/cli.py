@@ -391,6 +391,13 @@ def _new(args: argparse.Namespace, cfg: config.Config) -> int:
     return 0
 
 
+def ledger_place(f) -> str:
+    """Where a ledger line says a finding is: its place in the code, else its checklist line."""
+    if f.file:
+        return f"{f.file}:{f.line}" if f.line else f.file
+    return f"{f.checklist}:{f.checklist_line}"
+
+
 def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     from upgrade_checklists import audit, summary
     from upgrade_checklists.atomic import write_atomic_any
@@ -435,7 +442,7 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
                                    files_scanned=check.files_scanned, extra={"packages": packages},
                                    hide_info=not args.verbose))
     for f, release in introduced.items():
-        print(f"ledger: {f.file}:{f.line}: {f.code} first appears in {release}", file=sys.stderr)
+        print(f"ledger: {ledger_place(f)}: {f.code} first appears in {release}", file=sys.stderr)
     if args.ledger and not args.verbose:
         for note in result.notes:
             if ": ledger " in note:

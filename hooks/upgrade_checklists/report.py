@@ -243,19 +243,10 @@ def render(findings: list[Finding], fmt: str, *, checklists: int, files_scanned:
     return render_text(findings, ctx)
 
 
-BEHAVIOUR = "behaviour changes (same signature, other semantics) are outside a static audit"
-
-
-def coverage_text(cov: dict) -> str:
-    """``12 uses found, 9 checked, 3 unknown (2 <reason>, 1 <reason>)``."""
-    unknown = cov.get("unknown", {})
-    n = sum(unknown.values())
-    why = f" ({', '.join(f'{k} {r}' for r, k in unknown.items())})" if n else ""
-    return f"{cov.get('found', 0)} uses found, {cov.get('checked', 0)} checked, {n} unknown{why}"
-
-
 def coverage_line(package: dict) -> str:
-    """The audit's coverage of one package, said after its count line."""
+    """The audit's coverage of one package, said before its count line."""
+    from upgrade_checklists.bind import BEHAVIOUR, coverage_text
+
     arrow = f"{package['old_version']} -> {package['new_version']}" if package.get("old_version") else f"at {package['new_version']}"
     return f"Coverage, {package['package']} {arrow}: {coverage_text(package['coverage'])}; {BEHAVIOUR}."
 

@@ -17,9 +17,9 @@ import datetime
 import hashlib
 
 from upgrade_checklists.audit import AuditResult
+from upgrade_checklists.bind import BEHAVIOUR, coverage_text
 from upgrade_checklists.cache import ScanCache
 from upgrade_checklists.findings import Finding
-from upgrade_checklists.report import BEHAVIOUR, coverage_text
 from upgrade_checklists.targets import Target
 
 GUARDS = ("GUARD_DEAD", "GUARD_MISMATCH", "GUARD_NEEDED", "GUARD_UNKNOWN")
