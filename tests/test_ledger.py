@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from upgrade_checklists import ledger
-from upgrade_checklists.findings import Finding
+from upgrade_checklists.audit import ledger
+from upgrade_checklists.core.findings import Finding
 
 
 def test_releases_from_file_names_only(tmp_path: Path, monkeypatch) -> None:
@@ -117,7 +117,7 @@ def test_ledger_end_to_end(tmp_path: Path, capsys, monkeypatch, three_releases: 
 
 def test_a_ledger_line_names_the_checklist_line_of_a_finding_without_a_place_in_the_code() -> None:
     from upgrade_checklists.cli import ledger_place
-    from upgrade_checklists.findings import Finding
+    from upgrade_checklists.core.findings import Finding
 
     at_code = Finding("checklists/x.md", 30, "REMOVED_PARAM", "m", "app/a.py", 12, "x", severity="error", at_source=True)
     assert ledger_place(at_code) == "app/a.py:12"

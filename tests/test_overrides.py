@@ -19,9 +19,9 @@ import pytest
 
 from conftest import Repo, git
 from upstream import make_repo
-from upgrade_checklists.api import Param, Signature, UpstreamModel, self_calls_in
-from upgrade_checklists.bind import call_fails, cannot_accept, override_signature
-from upgrade_checklists.uses import OVERRIDE, find_uses
+from upgrade_checklists.audit.api import Param, Signature, UpstreamModel, self_calls_in
+from upgrade_checklists.audit.bind import call_fails, cannot_accept, override_signature
+from upgrade_checklists.project.uses import OVERRIDE, find_uses
 
 CMD_V1 = {
     "fakepkg/cmd/__init__.py": "from fakepkg.cmd.base import Command, Context\n",
@@ -410,9 +410,9 @@ def test_the_signature_of_an_override_keeps_its_defaults() -> None:
 
 
 def test_a_method_called_through_its_class_passes_its_instance() -> None:
-    from upgrade_checklists.api import Api
-    from upgrade_checklists.bind import _unbound
-    from upgrade_checklists.calls import Call
+    from upgrade_checklists.audit.api import Api
+    from upgrade_checklists.audit.bind import _unbound
+    from upgrade_checklists.project.calls import Call
 
     def api(params, kept, method=True):
         return Api("pkg.Group.get", "function", sig(*[(n, PK, None) for n in kept]), tuple((n, PK) for n in params), method)
@@ -427,9 +427,9 @@ def test_a_method_called_through_its_class_passes_its_instance() -> None:
 
 
 def test_only_a_call_written_through_the_class_passes_its_instance() -> None:
-    from upgrade_checklists.bind import _through_class
-    from upgrade_checklists.calls import Call
-    from upgrade_checklists.uses import CALL, Use
+    from upgrade_checklists.audit.bind import _through_class
+    from upgrade_checklists.project.calls import Call
+    from upgrade_checklists.project.uses import CALL, Use
 
     def use(callee):
         return Use("a.py", 1, CALL, "pkg.core.Group.get", call=Call("pkg.core.Group.get", 1, 1, "", callee=callee))

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from upgrade_checklists import parallel
+from upgrade_checklists.project import parallel
 
 JOBS = list(range(40))
 
@@ -222,7 +222,7 @@ def test_checklists_read_on_two_cores_are_the_ones_read_here(repo, monkeypatch: 
     import shutil
     import time
 
-    from upgrade_checklists import compare
+    from upgrade_checklists.check import compare
 
     # the larger checklist is read here, the other in the child
     padding = "\n" + "<!-- padding -->\n" * (200 if dated_first else 0)
@@ -318,7 +318,7 @@ def test_names_are_collected_only_where_a_row_looks_for_them(repo, monkeypatch: 
     in the same parse."""
     import ast
 
-    from upgrade_checklists import scan
+    from upgrade_checklists.project import scan
 
     walked: list[tuple[str, bool]] = []
     parses: list[str] = []
