@@ -437,3 +437,32 @@ def test_only_a_call_written_through_the_class_passes_its_instance() -> None:
     assert _through_class(use("click.Group.get"))
     assert not _through_class(use("group.get"))  # an instance (a call site a catalog entry records)
     assert not _through_class(use("get"))
+
+
+HELPERS_PY = '''\
+from typing import Optional
+
+import fakepkg.cmd.base as b
+
+
+def paint_all(style: "b.Style", maybe: Optional[b.Style], other: b.Style | None, n: int):
+    style.paint("x")
+    maybe.paint("y", 1)
+    n.bit_length()
+    other = None
+    return other.paint("z")
+'''
+
+
+def test_calls_on_parameters_annotated_with_an_upstream_class(project: Repo, upstreams: Path) -> None:
+    """``style`` / ``maybe`` are annotated ``b.Style`` (as text, as ``Optional``): their calls bind against
+    ``Style``; ``other`` is assigned again in the body (its class is then not known), ``n`` is no upstream class."""
+    uses = [(u.line, u.target, u.member) for u in find_uses({"app/helpers.py": (HELPERS_PY, ast.parse(HELPERS_PY))},
+                                                             ["fakepkg.cmd"]) if u.kind == "annotated"]
+    assert uses == [(7, "fakepkg.cmd.base.Style", "paint"), (8, "fakepkg.cmd.base.Style", "paint")]
+    project.write("app/helpers.py", HELPERS_PY)
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache))
+    got = [line.rsplit(" (checklists/", 1)[0] for line in r.lines if line.startswith("app/helpers.py")]
+    assert got == ["app/helpers.py:7:1: NEW_REQUIRED_PARAM `fakepkg.cmd.base.Style.paint`: `width` is required at 2.0.0 "
+                   "and this call does not pass it (`style` annotated `fakepkg.cmd.base.Style` in `paint_all`)"]

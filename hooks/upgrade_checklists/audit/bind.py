@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from upgrade_checklists.audit.annotations import short
 from upgrade_checklists.audit.api import Api, Param, Signature, Unresolved, UpstreamModel
 from upgrade_checklists.project.calls import Call
-from upgrade_checklists.project.uses import ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, TYPED, Use
+from upgrade_checklists.project.uses import ANNOTATED, ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, TYPED, Use
 
 Problem = tuple[str, str, str, str]
 
@@ -184,6 +184,7 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         ATTRIBUTE: lambda u: _bind_attribute(u, new, version),
         OVERRIDE: lambda u: _bind_override(u, old, new, version),
         TYPED: lambda u: _bind_typed(u, old, new, version),
+        ANNOTATED: lambda u: _bind_annotated(u, old, new, version),
     }
     for u in uses:
         try:
@@ -584,10 +585,25 @@ def _bind_typed(u: Use, old, new, version) -> Bound:
         b.unknown = NO_ATTRIBUTE_CLASS
         return b
     t_old = _attribute_class(old, cls_old, u.attr)
+    return _bind_on(b, t_new, t_old, old, new, version, f"`{u.attr}` is a `{t_new.path}` in `{cls_new.path}`; {u.via}")
+
+
+def _bind_annotated(u: Use, old, new, version) -> Bound:
+    """``p.m(...)`` where the project annotates ``p`` with an upstream class."""
+    t_new, t_old = _lookup(new, u.target), _lookup(old, u.target)
+    b = Bound(u, None, None)
+    if t_new is None or t_new.kind != "class":
+        b.unknown = NOT_FOUND
+        return b
+    return _bind_on(b, t_new, t_old if t_old is not None and t_old.kind == "class" else None, old, new, version, u.via)
+
+
+def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: str) -> Bound:
+    """Method ``b.use.member`` of class ``t_new`` (``t_old`` at the old version) called as ``b.use.call``."""
+    u = b.use
     m_new, m_old = _member(new, t_new, u.member), _member(old, t_old, u.member)
     b.new, b.old = (m_new.path if m_new else None), (m_old.path if m_old else None)
     what = f"{t_new.path}.{u.member}"
-    how = f"`{u.attr}` is a `{t_new.path}` in `{cls_new.path}`; {u.via}"
     if m_new is None:
         if m_old is not None:
             b.problems.append(("REMOVED_API", "error", u.member, f"`{what}` was removed at {version} ({how})"))

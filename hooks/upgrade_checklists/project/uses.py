@@ -23,7 +23,10 @@ A use is reached through a file's imports of the package (any alias):
   overrides in that sense: upstream calls them through the class, with the project's
   own arguments);
 - ``typed``: a method called on an attribute of ``self`` that the upstream base declares
-  (``self.kind.g(self)``): its class is what upstream declares the attribute as.
+  (``self.kind.g(self)``): its class is what upstream declares the attribute as;
+- ``annotated``: a method called on a parameter the project annotates with an upstream
+  class (``def f(arg: click.Argument): arg.make_metavar()``; ``Optional[X]`` / ``X | None``
+  are ``X``), as long as the function does not assign the name again.
 
 Nothing here knows the upstream source: ``bind.py`` binds the uses to it.
 """
@@ -41,6 +44,7 @@ from upgrade_checklists.project.values import assignments_onto
 IMPORT, CALL, RESULT, MEMBER, PATCH, ATTRIBUTE = "import", "call", "result", "member", "patch", "attribute"
 OVERRIDE = "override"
 TYPED = "typed"  # ``self.x.m(...)``: a method of the class upstream declares attribute ``x`` of (``Use.attr``)
+ANNOTATED = "annotated"  # ``p.m(...)`` where the project annotates ``p: pkg.Cls``: a method of that class
 #: methods whose override is not checked against the base: constructors (upstream calls them through the class)
 _NOT_OVERRIDES = frozenset({"__init__", "__new__", "__init_subclass__", "__class_getitem__"})
 #: decorators that make a ``def`` something other than a plain method
@@ -157,6 +161,7 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
         if bound:
             out += _imports(rel, tree, modules)
             out += _attributes(rel, tree, bound)
+            out += _annotated(rel, text, tree, bound, modules)
             for c in find_calls(text, tree, modules):
                 out.append(Use(rel, c.line, CALL, c.api, call=c))
                 if c.assigned_to:
@@ -209,6 +214,49 @@ def _attributes(rel: str, tree: ast.Module, bound: dict[str, str]) -> list[Use]:
             if path is not None and (node.lineno, path) not in seen:
                 seen.add((node.lineno, path))
                 out.append(Use(rel, node.lineno, ATTRIBUTE, path))
+    return out
+
+
+def _annotation_class(ann: ast.AST | None, bound: dict[str, str], modules: list[str]) -> str | None:
+    """The upstream class an annotation names (``pkg.Cls``, ``Optional[pkg.Cls]``, ``pkg.Cls | None``,
+    ``"pkg.Cls"``), or None."""
+    if ann is None:
+        return None
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            ann = ast.parse(ann.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        sides = [x for x in (ann.left, ann.right) if not (isinstance(x, ast.Constant) and x.value is None)]
+        return _annotation_class(sides[0], bound, modules) if len(sides) == 1 else None
+    if isinstance(ann, ast.Subscript) and (dotted(ann.value) or "").rsplit(".", 1)[-1] == "Optional":
+        return _annotation_class(ann.slice, bound, modules)
+    path = resolve(ann, bound) if isinstance(ann, (ast.Name, ast.Attribute)) else None
+    return path if path is not None and _inside(path, modules) else None
+
+
+def _annotated(rel: str, text: str, tree: ast.Module, bound: dict[str, str], modules: list[str]) -> list[Use]:
+    """Methods called on parameters annotated with an upstream class (the name not assigned again)."""
+    out: list[Use] = []
+    lines = None
+    for fn in statements(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        a = fn.args
+        typed = {p.arg: cls for p in a.posonlyargs + a.args + a.kwonlyargs
+                 if (cls := _annotation_class(p.annotation, bound, modules)) is not None}
+        if not typed:
+            continue
+        reassigned = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        lines = lines if lines is not None else text.splitlines()
+        for stmt, node, where in statement_calls(fn):
+            f = node.func
+            if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in typed
+                    and f.value.id not in reassigned):
+                c = make_call(f.attr, where, node, stmt, lines)
+                out.append(Use(rel, c.line, ANNOTATED, typed[f.value.id], f.attr, call=c,
+                               via=f"`{f.value.id}` annotated `{typed[f.value.id]}` in `{fn.name}`"))
     return out
 
 
