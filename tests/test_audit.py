@@ -345,6 +345,15 @@ def test_auto_source_says_when_git_failed_and_the_index_was_used(project: Repo, 
     assert any(l.startswith("note: fakepkg-core 2.0.0: ") for l in notes)
 
 
+def test_a_range_pin_without_from_says_only_the_new_version_is_checked(project: Repo, upstreams: Path) -> None:
+    project.write("pyproject.toml", pyproject(upstreams).replace("fakepkg-core==1.0.0", "fakepkg-core>=1.0"))
+    r = audit(project, "fakepkg-core==2.0.0")
+    assert ("note: fakepkg-core @ default: no exact pin and no --from: only 2.0.0 is checked (binding only, no old/new "
+            "comparison); give --from OLD to compare") in r.err.splitlines()
+    r = audit(project, "fakepkg-core==2.0.0", "--from", "1.0.0")
+    assert "no exact pin" not in r.err
+
+
 CANARY_SETUP = """
     import pathlib
     pathlib.Path({path!r}).write_text("setup.py ran")
