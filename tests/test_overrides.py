@@ -466,3 +466,36 @@ def test_calls_on_parameters_annotated_with_an_upstream_class(project: Repo, ups
     got = [line.rsplit(" (checklists/", 1)[0] for line in r.lines if line.startswith("app/helpers.py")]
     assert got == ["app/helpers.py:7:1: NEW_REQUIRED_PARAM `fakepkg.cmd.base.Style.paint`: `width` is required at 2.0.0 "
                    "and this call does not pass it (`style` annotated `fakepkg.cmd.base.Style` in `paint_all`)"]
+
+
+READS_PY = '''\
+import fakepkg.cmd.base as b
+
+
+def width_of(style: b.Style, other: b.Style):
+    return style.legacy, style.paint, other.unknown_attr
+'''
+
+
+def test_attribute_reads_on_typed_receivers(project: Repo, upstreams: Path) -> None:
+    """A read of what the receiver's class had and lost is REMOVED_API (``legacy``); what it still has
+    binds (``paint``); what neither version has is counted unknown, never reported."""
+    uses = [(u.line, u.member, u.call is None) for u in find_uses({"app/reads.py": (READS_PY, ast.parse(READS_PY))},
+                                                                   ["fakepkg.cmd"]) if u.kind == "annotated"]
+    assert sorted(uses) == [(5, "legacy", True), (5, "paint", True), (5, "unknown_attr", True)]
+    project.write("app/reads.py", READS_PY)
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache))
+    got = [line.rsplit(" (checklists/", 1)[0] for line in r.lines if line.startswith("app/reads.py")]
+    assert got == ["app/reads.py:5:1: REMOVED_API `fakepkg.cmd.base.Style.legacy` was removed at 2.0.0 "
+                   "(`style` annotated `fakepkg.cmd.base.Style` in `width_of`)"]
+    assert "not found in the loaded upstream source" in r.lines[-2]  # other.unknown_attr, counted
+
+
+def test_reads_through_an_attribute_of_self_are_typed_uses() -> None:
+    src = ("from pkg import Base\n\nclass Mine(Base):\n    def go(self):\n        self.mine = 1\n"
+           "        return self.kind.size, self.mine.real, self.kind.grow(1)\n")
+    got = sorted((u.line, u.attr, u.member, u.call is None) for u in find_uses({"m.py": (src, ast.parse(src))}, ["pkg"])
+                 if u.kind == "typed")
+    # self.mine is the project's own: not upstream's to declare
+    assert got == [(6, "kind", "grow", False), (6, "kind", "size", True)]

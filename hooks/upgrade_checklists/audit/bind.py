@@ -606,7 +606,11 @@ def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: st
     what = f"{t_new.path}.{u.member}"
     if m_new is None:
         if m_old is not None:
-            b.problems.append(("REMOVED_API", "error", u.member, f"`{what}` was removed at {version} ({how})"))
+            dynamic = next((d for d in ("__getattr__", "__getattribute__") if _member(new, t_new, d) is not None), None)
+            b.problems.append(("REMOVED_API", "warning" if dynamic else "error", u.member, f"`{what}` was removed at {version} ({how})"
+                               + (f"; `{t_new.path}` defines `{dynamic}`, which may still serve it" if dynamic else "")))
+        else:
+            b.unknown = NOT_FOUND  # set at run time, or not upstream's: not known statically
         return b
     if m_new.signature is None or m_new.kind not in ("function", "class") or u.call is None:
         return b

@@ -250,13 +250,20 @@ def _annotated(rel: str, text: str, tree: ast.Module, bound: dict[str, str], mod
             continue
         reassigned = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         lines = lines if lines is not None else text.splitlines()
+        funcs = set()
         for stmt, node, where in statement_calls(fn):
             f = node.func
             if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in typed
                     and f.value.id not in reassigned):
+                funcs.add(id(f))
                 c = make_call(f.attr, where, node, stmt, lines)
                 out.append(Use(rel, c.line, ANNOTATED, typed[f.value.id], f.attr, call=c,
                                via=f"`{f.value.id}` annotated `{typed[f.value.id]}` in `{fn.name}`"))
+        for node in walk(fn):  # ``p.y`` read: an attribute of the class
+            if (isinstance(node, ast.Attribute) and id(node) not in funcs and isinstance(node.ctx, ast.Load)
+                    and isinstance(node.value, ast.Name) and node.value.id in typed and node.value.id not in reassigned):
+                out.append(Use(rel, node.lineno, ANNOTATED, typed[node.value.id], node.attr,
+                               via=f"`{node.value.id}` annotated `{typed[node.value.id]}` in `{fn.name}`"))
     return out
 
 
@@ -359,6 +366,7 @@ def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], pa
             c = make_call(f.attr, where, node, stmt, lines)
             out.append(Use(rel, c.line, TYPED, target, f.attr, call=c, via=f"{via}, through `{me}.{f.value.attr}`",
                            attr=f.value.attr))
+            called.add(id(f))
             continue
         if isinstance(f.value, ast.Name) and f.value.id == me:
             if f.attr in own or f.attr in written:
@@ -374,6 +382,11 @@ def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], pa
         c = make_call(f.attr, where, node, stmt, lines)
         out.append(Use(rel, c.line, MEMBER, target, f.attr, call=c, via=how))
     for node in walk(fn):
+        inner = node.value if isinstance(node, ast.Attribute) else None
+        if (isinstance(inner, ast.Attribute) and id(node) not in called and isinstance(node.ctx, ast.Load)
+                and isinstance(inner.value, ast.Name) and inner.value.id == me and inner.attr not in own
+                and inner.attr not in written):  # ``self.x.y`` read: an attribute of the class upstream declares x as
+            out.append(Use(rel, node.lineno, TYPED, target, node.attr, via=f"{via}, through `{me}.{inner.attr}`", attr=inner.attr))
         if (isinstance(node, ast.Attribute) and id(node) not in called and isinstance(node.value, ast.Name)
                 and node.value.id == me and node.attr not in own):
             write = isinstance(node.ctx, ast.Store)
