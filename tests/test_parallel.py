@@ -222,7 +222,7 @@ def test_checklists_read_on_two_cores_are_the_ones_read_here(repo, monkeypatch: 
     import shutil
     import time
 
-    from upgrade_checklists.check import compare
+    from upgrade_checklists.project import checklists
 
     # the larger checklist is read here, the other in the child
     padding = "\n" + "<!-- padding -->\n" * (200 if dated_first else 0)
@@ -235,8 +235,8 @@ def test_checklists_read_on_two_cores_are_the_ones_read_here(repo, monkeypatch: 
         if ".git" not in p.parts:
             os.utime(p, (old, old))
     read_here: list[str] = []
-    real = compare.read_checklist
-    monkeypatch.setattr(compare, "read_checklist", lambda path, rel: read_here.append(rel) or real(path, rel))
+    real = checklists.read_checklist
+    monkeypatch.setattr(checklists, "read_checklist", lambda path, rel: read_here.append(rel) or real(path, rel))
     outputs = {}
     for jobs in ("1", "2"):
         read_here.clear()

@@ -18,12 +18,11 @@ import difflib
 import os
 from pathlib import Path
 
-from upgrade_checklists.core.astwalk import walk
 from upgrade_checklists.core.checklist import Checklist, Guard
 from upgrade_checklists.core.findings import Finding
 from upgrade_checklists.core.refs import Part
 from upgrade_checklists.project.result import Result
-from upgrade_checklists.project.snippets import Snippets, SourceIndex, distance as _distance, guard_code, is_glob, quoted_code as _quoted_code, snippet_units
+from upgrade_checklists.project.snippets import Snippets, distance as _distance, guard_code, is_glob, quoted_code as _quoted_code, snippet_units
 
 
 
@@ -154,6 +153,17 @@ def likely_matches(checklists: list[Checklist], snippets: Snippets) -> dict[str,
             code = guard_code(g)
             if code and snippets.exists(g.file):
                 ask(g.file, "m:" + code)
+    return {f: list(keys) for f, keys in out.items()}
+
+
+def questions(checklists: list[Checklist], likely: dict[str, dict[str, list[str]]], snippets: Snippets) -> dict[str, list[str]]:
+    """:func:`likely_matches` of every checklist, in their order: those read in
+    this run were asked in the job that read them (``likely``), the others here."""
+    out: dict[str, dict[str, None]] = {}
+    for cl in checklists:
+        asks = likely.get(cl.rel)
+        for f, keys in (asks if asks is not None else likely_matches([cl], snippets)).items():
+            out.setdefault(f, {}).update(dict.fromkeys(keys))
     return {f: list(keys) for f, keys in out.items()}
 
 

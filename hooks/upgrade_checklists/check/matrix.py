@@ -21,6 +21,7 @@ from upgrade_checklists.project.cache import ScanCache
 from upgrade_checklists.core.config import Config
 from upgrade_checklists.core.findings import Finding
 from upgrade_checklists.core.plain import PlainError, from_plain, to_plain
+from upgrade_checklists.project.sources import SideJob
 from upgrade_checklists.project.status_tables import StatusTables
 
 if sys.version_info >= (3, 11):
@@ -154,6 +155,14 @@ def read_ahead(cfg: Config, tables: StatusTables, rel: str) -> object:
 def remember(cache: ScanCache, tables: StatusTables, rel: str, st: os.stat_result, plain: object) -> None:
     """Store declarations :func:`read_ahead` found, for the manifest as it was (``st``)."""
     cache.put(_key(rel, _wanted(tables)), st, plain)
+
+
+def read_ahead_job(cfg: Config, tables: StatusTables | None, cache: ScanCache | None) -> SideJob:
+    """The manifests :func:`check_matrix` will read, read ahead as one job of the scan's
+    share of the cores (every manifest in one job: one process imports packaging)."""
+    return SideJob(keys=lambda: unread_manifests(cfg, tables, cache),
+                   work=lambda key: read_ahead(cfg, tables, key[0]),
+                   done=lambda key, plain: remember(cache, tables, key[0], key[1], plain))
 
 
 def _cached_declarations(path, rel: str, wanted: set[str], cache: ScanCache | None) -> dict[str, list[Declared]] | None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from upgrade_checklists.project.calls import Call, dotted, find_attribute_uses, find_calls
 from upgrade_checklists.core.checklist import TIERS, read_checklist
-from upgrade_checklists.check.compare import load_checklists
+from upgrade_checklists.project.checklists import load_checklists
 from upgrade_checklists.core.config import Config, ConfigError
 from upgrade_checklists.core.files import Skipped, read_file
 from upgrade_checklists.check.fix import Table, status_text, write_atomic

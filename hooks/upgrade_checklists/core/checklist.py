@@ -130,7 +130,7 @@ class Checklist:
 
 def load_parsers() -> None:
     """Import the Markdown and YAML parsers now (they load on first use): before a fork,
-    so that both processes have them once (``compare.load_checklists``)."""
+    so that both processes have them once (``project/checklists.py``)."""
     _md()
     _loader()
 
