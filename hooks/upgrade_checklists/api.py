@@ -21,13 +21,14 @@ and sees inherited members. What griffe leaves out, we cover here:
 
 from __future__ import annotations
 
+import ast
 import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from upgrade_checklists import annotations
-from upgrade_checklists.aliases import Served, SourceCache, served
+from upgrade_checklists.aliases import GetattrReader, Gone, Served, SourceCache, Undecided, served
 from upgrade_checklists.deprecation import deprecation_of
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -167,6 +168,8 @@ class UpstreamModel(ServedNames):
         self.sources = SourceCache()
         #: dotted path -> how a module serves it (compatibility alias or __getattr__)
         self.served: dict[str, Served] = {}
+        #: dotted path -> how a module's ``__getattr__`` refused it
+        self.gone: dict[str, Gone] = {}
         #: the model of the other version: old annotations name classes by their new path when it still resolves
         #: (anything with ``canonical(path)``: an UpstreamModel or the cached model in front of one)
         self.peer = None
@@ -255,25 +258,105 @@ class UpstreamModel(ServedNames):
         return self._assigned(self._final(obj), _depth)
 
     def _served(self, mod, name: str, depth: int):
-        """What module ``mod`` serves as ``name`` through a compatibility alias, or None."""
+        """What module ``mod`` serves as ``name`` though it does not bind it: a compatibility alias, a
+        lazy table or its ``__getattr__`` (run statically for ``name``). None when it certainly does
+        not (a refusal is kept in ``self.gone``); Unresolved when that cannot be told (the name may
+        come from a compiled module without a stub, a ``*`` import not read, an undecidable ``__getattr__``)."""
         fp = mod.filepath if not isinstance(mod.filepath, list) else None
         tree = self.sources.tree(fp)
         if tree is None:
             return None
-        how = served(tree, mod.path, fp is not None and fp.name == "__init__.py", name)
+        full = f"{mod.path}.{name}"
+        is_package = fp is not None and fp.name.startswith("__init__.")
+        self._unread_origins(mod, fp, tree, name, is_package)
+        how = served(tree, mod.path, is_package, name)
+        reader = GetattrReader(tree, mod.path, is_package, self._module_tree)
+        undecided = None
+        if reader.active:
+            try:
+                result = reader.run(name)
+            except Undecided as exc:
+                result, undecided = None, str(exc)
+            if isinstance(result, Gone):
+                if how is None or how.via == "module __getattr__":
+                    self.gone[full] = result
+                    return None
+            elif isinstance(result, Served):
+                keep = how.targets if how is not None and how.via != "module __getattr__" else ()
+                how = Served(result.targets or keep, result.via, result.line, result.warning)
+            elif how is None or how.via == "module __getattr__":
+                raise Unresolved(f"`{full}`: {undecided}")
         if how is None:
             return None
         for target in how.targets:
-            if target == f"{mod.path}.{name}":
+            if target == full:
                 continue
             found = self.find(target, depth + 1)
             if found is not None:
-                self.served[f"{mod.path}.{name}"] = how
+                self.served[full] = how
                 return found
+        if how.via == "lazy table":
+            raise Unresolved(f"`{full}` is served lazily from `{how.targets[0]}`, which is not found")
         if how.via == "module __getattr__" or how.via == "sys.modules alias":
-            self.served[f"{mod.path}.{name}"] = how
+            self.served[full] = how
             return self._griffe.Attribute(name, lineno=how.line, parent=mod)  # served, what it is unknown
         return None
+
+    def _module_tree(self, dotted: str):
+        """The parsed source of module ``dotted`` (its ``.py``, else its stub), found below the roots."""
+        rel = dotted.replace(".", "/")
+        for s in self.search:
+            for cand in (s / rel / "__init__.py", s / f"{rel}.py", s / rel / "__init__.pyi", s / f"{rel}.pyi"):
+                if cand.is_file():
+                    return self.sources.tree(cand)
+        return None
+
+    def _unread_origins(self, mod, fp, tree, name: str, is_package: bool) -> None:
+        """Raise Unresolved when ``name`` may come into ``mod`` from what the model does not read: a
+        compiled submodule without a stub, or a ``*`` import of a module not in the source."""
+        folder = fp.parent if fp is not None else None
+        if folder is not None and is_package and _compiled(folder, name):
+            raise Unresolved(f"`{mod.path}.{name}` is a compiled extension module without a stub (.pyi)")
+        package = mod.path if is_package else mod.path.rpartition(".")[0]
+        for node in _top_statements(tree.body):
+            if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
+                continue
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:max(len(parts) - node.level + 1, 0)] + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            if self._module_tree(base) is not None:
+                continue
+            where = base.rpartition(".")
+            parent_dir = self._module_dir(where[0]) if where[0] else None
+            if parent_dir is not None and _compiled(parent_dir, where[2]):
+                raise Unresolved(f"`{mod.path}.{name}` may come from `from {base} import *`, a compiled module without a stub")
+            raise Unresolved(f"`{mod.path}.{name}` may come from `from {base} import *`, which is not in the loaded source")
+
+    def _module_dir(self, dotted: str):
+        rel = dotted.replace(".", "/")
+        for s in self.search:
+            if (s / rel).is_dir():
+                return s / rel
+        return None
+
+    def status(self, dotted: str) -> str:
+        """Whether ``dotted`` resolves as Python would resolve it: ``found``, ``absent``,
+        ``removed:<upstream's message>`` (a module refuses it by name), ``gone:<message>`` (a module's
+        ``__getattr__`` refuses any name it does not serve) or ``unknown:<why>``."""
+        try:
+            obj = self.find(dotted)
+        except Unresolved as exc:
+            return f"unknown:{exc}"
+        if obj is not None:
+            return "found"
+        parts = dotted.split(".")
+        for i in range(2, len(parts) + 1):
+            refused = self.gone.get(".".join(parts[:i]))
+            if refused is not None:
+                return f"{'removed' if refused.removed else 'gone'}:{refused.message}"
+        return "absent"
 
     def _assigned(self, obj, depth: int):
         """``Old = New`` at module or class level: the object ``New`` names."""
@@ -499,6 +582,33 @@ def namespace_dirs(mod, name: str | None = None):
             if (sub / "__init__.py").exists() or not any(sub.rglob("*.py")):
                 continue
             yield d, sub
+
+
+_COMPILED = (".so", ".pyd", ".pyx")
+
+
+def _compiled(folder: Path, name: str) -> bool:
+    """``folder`` holds a compiled module ``name`` (an extension, or Cython source in an sdist) and no
+    Python source or stub for it."""
+    if (folder / f"{name}.py").exists() or (folder / f"{name}.pyi").exists() or (folder / name).is_dir():
+        return False
+    try:
+        return any(p.name.startswith(name + ".") and p.name.endswith(_COMPILED) and p.name.split(".")[0] == name
+                   for p in folder.iterdir())
+    except OSError:
+        return False
+
+
+def _top_statements(body):
+    """Module-level statements, also inside top-level ``if`` / ``try``."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If):
+            yield from _top_statements(stmt.body)
+            yield from _top_statements(stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
+                yield from _top_statements(part)
 
 
 def _placeholder(path: str) -> bool:

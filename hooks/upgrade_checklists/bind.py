@@ -168,14 +168,75 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         RESULT: lambda u: _bind_result(u, old, new, version, covered),
         MEMBER: lambda u: _bind_member(u, old, new, version, patched),
         PATCH: lambda u: _bind_patch(u, old, new, version),
-        ATTRIBUTE: lambda u: _bind_attribute(u, new, version),
+        ATTRIBUTE: lambda u: _bind_attribute(u, old, new, version),
     }
     for u in uses:
         try:
             out.append(binders[u.kind](u))
         except Unresolved:  # an alias into a package not loaded (torch, ...): not bound
             out.append(Bound(u, None, None))
+    _once_a_line(out)
     return out
+
+
+_NOT_THERE = ("MOVED_API", "REMOVED_API", "UNRESOLVED")
+
+
+def _once_a_line(bound: list[Bound]) -> None:
+    """A name that does not resolve is reported once on its line: a read ``pkg.mod.f`` is also the
+    read ``pkg.mod`` (and maybe a call of it), so only the shortest path that does not resolve is
+    said, by the call when there is one; a name deprecated through a module's ``__getattr__`` is
+    said by its read, not again by its call."""
+    at: dict[tuple[str, int], list[Bound]] = {}
+    for b in bound:
+        if b.problems:
+            at.setdefault((b.use.file, b.use.line), []).append(b)
+    for group in at.values():
+        if len(group) < 2:
+            continue
+        missing_ = [b for b in group if any(p[0] in _NOT_THERE for p in b.problems)]
+        warned = {b.use.target for b in group if b.use.kind == ATTRIBUTE and any(p[0] == "DEPRECATED" for p in b.problems)}
+        for b in group:
+            t = b.use.target
+            if any(o is not b and o.use.kind == ATTRIBUTE and t.startswith(o.use.target + ".") for o in missing_) or (
+                    b.use.kind == ATTRIBUTE and any(o.use.target == t and o.use.kind != ATTRIBUTE for o in missing_)):
+                b.problems = [p for p in b.problems if p[0] not in _NOT_THERE]
+            elif b.use.kind == CALL and t in warned:
+                b.problems = [p for p in b.problems if not (p[0] == "DEPRECATED" and p[3].startswith(f"`{t}` is deprecated"))]
+
+
+def _status(model, dotted: str) -> str:
+    if model is None:
+        return "absent"
+    try:
+        return model.status(dotted)
+    except Unresolved as exc:
+        return f"unknown:{exc}"
+
+
+def missing(name: str, old, new, version: str, a_old: Api | None, shown: str | None = None) -> tuple[str, str, str] | None:
+    """(code, severity, message) for a use of ``name``, a path that does not give an API at ``version``,
+    judged as Python resolves names: an error only when the old version resolved it and the new one
+    certainly does not (a module refusing it by name gives its own message); what the model cannot
+    tell, or what did not resolve before either, is ``UNRESOLVED`` (info). None when it resolves."""
+    shown = shown or f"`{name}`"
+    now = _status(new, name)
+    if now == "found":
+        return None
+    if now.startswith("unknown:"):
+        return "UNRESOLVED", "info", f"{shown} cannot be resolved statically at {version}: {now.removeprefix('unknown:')}"
+    if old is None:
+        return "UNRESOLVED", "info", f"{shown} does not resolve at {version}"
+    before = _status(old, name)
+    if before != "found" or a_old is None:
+        why = before.split(":", 1)[1] if ":" in before else "not found"
+        return "UNRESOLVED", "info", f"{shown} does not resolve at {version}, nor did it at the old version ({why}): not a change of this upgrade"
+    if now.startswith("removed:"):
+        return "REMOVED_API", "error", f"{shown} was removed at {version}: \"{now.removeprefix('removed:')}\""
+    code, msg = gone(name, a_old, new, version)
+    if shown != f"`{name}`":
+        msg = msg.replace(f"`{name}`", shown, 1)
+    return code, "error", msg
 
 
 def gone(name: str, api_old: Api, new: UpstreamModel, version: str) -> tuple[str, str]:
@@ -206,16 +267,24 @@ def _bind_import(u: Use, old, new, version) -> Bound:
             b.problems.append(("DEPRECATED", "warning", "", f"import `{u.target}` is served by a {how.via} that warns at {version}: "
                                f"\"{how.warning}\""))
         return b
-    was = old is not None and old.resolves(u.target)
-    last = u.target.rsplit(".", 1)[-1]
-    elsewhere = new.by_name(last, kinds=("class", "function", "module"))
+    found = missing(u.target, old, new, version, a_old, f"import `{u.target}`")
+    if found is None:
+        return b
+    code, sev, msg = found
+    binding_only = old is None and code == "UNRESOLVED" and not _status(new, u.target).startswith("unknown:")
+    if code == "UNRESOLVED" and not binding_only:
+        b.problems.append((code, sev, "", msg))
+        return b
     sev = "info" if u.fallback else "warning" if u.typing_only else "error"
-    verb = "no longer resolves" if was else "does not resolve"
+    verb = "does not resolve" if binding_only else "no longer resolves"
+    last = u.target.rsplit(".", 1)[-1]
+    elsewhere = new.by_name(last, kinds=("class", "function", "module")) if code != "REMOVED_API" or binding_only else []
     if elsewhere:
         b.problems.append(("MOVED_API", sev, "", f"import `{u.target}` {verb} at {version}; `{last}` is at `{elsewhere[0]}`"))
         b.fix = moved_fix(new, u.target, elsewhere[0])
-    elif was or old is None:
-        b.problems.append(("REMOVED_API", sev, "", f"import `{u.target}` {verb} at {version}"))
+    else:
+        quoted = msg.split(": ", 1)[1] if "was removed at" in msg and ": \"" in msg else ""
+        b.problems.append(("REMOVED_API", sev, "", f"import `{u.target}` {verb} at {version}" + (f": {quoted}" if quoted else "")))
     return b
 
 
@@ -223,16 +292,21 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
     a_new, a_old = _lookup(new, u.target), _lookup(old, u.target)
     b = Bound(u, a_old.path if a_old else None, a_new.path if a_new else None)
     if a_new is None:
-        if a_old is not None:
-            code, msg = gone(u.target, a_old, new, version)
-            b.problems.append((code, "error", "", _via(u, msg)))
+        found = missing(u.target, old, new, version, a_old) if (a_old is not None or u.call is not None) else None
+        if found is not None:
+            code, sev, msg = found
+            b.problems.append((code, sev, "", _via(u, msg)))
             if code == "MOVED_API":
                 b.fix = moved_fix(new, a_old.path, new.by_name(a_old.path.rsplit(".", 1)[-1], kinds=(a_old.kind,))[0])
         return b
     if u.call is not None and not u.via:
-        warned = new.deprecation(a_new, u.target)
-        if warned is not None:
-            b.problems.append(("DEPRECATED", "warning", "", f"`{a_new.path}` is deprecated at {version}: \"{warned}\""))
+        how = new.via(u.target)
+        if how is not None and how.warning:  # served through a deprecated name: that name is deprecated, not its target
+            b.problems.append(("DEPRECATED", "warning", "", f"`{u.target}` is deprecated at {version}: \"{how.warning}\""))
+        else:
+            warned = new.deprecation(a_new)
+            if warned is not None:
+                b.problems.append(("DEPRECATED", "warning", "", f"`{a_new.path}` is deprecated at {version}: \"{warned}\""))
     if a_new.signature is None or u.call is None:
         return b
     b.signature = True
@@ -301,14 +375,25 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
     return b
 
 
-def _bind_attribute(u: Use, new, version) -> Bound:
-    """``pkg.name`` read: deprecated when a module ``__getattr__`` serves it with a warning."""
+def _bind_attribute(u: Use, old, new, version) -> Bound:
+    """``pkg.name`` read (a value, a default argument, a decorator, an annotation, an ``isinstance``
+    target): removed or moved when its path no longer resolves; deprecated when a module
+    ``__getattr__`` serves it with a warning."""
     b = Bound(u, None, None)
-    if not new.exists(u.target):
+    if _status(new, u.target) == "found":
+        how = new.served.get(u.target)
+        if how is not None and how.warning:
+            b.problems.append(("DEPRECATED", "warning", "", f"`{u.target}` is served by a {how.via} that warns at {version}: \"{how.warning}\""))
         return b
-    how = new.served.get(u.target)
-    if how is not None and how.warning:
-        b.problems.append(("DEPRECATED", "warning", "", f"`{u.target}` is served by a {how.via} that warns at {version}: \"{how.warning}\""))
+    a_old = _lookup(old, u.target)
+    found = missing(u.target, old, new, version, a_old)
+    if found is not None:
+        code, sev, msg = found
+        if code == "UNRESOLVED" and old is None:
+            return b  # binding only: a read of what is not known is not a finding
+        b.problems.append((code, sev, "", msg + (" (read here)" if sev == "error" else "")))
+        if code == "MOVED_API" and a_old is not None:
+            b.fix = moved_fix(new, a_old.path, new.by_name(a_old.path.rsplit(".", 1)[-1], kinds=(a_old.kind,))[0])
     return b
 
 

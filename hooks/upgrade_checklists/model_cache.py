@@ -339,6 +339,9 @@ class CachedModel(ServedNames):
     def resolves(self, dotted: str) -> bool:
         return self._ask(["resolves", dotted], "bool", lambda m: m.resolves(dotted))
 
+    def status(self, dotted: str) -> str:
+        return self._ask(["status", dotted], "str?", lambda m: m.status(dotted))
+
     def canonical(self, path: str) -> str | None:
         return self._ask(["canonical", path], "str?", lambda m: m.canonical(path))
 
