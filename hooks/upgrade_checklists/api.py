@@ -429,14 +429,33 @@ class UpstreamModel(ServedNames):
         return None
 
     def _canon(self, path: str) -> str:
-        """A class's identity for comparing types: its definition, reached by the public path."""
+        """A type's identity for comparing annotations: a type variable by its name and bound
+        (``~T``, wherever it is defined); a class by its definition, reached by the public path,
+        spelt without the leading underscores of its modules (``pkg._core.x.C`` is ``pkg.core.x.C``:
+        a private module renamed is the same class)."""
+        var = self._type_var(path)
+        if var is not None:
+            return var
         for model in (self.peer, self):
             if model is None:
                 continue
             found = model.canonical(path)
             if found is not None:
-                return found
-        return path
+                return _public(found)
+        return _public(path)
+
+    def _type_var(self, path: str) -> str | None:
+        try:
+            obj = self.find(path)
+        except Unresolved:
+            return None
+        value = getattr(obj, "value", None) if obj is not None and obj.kind.value == "attribute" else None
+        text = str(value) if value is not None else ""
+        m = re.match(r"^(?:typing(?:_extensions)?\.)?TypeVar\(\s*['\"](\w+)['\"]", text)
+        if m is None:
+            return None
+        bound = re.search(r"\bbound\s*=\s*(.+?)\s*(?:,\s*\w+\s*=|\)$)", text)
+        return f"~{m.group(1)}" + (f"[bound={annotations.short(bound.group(1).strip(chr(39) + chr(34)))}]" if bound else "")
 
     def api(self, obj) -> Api:
         kind = obj.kind.value
@@ -558,6 +577,29 @@ class UpstreamModel(ServedNames):
             return None
         return self.api(self._final(obj))
 
+    def foreign_bases(self, cls: Api) -> list[str]:
+        """The bases of class ``cls`` (at any depth) that are not in the loaded source (another
+        distribution: ``torch.nn.Module``, ``httpx.Client``): its members inherited from them are unknown."""
+        out: list[str] = []
+        stack, seen = [self._obj(cls)], set()
+        while stack:
+            obj = stack.pop()
+            if obj is None or id(obj) in seen or getattr(obj, "kind", None) is None or obj.kind.value != "class":
+                continue
+            seen.add(id(obj))
+            for base in obj.bases:
+                path = getattr(base, "canonical_path", None) or str(base)
+                try:
+                    found = self.find(path)
+                except Unresolved:
+                    found = None
+                if found is None:
+                    if path not in out and path not in ("object", "builtins.object", "typing.Generic", "typing.Protocol"):
+                        out.append(path)
+                else:
+                    stack.append(found)
+        return out
+
     def resolves(self, dotted: str) -> bool:
         try:
             return self.find(dotted) is not None
@@ -582,6 +624,12 @@ def namespace_dirs(mod, name: str | None = None):
             if (sub / "__init__.py").exists() or not any(sub.rglob("*.py")):
                 continue
             yield d, sub
+
+
+def _public(path: str) -> str:
+    """``pkg._core.mod.Name`` as ``pkg.core.mod.Name`` (module parts without leading underscores)."""
+    parts = path.split(".")
+    return ".".join([p.lstrip("_") or p for p in parts[:-1]] + parts[-1:])
 
 
 _COMPILED = (".so", ".pyd", ".pyx")

@@ -77,8 +77,20 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
                 if oldn is None or p.name not in oldn or not oldn[p.name].required:
                     out.append(("NEW_REQUIRED_PARAM", "error", p.name, f"`{what}`: `{p.name}` is required at {version} and this call does not pass it"))
     if old is not None and None not in (old.returns, new.returns) and old.returns != new.returns and call.used:
-        out.append(("RETURN_CHANGED", "error", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`), and this call uses the result"))
+        if call.unpacked and _sequence(old.returns) and _sequence(new.returns):
+            out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`); "
+                        "this call only unpacks or iterates the result, which either supports"))
+        else:
+            out.append(("RETURN_CHANGED", "error", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`), and this call uses the result"))
     return out
+
+
+_SEQUENCES = ("list", "tuple", "typing.Sequence", "typing.MutableSequence", "typing.Iterable", "typing.Collection")
+
+
+def _sequence(text: str) -> bool:
+    """An annotation (normalised) of a sequence: unpacking or iterating it works for each of them."""
+    return text.split("[", 1)[0].strip() in _SEQUENCES and "|" not in text
 
 
 def signature_changes(what: str, old: Signature, new: Signature) -> list[Problem]:
@@ -203,6 +215,15 @@ def _once_a_line(bound: list[Bound]) -> None:
                 b.problems = [p for p in b.problems if p[0] not in _NOT_THERE]
             elif b.use.kind == CALL and t in warned:
                 b.problems = [p for p in b.problems if not (p[0] == "DEPRECATED" and p[3].startswith(f"`{t}` is deprecated"))]
+
+
+def _foreign(model, cls: Api) -> str:
+    """The bases of ``cls`` from another distribution, as text ("" when none)."""
+    try:
+        bases = model.foreign_bases(cls)
+    except Unresolved:
+        return "a base not in the loaded source"
+    return ", ".join(f"`{b}`" for b in bases)
 
 
 def _status(model, dotted: str) -> str:
@@ -330,7 +351,12 @@ def _bind_result(u: Use, old, new, version, covered) -> Bound:
         return b
     if m_new is None:
         if m_old is not None:
-            b.problems.append(("METHOD_CHANGED", "error", "", f"`{what}` (called on the result of `{a_new.path}`) was removed at {version}"))
+            foreign = _foreign(new, cls_new)
+            if foreign:
+                b.problems.append(("UNRESOLVED", "info", "", f"`{what}` (called on the result of `{a_new.path}`) is not in the loaded "
+                                   f"source at {version}; `{cls_new.path}` inherits from {foreign}, not followed: its members are unknown"))
+            else:
+                b.problems.append(("METHOD_CHANGED", "error", "", f"`{what}` (called on the result of `{a_new.path}`) was removed at {version}"))
         return b
     if m_new.signature is None or m_new.kind != "function":
         return b
@@ -357,7 +383,11 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
     callee = u.call.callee_text() if u.call is not None else None
     used = f"`self.{u.member}`" if u.call is None else f"`{callee}(...)`" if callee is not None else f"`{u.member}(...)`"
     if m_new is None:
-        if m_old is not None and (cls_new.path, u.member) not in patched:  # else the project adds it itself
+        foreign = _foreign(new, cls_new) if m_old is not None else ""
+        if foreign and (cls_new.path, u.member) not in patched:
+            b.problems.append(("UNRESOLVED", "info", u.member, f"`{cls_new.path}` has no `{u.member}` in the loaded source at {version}; "
+                               f"it inherits from {foreign}, not followed: its members are unknown ({u.via})"))
+        elif m_old is not None and (cls_new.path, u.member) not in patched:  # else the project adds it itself
             code = "PATCH_MISMATCH" if u.patch else "REMOVED_API"
             b.problems.append((code, "error", u.member,
                                f"`{cls_new.path}` has no `{u.member}` at {version} (it had at the old version), and {u.via} uses {used}"))

@@ -66,11 +66,33 @@ def warning_in(stmts: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef
         a = fn.args
         params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs} - {"self", "cls"}
         params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+        params |= _from_params(fn, params)
     for stmt in stmts:
         found = _in_stmt(stmt, params)
         if found is not None:
             return found
     return None
+
+
+def _from_params(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> set[str]:
+    """Locals that hold what a caller passed: ``x = kwargs.pop("x", None)``, ``kwargs.get(...)``,
+    ``kwargs["x"]``, ``x = param`` (a warning tested on one of them concerns the calls passing it)."""
+    out: set[str] = set()
+    for _ in range(2):  # a local from a local from a parameter
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+                continue
+            v = node.value
+            source = None
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in ("pop", "get"):
+                source = v.func.value
+            elif isinstance(v, ast.Subscript):
+                source = v.value
+            elif isinstance(v, ast.Name):
+                source = v
+            if isinstance(source, ast.Name) and source.id in params | out:
+                out.add(node.targets[0].id)
+    return out
 
 
 def _in_stmt(stmt: ast.stmt, params: set[str]) -> str | None:

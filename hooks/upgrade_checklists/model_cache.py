@@ -358,6 +358,9 @@ class CachedModel(ServedNames):
     def member(self, cls: Api, name: str) -> Api | None:
         return self._ask(["member", cls.path, cls.kind, name], "api", lambda m: m.member(cls, name))
 
+    def foreign_bases(self, cls: Api) -> list[str]:
+        return self._ask(["foreign_bases", cls.path, cls.kind], "paths", lambda m: m.foreign_bases(cls))
+
     def returned_class(self, api: Api) -> Api | None:
         return self._ask(["returned_class", api.path, api.kind], "api", lambda m: m.returned_class(api))
 
