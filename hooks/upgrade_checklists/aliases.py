@@ -18,10 +18,14 @@ A name kept by plain assignment (``Old = New``) is followed by ``api.py``.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from upgrade_checklists.deprecation import warning_in
+
+
+_DOTTED = re.compile(r"^\.*[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
 @dataclass(frozen=True)
@@ -92,7 +96,7 @@ def served(tree: ast.Module, modname: str, is_package: bool, name: str) -> Serve
             for k, v in zip(node.keys, node.values):
                 if k is not None and _text(k, modname) in keys:
                     value = _text(v, modname)
-                    if value:
+                    if value and _DOTTED.match(value):  # a module path (not a message about the name)
                         found = Served(_targets(value, package), "legacy alias table", node.lineno)
                         best = best or found
         elif isinstance(node, ast.Call):
@@ -423,6 +427,8 @@ class GetattrReader:
                     out += str(v.value)
                 elif isinstance(v, ast.FormattedValue):
                     inner = self._string(v.value, st)
+                    if inner is not None and v.conversion == ord("r"):
+                        inner = repr(inner)
                     out += inner if inner is not None else "{" + ast.unparse(v.value) + "}"
             return out
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):

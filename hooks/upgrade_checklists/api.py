@@ -245,6 +245,8 @@ class UpstreamModel(ServedNames):
             return None
         for i, part in enumerate(parts[1:], 1):
             obj = self._final(obj)
+            if obj.kind.value == "attribute":  # ``mpu = parallel_state``: the module it names
+                obj = self._assigned(obj, _depth)
             try:
                 members = obj.all_members if obj.kind.value == "class" else obj.members
             except Exception as exc:
