@@ -240,6 +240,8 @@ def test_names_resolve_as_at_run_time(project: Repo) -> None:
     # moved), no RETURN_CHANGED for ident (a type variable, wherever it is defined)
     assert r.code == 1
     assert "Traceback" not in r.err
+    summary = " ".join((project.path / "upgrade-summary.md").read_text().split())
+    assert "1 use(s) in the code could not be resolved (`UNRESOLVED`, info)." in summary  # rtpkg.ghost
     # the same audit again, from the model cache: the same verdicts
     again = project.run("audit", "rtpkg==2.0.0", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
     assert findings(again) == EXPECTED
