@@ -247,6 +247,8 @@ class UpstreamModel(ServedNames):
             obj = self._final(obj)
             if obj.kind.value == "attribute":  # ``mpu = parallel_state``: the module it names
                 obj = self._assigned(obj, _depth)
+                if obj.kind.value == "attribute":
+                    raise Unresolved(f"`{obj.path}` is a value whose attributes are not known statically")
             try:
                 members = obj.all_members if obj.kind.value == "class" else obj.members
             except Exception as exc:
@@ -362,10 +364,11 @@ class UpstreamModel(ServedNames):
 
     def _assigned(self, obj, depth: int):
         """``Old = New`` at module or class level: the object ``New`` names."""
-        if obj.kind.value != "attribute" or type(getattr(obj, "value", None)).__name__ not in ("ExprName", "ExprAttribute"):
+        value = getattr(obj, "value", None)
+        if obj.kind.value != "attribute" or type(value).__name__ not in ("ExprName", "ExprAttribute"):
             return obj
         try:
-            path = obj.value.canonical_path
+            path = value.canonical_path
         except Exception:
             return obj
         if not path or path == obj.path:
