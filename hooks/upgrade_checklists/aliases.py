@@ -244,6 +244,8 @@ class GetattrReader:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 if any(isinstance(t, ast.Name) and t.id == name for t in targets) and node.value is not None:
                     value = _literal(node.value)
+                    if value is _MISSING and isinstance(node.value, (ast.DictComp, ast.SetComp)):
+                        value = self._comprehension(node.value)
             elif isinstance(node, (ast.ImportFrom,)) and depth < 3:
                 for a in node.names:
                     if (a.asname or a.name) == name and a.name != "*":
@@ -255,6 +257,29 @@ class GetattrReader:
             value = _grown(value, name, self.tree)
         self._tables[name] = value
         return value
+
+    def _comprehension(self, node: ast.DictComp | ast.SetComp):
+        """``{n: ... for n, x in ITEMS}`` (or ``{n for ...}``) over a module-level list of tuples or
+        constants: its keys (the values are not needed to decide ``name in table``), else _MISSING."""
+        key = node.key if isinstance(node, ast.DictComp) else node.elt
+        if len(node.generators) != 1 or node.generators[0].ifs or not isinstance(node.generators[0].iter, ast.Name):
+            return _MISSING
+        gen = node.generators[0]
+        target = gen.target.elts[0] if isinstance(gen.target, ast.Tuple) and gen.target.elts else gen.target
+        if not (isinstance(key, ast.Name) and isinstance(target, ast.Name) and key.id == target.id):
+            return _MISSING
+        source = next((n.value for n in self.top if isinstance(n, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == gen.iter.id for t in n.targets)), None)
+        if not isinstance(source, (ast.List, ast.Tuple, ast.Set)):
+            return _MISSING
+        keys = []
+        for elt in source.elts:
+            first = elt.elts[0] if isinstance(elt, ast.Tuple) and isinstance(gen.target, ast.Tuple) and elt.elts else elt
+            value = _literal(first)
+            if value is _MISSING or isinstance(value, (dict, list, set)):
+                return _MISSING
+            keys.append(value)
+        return {k: None for k in keys} if isinstance(node, ast.DictComp) else set(keys)
 
     def _lazy_table(self):
         """``sys.modules[__name__] = _LazyModule(__name__, ..., TABLE, ...)``: TABLE maps a submodule to the

@@ -253,7 +253,8 @@ def missing(name: str, old, new, version: str, a_old: Api | None, shown: str | N
         why = before.split(":", 1)[1] if ":" in before else "not found"
         return "UNRESOLVED", "info", f"{shown} does not resolve at {version}, nor did it at the old version ({why}): not a change of this upgrade"
     if now.startswith("removed:"):
-        return "REMOVED_API", "error", f"{shown} was removed at {version}: \"{now.removeprefix('removed:')}\""
+        said = now.removeprefix("removed:")
+        return "REMOVED_API", "error", f"{shown} was removed at {version}" + (f": \"{said}\"" if said else "")
     code, msg = gone(name, a_old, new, version)
     if shown != f"`{name}`":
         msg = msg.replace(f"`{name}`", shown, 1)
