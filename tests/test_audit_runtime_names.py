@@ -74,6 +74,10 @@ V1 = {
             def __init__(self, name):
                 self.name = name
         ''',
+    "rtpkg/loading.py": '''
+        def load(path, **kwargs):
+            return path
+        ''',
 }
 
 V2 = {
@@ -144,6 +148,17 @@ V2 = {
             def __init__(self, name, size):
                 self.name = name
         ''',
+    # a deprecation of one keyword, popped from **kwargs: it concerns only the calls passing it
+    "rtpkg/loading.py": '''
+        import warnings
+
+
+        def load(path, **kwargs):
+            plan = kwargs.pop("plan", None)
+            if plan is not None:
+                warnings.warn("Passing `plan` to load() is deprecated; pass config=Config(plan=...)", FutureWarning)
+            return path
+        ''',
 }
 
 APP = '''\
@@ -191,6 +206,7 @@ def project(tmp_path: Path, capsys, upstream: Path) -> Repo:
     git(r.path, "init", "-q", "-b", "main")
     r.write("app/__init__.py", "")
     r.write("app/use.py", APP)
+    r.write("app/load.py", "from rtpkg.loading import load\n\nA = load(\"a\")\nB = load(\"b\", plan=2)\n")
     r.write("checklists/rtpkg.md", CHECKLIST)
     r.write("pyproject.toml", f'[project]\nname = "app"\nversion = "0"\ndependencies = ["rtpkg==1.0.0"]\n\n'
                               f'[tool.upgrade-checklists]\nroots = ["app"]\ngit_url = "file://{upstream}/{{github}}"\n')
@@ -228,6 +244,8 @@ EXPECTED = sorted([
     # the class served by the lazy table, and the function only the stub describes, are bound
     ("app/use.py:15", "NEW_REQUIRED_PARAM", "`rtpkg.lazy.tools.Tool`: `size` is required at 2.0.0 and this call does not pass it"),
     ("app/use.py:16", "NEW_REQUIRED_PARAM", "`rtpkg._fast.fast`: `mode` is required at 2.0.0 and this call does not pass it"),
+    # the keyword's deprecation: the call passing it, not the one that does not
+    ("app/load.py:4", "DEPRECATED", "[warning] `rtpkg.loading.load`: passing `plan` is deprecated at 2.0.0: \"Passing `plan` to load() is deprecated; pass config=Config(plan=...)\""),
     # resolves at neither version: not a change of this upgrade
     ("app/use.py:17", "UNRESOLVED", "[info] `rtpkg.ghost` does not resolve at 2.0.0, nor did it at the old version (not found): not a change of this upgrade"),
 ])

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from upgrade_checklists import annotations
 from upgrade_checklists.aliases import GetattrReader, Gone, Served, SourceCache, Undecided, served
-from upgrade_checklists.deprecation import deprecation_of
+from upgrade_checklists.deprecation import deprecation_of, keyword_warnings
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 REQUIRED_KINDS = ("positional-only", "positional or keyword", "keyword-only")
@@ -391,6 +391,17 @@ class UpstreamModel(ServedNames):
             return deprecation_of(obj, self.sources.tree(fp if isinstance(fp, Path) else None))
         except Exception:  # a statically unreadable body: no verdict
             return None
+
+    def keyword_deprecations(self, api: Api) -> dict[str, str]:
+        """Keyword -> the deprecation warning its being passed gives (``deprecation.keyword_warnings``)."""
+        obj = self._obj(api)
+        if obj is None:
+            return {}
+        fp = getattr(obj, "filepath", None)
+        try:
+            return keyword_warnings(obj, self.sources.tree(fp if isinstance(fp, Path) else None))
+        except Exception:  # a statically unreadable body: no verdict
+            return {}
 
     def _obj(self, api: Api):
         """The griffe object behind ``api`` (found again by its path when ``api`` came from the cache)."""

@@ -329,6 +329,14 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
             warned = new.deprecation(a_new)
             if warned is not None:
                 b.problems.append(("DEPRECATED", "warning", "", f"`{a_new.path}` is deprecated at {version}: \"{warned}\""))
+    if u.call is not None and u.call.keywords and a_new.kind in ("function", "class"):
+        try:
+            scoped = new.keyword_deprecations(a_new)
+        except Unresolved:
+            scoped = {}
+        for kw in u.call.keywords:
+            if kw in scoped:
+                b.problems.append(("DEPRECATED", "warning", kw, _via(u, f"`{a_new.path}`: passing `{kw}` is deprecated at {version}: \"{scoped[kw]}\"")))
     if a_new.signature is None or u.call is None:
         return b
     b.signature = True

@@ -176,7 +176,12 @@ _CODECS = {
     "bool": (bool, _typed(bool)),
     "str?": (lambda v: v, _opt_str),
     "paths": (list, _paths),
+    "texts": (dict, lambda v: {_typed(str)(k): _typed(str)(x) for k, x in (v.items() if type(v) is dict else _bad())}),
 }
+
+
+def _bad():
+    raise PlainError("expected a dict")
 
 
 class CachedModel(ServedNames):
@@ -363,6 +368,9 @@ class CachedModel(ServedNames):
 
     def returned_class(self, api: Api) -> Api | None:
         return self._ask(["returned_class", api.path, api.kind], "api", lambda m: m.returned_class(api))
+
+    def keyword_deprecations(self, api: Api) -> dict[str, str]:
+        return self._ask(["keyword_deprecations", api.path, api.kind], "texts", lambda m: m.keyword_deprecations(api))
 
     def declared_deprecation(self, api: Api) -> str | None:
         return self._ask(["declared_deprecation", api.path, api.kind], "str?", lambda m: m.declared_deprecation(api))
