@@ -78,6 +78,16 @@ V1 = {
         def load(path, **kwargs):
             return path
         ''',
+    "rtpkg/testing.py": '''
+        class _Session:
+            def get(self, url):
+                return url
+
+
+        class Client(_Session):
+            def __init__(self, base):
+                self.base = base
+        ''',
 }
 
 V2 = {
@@ -159,6 +169,15 @@ V2 = {
                 warnings.warn("Passing `plan` to load() is deprecated; pass config=Config(plan=...)", FutureWarning)
             return path
         ''',
+    # the test client now builds on another distribution's class, which the model does not follow
+    "rtpkg/testing.py": '''
+        import httpx
+
+
+        class Client(httpx.Client):
+            def __init__(self, base):
+                self.base = base
+        ''',
 }
 
 APP = '''\
@@ -206,6 +225,7 @@ def project(tmp_path: Path, capsys, upstream: Path) -> Repo:
     git(r.path, "init", "-q", "-b", "main")
     r.write("app/__init__.py", "")
     r.write("app/use.py", APP)
+    r.write("app/client.py", "from rtpkg.testing import Client\n\nc = Client(\"http://x\")\nr = c.get(\"/\")\n")
     r.write("app/load.py", "from rtpkg.loading import load\n\nA = load(\"a\")\nB = load(\"b\", plan=2)\n")
     r.write("checklists/rtpkg.md", CHECKLIST)
     r.write("pyproject.toml", f'[project]\nname = "app"\nversion = "0"\ndependencies = ["rtpkg==1.0.0"]\n\n'
@@ -246,6 +266,8 @@ EXPECTED = sorted([
     ("app/use.py:16", "NEW_REQUIRED_PARAM", "`rtpkg._fast.fast`: `mode` is required at 2.0.0 and this call does not pass it"),
     # the keyword's deprecation: the call passing it, not the one that does not
     ("app/load.py:4", "DEPRECATED", "[warning] `rtpkg.loading.load`: passing `plan` is deprecated at 2.0.0: \"Passing `plan` to load() is deprecated; pass config=Config(plan=...)\""),
+    # inherited from a base in another distribution: unknown, not removed
+    ("app/client.py:4", "UNRESOLVED", "[info] `rtpkg.testing.Client.get` (called on the result of `rtpkg.testing.Client`) is not in the loaded source at 2.0.0; `rtpkg.testing.Client` inherits from `httpx.Client`, not followed: its members are unknown"),
     # resolves at neither version: not a change of this upgrade
     ("app/use.py:17", "UNRESOLVED", "[info] `rtpkg.ghost` does not resolve at 2.0.0, nor did it at the old version (not found): not a change of this upgrade"),
 ])
@@ -259,7 +281,7 @@ def test_names_resolve_as_at_run_time(project: Repo) -> None:
     assert r.code == 1
     assert "Traceback" not in r.err
     summary = " ".join((project.path / "upgrade-summary.md").read_text().split())
-    assert "1 use(s) in the code could not be resolved (`UNRESOLVED`, info)." in summary  # rtpkg.ghost
+    assert "2 use(s) in the code could not be resolved (`UNRESOLVED`, info)." in summary  # rtpkg.ghost, Client.get
     # the same audit again, from the model cache: the same verdicts
     again = project.run("audit", "rtpkg==2.0.0", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
     assert findings(again) == EXPECTED
