@@ -13,6 +13,11 @@ ways it does not follow, all of which we read statically from the module's sourc
   it calls ``warnings.warn``, the name is deprecated and the warning text is kept.
 
 A name kept by plain assignment (``Old = New``) is followed by ``api.py``.
+
+:class:`GetattrReader` goes further for a module with a ``__getattr__`` or a lazy table: it
+runs them for one name, statically, and says whether the name is served (where from, with
+which warning), refused (with upstream's message; ``removed`` when a test singled the name
+out) or cannot be decided.
 """
 
 from __future__ import annotations

@@ -11,6 +11,11 @@ and sees inherited members. What griffe leaves out, we cover here:
 - a name a module keeps by a compatibility alias (a legacy alias table, a
   ``sys.modules`` alias, a module ``__getattr__``: ``aliases.py``) or by plain
   assignment (``Old = New``) still resolves, to what it names;
+- a module ``__getattr__`` or lazy table is run statically for the name asked
+  (``aliases.GetattrReader``): served, refused (``self.gone``, with upstream's message) or
+  undecided; ``status`` says how a dotted path resolves (found / absent / removed / unknown),
+  and a name that may come from what is not read (a compiled module without a stub, a
+  ``*`` import not in the source) is unknown, never absent;
 - where a name went, a real definition wins over a placeholder ("dummy") object;
 - return annotations are compared as types (``annotations.py``); deprecations are
   read with their warning text (``deprecation.py``);

@@ -10,6 +10,9 @@ An API is deprecated when
   (a warning about one parameter's value is not the function's deprecation), or
 - a module ``__getattr__`` serves it and warns (see ``aliases.py``).
 
+A warning tested on what a caller passed (a parameter, or a local popped from ``**kwargs``)
+is not the function's: ``keyword_warnings`` gives it per keyword, for the calls that pass it.
+
 The message is the warning's text as written: a string, or an f-string with its
 placeholders kept (``{name}``); it usually names the replacement.
 """
