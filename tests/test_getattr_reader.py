@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from upgrade_checklists.aliases import GetattrReader, Gone, Served, Undecided
+from upgrade_checklists.audit.aliases import GetattrReader, Gone, Served, Undecided
 
 
 def reader(src: str, modname: str = "pkg", others: dict[str, str] | None = None) -> GetattrReader:
