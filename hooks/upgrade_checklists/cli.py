@@ -14,7 +14,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from upgrade_checklists import __version__, config, crash, gitfiles, report, runcache, suppress
+from upgrade_checklists import __version__, config, crash, files, gitfiles, report, runcache, suppress
 from upgrade_checklists.selection import select, select_deleted
 from upgrade_checklists.config import ConfigError
 from upgrade_checklists.findings import AUDIT_CODES, DESCRIPTIONS, FIXABLE
@@ -201,6 +201,7 @@ def _main(argv: list[str] | None) -> int:
     except SystemExit as exc:  # argparse: --help, --version, usage errors
         return int(exc.code or 0)
     args.requested = shlex.join(["upgrade-checklists", *(sys.argv[1:] if argv is None else argv)])
+    files.forget()
     try:
         cfg = config.load(Path.cwd(), args.config)
         for warning in cfg.warnings:
@@ -210,7 +211,7 @@ def _main(argv: list[str] | None) -> int:
         if args.command == "audit":
             return _audit(args, cfg)
         return _check(args, cfg)
-    except ConfigError as exc:
+    except (ConfigError, files.Outside) as exc:  # Outside: a path of the repository leads out of it
         print(f"upgrade-checklists: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
@@ -260,11 +261,12 @@ def _check_paused(args: argparse.Namespace, cfg: config.Config) -> int:
         findings = kept.findings
         if args.baseline is not None and known is None:
             from upgrade_checklists import baseline  # imported where used: a plain commit run never needs it
-            if not args.baseline.exists():
-                baseline.write(args.baseline, findings)
+            where = _argument_path(args.baseline, cfg)
+            if not os.path.lexists(where):
+                baseline.write(where, findings)
                 print(f"Wrote {args.baseline} with {len(findings)} known finding{'s' if len(findings) != 1 else ''}; "
                       "from now on only new ones are reported", file=sys.stderr)
-            known = baseline.read(args.baseline, str(args.baseline))
+            known = baseline.read(where, str(args.baseline))
         if known is not None:
             from upgrade_checklists import baseline
             findings, ctx.baselined = baseline.subtract(findings, known)
@@ -293,7 +295,7 @@ def _check_paused(args: argparse.Namespace, cfg: config.Config) -> int:
             if not changes:
                 break
             for path, (_old, new) in sorted(changes.items()):
-                fix.write_atomic(path, new)
+                fix.write_atomic(Path(files.inside(cfg.root, path, follow=False)), new)
                 if path not in fixed:
                     fixed.append(path)
             result, outcome, _warnings, findings, reused = run()
@@ -348,7 +350,7 @@ def _outcome(cfg: config.Config, use_cache: bool, uncatalogued: bool, reuse: boo
     global _kept
     result = _kept = run_check(cfg, use_cache=use_cache, uncatalogued=uncatalogued, files=state.files if state else None)
     outcome = runcache.outcome_of(result)
-    if state is not None:
+    if state is not None and runcache.reads_of(cfg, state, result, files.journal(), files.globs()):
         plain = runcache.save(cfg, state, outcome)  # None: a racy state, not stored
         if plain is not None and not uncatalogued:
             from upgrade_checklists import cutoff
@@ -415,6 +417,7 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     path = args.summary if args.summary is not None else cfg.root / "upgrade-summary.md"
     if not path.is_absolute():
         path = cfg.root / path
+    path = _argument_path(path, cfg)
     introduced = {}
     if args.ledger:
         from upgrade_checklists import ledger
@@ -456,18 +459,30 @@ def _write_back(cfg: config.Config, args: argparse.Namespace, result) -> list[Pa
 
     fixed: list[Path] = []
     for path, (_old, new) in sorted(writeback.plan(result).items()):
-        fix.write_atomic(path, new)
+        fix.write_atomic(Path(files.inside(cfg.root, path, follow=False)), new)
         fixed.append(path)
     if cfg.status_file:
         again = run_check(cfg, use_cache=not args.no_cache)
         status = [f for f in again.findings if f.code == "STATUS"]
         for path, (_old, new) in sorted(fix.plan(again, cfg, status).items()):
-            fix.write_atomic(path, new)
+            fix.write_atomic(Path(files.inside(cfg.root, path, follow=False)), new)
             if path not in fixed:
                 fixed.append(path)
     for path in fixed:
         print(f"Fixing {_rel(path, cfg)}")
     return fixed
+
+
+def _argument_path(path: Path, cfg: config.Config) -> Path:
+    """A file named on the command line (``--baseline``, ``--summary``), absolute. One in the
+    repository must resolve inside it (a committed symlink, as a folder on the way, must not
+    lead the read or the write out: :class:`files.Outside`); one outside the repository is
+    the user's own choice and is used as given."""
+    full = Path(os.path.abspath(path))
+    root = os.path.abspath(cfg.root)
+    if str(full).startswith(root.rstrip(os.sep) + os.sep):
+        return Path(files.inside(root, str(full), follow=False))
+    return full
 
 
 def _selected(code: str, args: argparse.Namespace, cfg: config.Config) -> bool:

@@ -14,9 +14,10 @@ import stat
 from pathlib import Path
 
 from upgrade_checklists.atomic import clean_stale_temps
-from upgrade_checklists.files import MAX_BYTES, Skipped, file_stat, read_file
+from upgrade_checklists import files as _files
+from upgrade_checklists.files import MAX_BYTES, Skipped, Unreadable, file_stat, read_file
 
-from upgrade_checklists.cache import ScanCache
+from upgrade_checklists.cache import ScanCache, cache_directory
 from upgrade_checklists.catalog import check_catalog, likely_matches
 from upgrade_checklists.checklist import Checklist, load_parsers, read_checklist
 from upgrade_checklists.config import Config, ConfigError
@@ -47,6 +48,7 @@ def _read_checklists(cfg: Config, cache: ScanCache | None, notes: list[str] | No
     the cache) will ask of the code (:func:`catalog.likely_matches`, by checklist): asked
     in the job that read the checklist, on either core, its verbatim look-ups with it."""
     d = cfg.checklist_dir
+    _files.inside(cfg.root, cfg.checklists)  # a committed symlink to a folder elsewhere: Outside, exit 2
     if not d.is_dir():
         raise ConfigError(f"checklist directory {cfg.checklists!r} not found (configure 'checklists')")
     out: list[Checklist | None] = []
@@ -179,7 +181,8 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
     res = Result(root=cfg.root)
     forget_listing(cfg.root, files)
     history.forget()
-    cache_dir = cfg.root / cfg.cache_dir if (use_cache and cfg.cache_dir) else None
+    _files.forget()
+    cache_dir = cache_directory(cfg) if use_cache else None
     res.cache = ScanCache(cache_dir, str(cfg.root.resolve()))
     snippets = res.snippets = Snippets(cfg.root, res.cache)
     checklists, likely = _read_checklists(cfg, res.cache, res.notes, snippets if compare else None)
@@ -187,6 +190,8 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
     if not checklists:
         res.warnings.append(f"{cfg.checklists}/ holds no checklist yet: write one with `upgrade-checklists new PACKAGE`")
     guide = read_guide_mapping(cfg)
+    if cfg.status_file:
+        setting_file(cfg, "status_file", cfg.status_file)
     tables = status_tables.load(cfg.root, cfg.status_file, res.cache) if cfg.status_file else None
     res.status_tables = tables
     for cl in checklists:
@@ -241,6 +246,17 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
     if cfg.maintenance_guide:
         res.observed.add(cfg.maintenance_guide)
     return _done(res)
+
+
+def setting_file(cfg: Config, key: str, rel: str) -> os.stat_result | None:
+    """A file a setting names, checked before it is read (None: absent): inside the
+    repository, a regular file, not too large; else a configuration error (exit 2)."""
+    try:
+        return _files.setting_stat(cfg.root, rel)
+    except _files.Outside as exc:
+        raise ConfigError(f"{key} {exc}") from None
+    except Skipped as exc:
+        raise ConfigError(f"{key} {rel!r}: {exc}") from None
 
 
 def _done(res: Result) -> Result:
@@ -393,6 +409,8 @@ def _scan_one(root, rel: str, st: os.stat_result, listed: bool, may_import: Pref
     collected, from the same parse, when its rows will look for them (``plan``)."""
     try:
         data = read_file(root, rel, st)
+    except Unreadable as exc:  # there, and not empty: never taken for empty text
+        return unreadable(rel, exc), None, None
     except Skipped as exc:
         return ("note", f"skipped {rel}: {exc}"), None, None
     except OSError:
@@ -403,6 +421,11 @@ def _scan_one(root, rel: str, st: os.stat_result, listed: bool, may_import: Pref
     if isinstance(out, Facts) and plan.wants_names(rel, out):
         out = full_facts(rel, data, tree)
     return out, data, tree
+
+
+def unreadable(rel: str, exc: Exception) -> Finding:
+    """The PARSE finding of a file that is there but cannot be read."""
+    return Finding(None, None, "PARSE", f"cannot read {rel}: {exc}; file skipped", rel, 1)
 
 
 def _job_to_plain(out) -> dict:

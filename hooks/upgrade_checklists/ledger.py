@@ -28,6 +28,7 @@ from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, canonica
 from packaging.version import InvalidVersion, Version
 
 from upgrade_checklists import index
+from upgrade_checklists.files import read_text
 from upgrade_checklists.findings import Finding
 
 FORMAT = 1
@@ -188,7 +189,7 @@ def run(auditor, result) -> dict[Finding, str]:
         names = auditor.check.import_names.get(t.checklist.rel, [])
         for rel, facts in sorted(auditor.check.facts.items()):
             if facts.imports_of(names):
-                h.update(rel.encode() + b"\0" + (auditor.cfg.root / rel).read_bytes())
+                h.update(rel.encode() + b"\0" + (read_text(auditor.cfg.root, rel) or "").encode("utf-8", "surrogateescape"))
         cache = ProbeCache(auditor.cache_dir, t.package, t.old, h.hexdigest())
         keys = {key(f, t.new): f for f in breaking}
         cache.put(t.new, set(keys) | (cache.get(t.new) or set()))

@@ -13,6 +13,7 @@ import re
 from upgrade_checklists.calls import find_attribute_uses, find_calls
 from upgrade_checklists.checklist import Checklist
 from upgrade_checklists.config import Config
+from upgrade_checklists.files import Skipped, read_file
 from upgrade_checklists.findings import Finding
 from upgrade_checklists.result import Result
 
@@ -47,9 +48,9 @@ def _for_checklist(cfg: Config, res: Result, cl: Checklist, sources: dict) -> li
             continue
         if rel not in sources:
             try:
-                text = (cfg.root / rel).read_text(encoding="utf-8", errors="replace")
+                text = read_file(cfg.root, rel).decode("utf-8", errors="replace")
                 sources[rel] = (text, ast.parse(text))
-            except (OSError, SyntaxError, ValueError):
+            except (Skipped, OSError, SyntaxError, ValueError, RecursionError, MemoryError):
                 sources[rel] = None
         if sources[rel] is None:
             continue
