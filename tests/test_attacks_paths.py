@@ -164,22 +164,32 @@ def test_a_dangling_gitignore_symlink_in_the_cache_dir_writes_nothing_outside(tm
     assert (root / ".upgrade-checklists-cache/.gitignore").is_symlink()
 
 
-def test_a_status_file_and_a_summary_through_symlinks_are_refused(tmp_path: Path) -> None:
+def test_a_status_file_through_a_symlinked_folder_is_refused(tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere"
     outside.mkdir()
-    (outside / "STATUS.md").write_text(f"| Package | Entries |\n| --- | --- |\n| {SECRET} | 3 |\n")
+    (outside / "STATUS.md").write_text(f"| Package | Entries |\n| --- | --- |\n| {SECRET} | 3 API entries |\n")
     root = make_repo(tmp_path / "repo")
     os.symlink(outside, root / "docs")
     set_config(root, 'status_file = "docs/STATUS.md"')
     commit(root)
     before = snapshot(outside)
-    r = uc(root, "check", "--fix")
-    one_error(r, "docs/STATUS.md: a symlinked folder leaving the repository")
-    assert snapshot(outside) == before
-    r = uc(root, "audit", "fakepkg-core==2.0", "--from", "1.0", "--summary", "docs/summary.md",
+    for args in (("check",), ("check", "--fix"), ("new", "otherpkg", "--github", "o/p")):
+        r = uc(root, *args)
+        one_error(r, "docs/STATUS.md: a symlinked folder leaving the repository")
+        assert SECRET not in r.stdout + r.stderr and snapshot(outside) == before
+
+
+def test_an_audit_summary_through_a_symlinked_folder_is_refused(tmp_path: Path) -> None:
+    """Refused before anything is fetched (no index is asked: the error comes first)."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    root = make_repo(tmp_path / "repo")
+    os.symlink(outside, root / "out")
+    commit(root)
+    r = uc(root, "audit", "fakepkg-core==2.0", "--from", "1.0", "--summary", "out/summary.md",
            "--cache-dir", str(tmp_path / "audit-cache"), "--source", "index")
-    assert r.returncode == 2 and SECRET not in r.stdout + r.stderr
-    assert snapshot(outside) == before
+    one_error(r, "out/summary.md: a symlinked folder leaving the repository")
+    assert snapshot(outside) == {} and not (tmp_path / "audit-cache").exists()
 
 
 # 5. the run record keys every path a run read, listed by git or not ----------------------

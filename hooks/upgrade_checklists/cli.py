@@ -398,6 +398,10 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     from upgrade_checklists.atomic import write_atomic_any
     from upgrade_checklists.compare import read_project
 
+    path = args.summary if args.summary is not None else cfg.root / "upgrade-summary.md"
+    if not path.is_absolute():
+        path = cfg.root / path
+    path = _argument_path(path, cfg)  # checked before anything is fetched: a link leading out is an error at once
     check = read_project(cfg, use_cache=not args.no_cache)  # the checklists and the code's imports: no comparison
     if not cfg.families and check.status_tables is not None and check.status_tables.families:
         cfg.families = check.status_tables.families  # the status file's Upgrade Families table
@@ -414,10 +418,6 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     result.notes = notes + result.notes
     for note in notes:  # which versions are audited, and why: always said
         print(f"note: {note}", file=sys.stderr)
-    path = args.summary if args.summary is not None else cfg.root / "upgrade-summary.md"
-    if not path.is_absolute():
-        path = cfg.root / path
-    path = _argument_path(path, cfg)
     introduced = {}
     if args.ledger:
         from upgrade_checklists import ledger
