@@ -475,6 +475,75 @@ class UpstreamModel(ServedNames):
             return None
         return self.api(self._final(obj))
 
+    def attribute_class(self, cls: Api, name: str) -> Api | None:
+        """The class of attribute ``name`` of class ``cls`` (declared in it or a base: a class-level
+        annotation, ``self.x: T`` or ``self.x = T(...)`` in a method), when exactly one class of
+        the loaded source is named (``Optional[T]`` / ``T | None`` are ``T``); else None."""
+        owner = self._obj(cls)
+        if owner is None or owner.kind.value != "class":
+            return None
+        try:
+            obj = owner.all_members.get(name)
+        except Exception as exc:  # griffe's alias errors, on a base class outside the loaded source
+            raise Unresolved(f"members of `{cls.path}` not known ({type(exc).__name__})") from None
+        if obj is None:
+            return None
+        obj = self._final(obj)
+        if obj.kind.value != "attribute":
+            return None
+        ann = getattr(obj, "annotation", None)
+        if ann is not None:
+            paths = _type_paths(ann)
+        else:
+            value = getattr(obj, "value", None)
+            func = getattr(value, "function", None) if type(value).__name__ == "ExprCall" else None
+            paths = _type_paths(func) if func is not None else []
+        found = []
+        for path in dict.fromkeys(paths):
+            for cand in (path, f"{obj.module.path}.{path}"):
+                try:
+                    api = self.lookup(cand)
+                except Unresolved:
+                    continue
+                if api is not None and api.kind == "class":
+                    found.append(api)
+                    break
+        return found[0] if len(found) == 1 else None
+
+    def self_calls(self, cls: Api, name: str) -> list[dict]:
+        """Upstream's own calls ``self.<name>(...)`` in the methods of ``cls`` and of its bases in
+        the loaded source: what a project override of ``name`` is called with. Each call as plain
+        data: ``file`` (relative to the source's root), ``line``, ``caller`` (``Class.method``),
+        ``positional``, ``keywords``, ``star_args``, ``star_kwargs``."""
+        owner = self._obj(cls)
+        if owner is None or owner.kind.value != "class":
+            return []
+        try:
+            chain = [owner, *owner.mro()]
+        except Exception:  # a base outside the loaded source: the class's own calls only
+            chain = [owner]
+        out: list[dict] = []
+        for k in chain:
+            k = self._final(k)
+            fp = getattr(k, "filepath", None)
+            if not isinstance(fp, Path):
+                continue
+            tree = self.sources.tree(fp)
+            node = _class_node(tree, k.name, k.lineno) if tree is not None else None
+            if node is None:
+                continue
+            rel = self._relative(fp)
+            out += self_calls_in(node, name, rel)
+        return out
+
+    def _relative(self, fp: Path) -> str:
+        for root in self.search:
+            try:
+                return Path(fp).relative_to(root).as_posix()
+            except ValueError:
+                continue
+        return Path(fp).name
+
     def resolves(self, dotted: str) -> bool:
         try:
             return self.find(dotted) is not None
@@ -504,3 +573,67 @@ def namespace_dirs(mod, name: str | None = None):
 def _placeholder(path: str) -> bool:
     """A placeholder defined for a missing optional backend (``utils/dummy_pt_objects.py``)."""
     return any(part.startswith("dummy") or part.endswith("_dummies") for part in path.split(".")[:-1])
+
+
+def _class_node(tree, name: str, lineno: int | None):
+    """The ``class name`` statement griffe places at ``lineno`` (its first decorator's line, or its own)."""
+    import ast
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            if lineno in (None, node.lineno, first):
+                return node
+    return None
+
+
+def self_calls_in(node, name: str, rel: str) -> list[dict]:
+    """``self.<name>(...)`` calls in the methods of the class statement ``node`` (``self``: each
+    method's first parameter; static methods have none)."""
+    import ast
+
+    out = []
+    for fn in node.body:
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        first = (fn.args.posonlyargs + fn.args.args)[:1]
+        if not first or any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list):
+            continue
+        me = first[0].arg
+        for call in ast.walk(fn):
+            f = getattr(call, "func", None)
+            if (isinstance(call, ast.Call) and isinstance(f, ast.Attribute) and f.attr == name
+                    and isinstance(f.value, ast.Name) and f.value.id == me):
+                out.append({"file": rel, "line": call.lineno, "caller": f"{node.name}.{fn.name}",
+                            "positional": sum(1 for a in call.args if not isinstance(a, ast.Starred)),
+                            "keywords": [k.arg for k in call.keywords if k.arg],
+                            "star_args": any(isinstance(a, ast.Starred) for a in call.args),
+                            "star_kwargs": any(k.arg is None for k in call.keywords)})
+    return out
+
+
+_WRAPPERS = ("Optional", "Union", "Annotated", "Final", "ClassVar")
+
+
+def _type_paths(ann) -> list[str]:
+    """The dotted names a type annotation (a griffe expression, or its text) can hold an object
+    of: ``T`` of ``Optional[T]``, ``T | None``, ``Union[T, None]``; ``None`` left out."""
+    kind = type(ann).__name__
+    if isinstance(ann, str):
+        text = ann.strip().strip("'\"")
+        return [text] if _IDENT.match(text) and text != "None" else []
+    if kind in ("ExprName", "ExprAttribute"):
+        try:
+            path = ann.canonical_path
+        except Exception:  # a name griffe cannot follow
+            path = str(ann)
+        return [] if path in ("None", "builtins.None") else [path]
+    if kind == "ExprBinOp" and getattr(ann, "operator", None) == "|":
+        return _type_paths(ann.left) + _type_paths(ann.right)
+    if kind == "ExprSubscript":
+        left = str(getattr(ann, "left", "")).rsplit(".", 1)[-1]
+        if left in _WRAPPERS:
+            inner = ann.slice
+            items = inner.elements if type(inner).__name__ == "ExprTuple" else [inner]
+            return [p for x in (items[:1] if left in ("Annotated",) else items) for p in _type_paths(x)]
+    return []

@@ -171,7 +171,28 @@ def _served_in(data) -> dict[str, Served]:
 
 
 # How each question's answer is written and read: (to JSON, from JSON).
+def _calls_out(v: list[dict]) -> list[dict]:
+    return [dict(c) for c in v]
+
+
+_CALL_FIELDS = {"file": str, "line": int, "caller": str, "positional": int, "keywords": list, "star_args": bool, "star_kwargs": bool}
+
+
+def _calls_in(v) -> list[dict]:
+    """Upstream calls (``api.self_calls_in``) read back: exactly their fields, each of its type."""
+    if type(v) is not list:
+        raise PlainError("expected a list")
+    out = []
+    for c in v:
+        if type(c) is not dict or set(c) != set(_CALL_FIELDS) or any(type(c[k]) is not t for k, t in _CALL_FIELDS.items()):
+            raise PlainError("not an upstream call")
+        _paths(c["keywords"])
+        out.append(dict(c))
+    return out
+
+
 _CODECS = {
+    "calls": (_calls_out, _calls_in),
     "api": (_api_out, _api_in),
     "bool": (bool, _typed(bool)),
     "str?": (lambda v: v, _opt_str),
@@ -360,3 +381,9 @@ class CachedModel(ServedNames):
 
     def declared_deprecation(self, api: Api) -> str | None:
         return self._ask(["declared_deprecation", api.path, api.kind], "str?", lambda m: m.declared_deprecation(api))
+
+    def self_calls(self, cls: Api, name: str) -> list[dict]:
+        return self._ask(["self_calls", cls.path, cls.kind, name], "calls", lambda m: m.self_calls(cls, name))
+
+    def attribute_class(self, cls: Api, name: str) -> Api | None:
+        return self._ask(["attribute_class", cls.path, cls.kind, name], "api", lambda m: m.attribute_class(cls, name))
