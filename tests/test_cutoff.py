@@ -120,7 +120,7 @@ def test_forged_or_garbled_records_are_not_used(repo: Repo) -> None:
     age(repo)
     assert repo.run("check").codes == ["STALE"]
     record = json.loads((repo.path / RECORD).read_text())
-    assert set(record) == {"header", "base", "files", "stats", "observed", "asked", "modules", "ceilings", "outcome"}
+    assert set(record) == {"header", "base", "files", "stats", "reads", "observed", "asked", "modules", "ceilings", "outcome"}
     edit_and_age(repo, "app/utils/other.py", "import os\n", "import os\nfrom fakepkg.core import optimizer\n")
     record["outcome"]["findings"] = []
     for bad in (b"not json", b"[]", json.dumps({**record, "observed": [["x"]]}).encode(),

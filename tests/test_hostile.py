@@ -176,9 +176,11 @@ def test_large_and_unreadable_files_are_skipped(repo: Repo, monkeypatch: pytest.
 
     monkeypatch.setattr(files.os, "open", deny)
     r = repo.run("check", "-v", "--no-cache")
-    assert r.code == 0
-    assert sorted(_notes(r.err)) == ["note: skipped app/engine/big.py: larger than 4000 bytes",
-                                     "note: skipped app/engine/secret.py: unreadable (permission denied)"]
+    # a file too large to be source is generated data: a note; one that is there and cannot
+    # be read is a finding, never empty text (issue 21, item 6)
+    assert r.code == 1 and r.lines == ["app/engine/secret.py:1:1: PARSE cannot read app/engine/secret.py: "
+                                       "unreadable (permission denied); file skipped"]
+    assert sorted(_notes(r.err)) == ["note: skipped app/engine/big.py: larger than 4000 bytes"]
 
 
 # 6, 7, 8. frontmatter and numbers ---------------------------------------------------------

@@ -106,7 +106,7 @@ def test_forged_or_garbled_records_are_not_used(repo: Repo, tmp_path: Path) -> N
     age(repo)
     assert repo.run("check").codes == ["STALE"]
     record = json.loads((repo.path / RUN).read_text())
-    assert set(record) == {"header", "key", "outcome"}
+    assert set(record) == {"header", "key", "reads", "outcome"}
     # the outcome edited to say "no findings", its key kept: used only for this very state
     record["outcome"]["findings"] = []
     for bad in (b"not json", b"[]", json.dumps({**record, "key": "0" * 40}).encode(),

@@ -21,6 +21,7 @@ from upgrade_checklists.check import runcache
 from upgrade_checklists.output.selection import select, select_deleted
 from upgrade_checklists.core.config import ConfigError
 from upgrade_checklists.core.findings import AUDIT_CODES, DESCRIPTIONS, FIXABLE
+from upgrade_checklists.core import files
 
 DESCRIPTION = "Keep per-dependency API checklists true to the code, and audit dependency upgrades."
 
@@ -205,6 +206,7 @@ def _main(argv: list[str] | None) -> int:
     except SystemExit as exc:  # argparse: --help, --version, usage errors
         return int(exc.code or 0)
     args.requested = shlex.join(["upgrade-checklists", *(sys.argv[1:] if argv is None else argv)])
+    files.forget()
     try:
         cfg = config.load(Path.cwd(), args.config)
         for warning in cfg.warnings:
@@ -214,7 +216,7 @@ def _main(argv: list[str] | None) -> int:
         if args.command == "audit":
             return _audit(args, cfg)
         return _check(args, cfg)
-    except ConfigError as exc:
+    except (ConfigError, files.Outside) as exc:  # Outside: a path of the repository leads out of it
         print(f"upgrade-checklists: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
@@ -264,11 +266,12 @@ def _check_paused(args: argparse.Namespace, cfg: config.Config) -> int:
         findings = kept.findings
         if args.baseline is not None and known is None:
             from upgrade_checklists.output import baseline  # imported where used: a plain commit run never needs it
-            if not args.baseline.exists():
-                baseline.write(args.baseline, findings)
+            where = _argument_path(args.baseline, cfg)
+            if not os.path.lexists(where):
+                baseline.write(where, findings)
                 print(f"Wrote {args.baseline} with {len(findings)} known finding{'s' if len(findings) != 1 else ''}; "
                       "from now on only new ones are reported", file=sys.stderr)
-            known = baseline.read(args.baseline, str(args.baseline))
+            known = baseline.read(where, str(args.baseline))
         if known is not None:
             from upgrade_checklists.output import baseline
             findings, ctx.baselined = baseline.subtract(findings, known)
@@ -297,7 +300,7 @@ def _check_paused(args: argparse.Namespace, cfg: config.Config) -> int:
             if not changes:
                 break
             for path, (_old, new) in sorted(changes.items()):
-                fix.write_atomic(path, new)
+                fix.write_atomic(Path(files.inside(cfg.root, path, follow=False)), new)
                 if path not in fixed:
                     fixed.append(path)
             result, outcome, _warnings, findings, reused = run()
@@ -352,7 +355,7 @@ def _outcome(cfg: config.Config, use_cache: bool, uncatalogued: bool, reuse: boo
     global _kept
     result = _kept = run_check(cfg, use_cache=use_cache, uncatalogued=uncatalogued, files=state.files if state else None)
     outcome = runcache.outcome_of(result)
-    if state is not None:
+    if state is not None and runcache.reads_of(cfg, state, result, files.journal(), files.globs()):
         plain = runcache.save(cfg, state, outcome)  # None: a racy state, not stored
         if plain is not None and not uncatalogued:
             from upgrade_checklists.check import cutoff
@@ -407,6 +410,10 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     from upgrade_checklists.core.atomic import write_atomic_any
     from upgrade_checklists.check.compare import read_project
 
+    path = args.summary if args.summary is not None else cfg.root / "upgrade-summary.md"
+    if not path.is_absolute():
+        path = cfg.root / path
+    path = _argument_path(path, cfg)  # checked before anything is fetched: a link leading out is an error at once
     try:
         cache_dir = fetch.audit_cache_dir(args.cache_dir, cfg.root)  # never a folder of the checkout
     except fetch.FetchError as exc:
@@ -427,9 +434,6 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     result.notes = notes + result.notes
     for note in notes:  # which versions are audited, and why: always said
         print(f"note: {note}", file=sys.stderr)
-    path = args.summary if args.summary is not None else cfg.root / "upgrade-summary.md"
-    if not path.is_absolute():
-        path = cfg.root / path
     introduced = {}
     if args.ledger:
         from upgrade_checklists.audit import ledger
@@ -472,18 +476,30 @@ def _write_back(cfg: config.Config, args: argparse.Namespace, result) -> list[Pa
 
     fixed: list[Path] = []
     for path, (_old, new) in sorted(writeback.plan(result).items()):
-        fix.write_atomic(path, new)
+        fix.write_atomic(Path(files.inside(cfg.root, path, follow=False)), new)
         fixed.append(path)
     if cfg.status_file:
         again = run_check(cfg, use_cache=not args.no_cache)
         status = [f for f in again.findings if f.code == "STATUS"]
         for path, (_old, new) in sorted(fix.plan(again, cfg, status).items()):
-            fix.write_atomic(path, new)
+            fix.write_atomic(Path(files.inside(cfg.root, path, follow=False)), new)
             if path not in fixed:
                 fixed.append(path)
     for path in fixed:
         print(f"Fixing {_rel(path, cfg)}")
     return fixed
+
+
+def _argument_path(path: Path, cfg: config.Config) -> Path:
+    """A file named on the command line (``--baseline``, ``--summary``), absolute. One in the
+    repository must resolve inside it (a committed symlink, as a folder on the way, must not
+    lead the read or the write out: :class:`files.Outside`); one outside the repository is
+    the user's own choice and is used as given."""
+    full = Path(os.path.abspath(path))
+    root = os.path.abspath(cfg.root)
+    if str(full).startswith(root.rstrip(os.sep) + os.sep):
+        return Path(files.inside(root, str(full), follow=False))
+    return full
 
 
 def _selected(code: str, args: argparse.Namespace, cfg: config.Config) -> bool:

@@ -29,6 +29,7 @@ from packaging.version import InvalidVersion, Version
 
 from upgrade_checklists.audit import index
 from upgrade_checklists.core.findings import Finding
+from upgrade_checklists.core.files import read_text
 
 FORMAT = 1
 #: the codes a ledger follows besides the breaking ones: changes, found with or without a call site affected
@@ -188,7 +189,7 @@ def run(auditor, result) -> dict[Finding, str]:
         names = auditor.check.import_names.get(t.checklist.rel, [])
         for rel, facts in sorted(auditor.check.facts.items()):
             if facts.imports_of(names):
-                h.update(rel.encode() + b"\0" + (auditor.cfg.root / rel).read_bytes())
+                h.update(rel.encode() + b"\0" + (read_text(auditor.cfg.root, rel) or "").encode("utf-8", "surrogateescape"))
         cache = ProbeCache(auditor.cache_dir, t.package, t.old, h.hexdigest())
         keys = {key(f, t.new): f for f in breaking}
         cache.put(t.new, set(keys) | (cache.get(t.new) or set()))

@@ -16,7 +16,6 @@ stages and checks the upgrade families. ``summary.py`` writes
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +39,7 @@ from upgrade_checklists.project.result import Result
 from upgrade_checklists.project.scan import iter_sources
 from upgrade_checklists.audit.targets import AuditError, Target, plan
 from upgrade_checklists.project.versions import DEFAULT, Reader, resolve
+from upgrade_checklists.core.files import read_text
 
 __all__ = ["AuditError", "AuditResult", "Auditor", "Target", "plan"]
 
@@ -259,9 +259,10 @@ class Auditor:
         needed; a file git lists that is gone from the work tree (deleted, not yet staged) is none."""
         if self._parsed is None:
             root = self.cfg.root
-            rels = [rel for rel in sorted(set(iter_sources(self.cfg.root, self.cfg.roots, self.cfg.exclude)) | set(self.check.facts))
-                    if rel.endswith(".py") and os.path.isfile(root / rel)]
-            self._parsed = Sources(rels, read=lambda rel: (root / rel).read_text(encoding="utf-8", errors="replace"))
+            texts = {rel: read_text(root, rel) for rel in sorted(set(iter_sources(self.cfg.root, self.cfg.roots, self.cfg.exclude))
+                                                                   | set(self.check.facts)) if rel.endswith(".py")}
+            rels = [rel for rel, text in texts.items() if text is not None]  # inside the repository, readable
+            self._parsed = Sources(rels, read=lambda rel: texts.pop(rel, None) or read_text(root, rel) or "")
         return self._parsed
 
     def _audit_package(self, t: Target, old: CachedModel | None, new: CachedModel, result: AuditResult) -> None:
@@ -292,11 +293,10 @@ class Auditor:
         t.not_resolved += not_resolved(resolved, bound, new, t.new)
         t.entry_bound.update(entry_bound(resolved, bound))
         for g in cl.guards:
-            path = self.cfg.root / g.file
-            if not path.is_file() or g.line is None:
+            source = read_text(self.cfg.root, g.file) if g.line is not None else None  # never through a link leading out
+            if source is None:
                 add("GUARD_UNKNOWN", "warning", f"version guard `{g.file}:{g.line}` not found", g.file, g.line, g.ref_line)
                 continue
-            source = path.read_text(encoding="utf-8", errors="replace")
             line = located_guard_line(source, g) or g.line  # where its quoted expression now is
             for r in _guard(source, line, new, names, t.new):
                 add(r.code, r.severity, r.message, g.file, line, g.ref_line)

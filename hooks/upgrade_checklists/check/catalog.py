@@ -23,6 +23,7 @@ from upgrade_checklists.core.findings import Finding
 from upgrade_checklists.core.refs import Part
 from upgrade_checklists.project.result import Result
 from upgrade_checklists.project.snippets import Snippets, distance as _distance, guard_code, is_glob, quoted_code as _quoted_code, snippet_units
+from upgrade_checklists.core.files import is_inside
 
 
 
@@ -36,12 +37,17 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
 
     def missing(path: str, at: int, code: str, what: str, line: int | None) -> str | None:
         """Report a path that does not exist (once); the nearest existing path, if any."""
+        out = snippets.outside.get(path)
         if path not in nearest:
-            nearest[path] = nearest_path(snippets.root, path)
+            nearest[path] = nearest_path(snippets.root, path) if out is None else None
         if path not in missing_reported:
             missing_reported.add(path)
             hint = f" (nearest existing path: `{nearest[path]}`)" if nearest[path] else ""
-            add(Finding(cl.rel, at, code, f"{what} `{path}` does not exist{hint}", path, line, pkg))
+            if out is not None:  # a symlink (or a symlinked folder) leading out: never read
+                add(Finding(cl.rel, at, code, f"{what} `{path}` is not read: {out.split(': ', 1)[-1]}",
+                            path, line, pkg))
+            else:
+                add(Finding(cl.rel, at, code, f"{what} `{path}` does not exist{hint}", path, line, pkg))
         return nearest[path]
 
     for e in cl.entries:
@@ -190,6 +196,7 @@ def nearest_path(root: Path, path: str) -> str | None:
     base = root / top if "/" in path and (root / top).is_dir() else root
     try:
         same = [p.relative_to(root).as_posix() for p in base.rglob(name) if p.is_file() and ".git" not in p.parts]
+        same = [p for p in same if is_inside(root, p)]  # no name from a folder elsewhere
     except OSError:
         same = []
     if same:
@@ -197,6 +204,8 @@ def nearest_path(root: Path, path: str) -> str | None:
     folder = root / path.rsplit("/", 1)[0] if "/" in path else root
     while folder != root and not folder.is_dir():
         folder = folder.parent
+    if folder != root and not is_inside(root, folder.relative_to(root).as_posix()):
+        return None
     try:
         names = [p.name for p in folder.iterdir() if p.is_file()]
     except OSError:

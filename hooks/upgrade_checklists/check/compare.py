@@ -12,14 +12,17 @@ Impact Matrix).
 from __future__ import annotations
 
 import gc
+import os
 
 from upgrade_checklists.check.catalog import check_catalog, likely_matches, questions
 from upgrade_checklists.check.matrix import check_matrix, read_ahead_job
 from upgrade_checklists.check.rows import compare_rows, forget_listing, listed_paths, names_plan
 from upgrade_checklists.check.status import check_status
-from upgrade_checklists.core.config import Config
+from upgrade_checklists.core import files as _files
+from upgrade_checklists.core.config import Config, ConfigError
+from upgrade_checklists.core.files import Skipped
 from upgrade_checklists.project import history, status_tables
-from upgrade_checklists.project.cache import ScanCache
+from upgrade_checklists.project.cache import ScanCache, cache_directory
 from upgrade_checklists.project.checklists import load_checklists, read_checklists
 from upgrade_checklists.project.import_names import read_guide_mapping, resolve_import_names
 from upgrade_checklists.project.result import Result
@@ -65,7 +68,8 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
     res = Result(root=cfg.root)
     forget_listing(cfg.root, files)
     history.forget()
-    res.cache = ScanCache(cfg.root / cfg.cache_dir if (use_cache and cfg.cache_dir) else None, str(cfg.root.resolve()))
+    _files.forget()
+    res.cache = ScanCache(cache_directory(cfg) if use_cache else None, str(cfg.root.resolve()))
     snippets = res.snippets = Snippets(cfg.root, res.cache)
     likely = _read(cfg, res, snippets if compare else None)
     listed = listed_paths(cfg, res.checklists)
@@ -85,6 +89,8 @@ def _read(cfg: Config, res: Result, snippets: Snippets | None) -> dict[str, dict
     if not checklists:
         res.warnings.append(f"{cfg.checklists}/ holds no checklist yet: write one with `upgrade-checklists new PACKAGE`")
     guide = read_guide_mapping(cfg)
+    if cfg.status_file:
+        setting_file(cfg, "status_file", cfg.status_file)
     tables = res.status_tables = status_tables.load(cfg.root, cfg.status_file, res.cache) if cfg.status_file else None
     for cl in checklists:
         names, how = resolve_import_names(cl, cfg, guide, tables.focused if tables else None)
@@ -152,6 +158,17 @@ def _compare(cfg: Config, res: Result, listed: set[str], snippets: Snippets, unc
     res.observed.update(cl.rel for cl in checklists)
     if cfg.maintenance_guide:
         res.observed.add(cfg.maintenance_guide)
+
+
+def setting_file(cfg: Config, key: str, rel: str) -> os.stat_result | None:
+    """A file a setting names, checked before it is read (None: absent): inside the
+    repository, a regular file, not too large; else a configuration error (exit 2)."""
+    try:
+        return _files.setting_stat(cfg.root, rel)
+    except _files.Outside as exc:
+        raise ConfigError(f"{key} {exc}") from None
+    except Skipped as exc:
+        raise ConfigError(f"{key} {rel!r}: {exc}") from None
 
 
 def _done(res: Result) -> Result:

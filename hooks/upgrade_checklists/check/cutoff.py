@@ -37,6 +37,7 @@ import json
 
 from upgrade_checklists.core.config import Config
 from upgrade_checklists.check.runcache import Outcome, State, read_record, stored_outcome, write_record
+from upgrade_checklists.check.runcache import same_reads
 
 FILE = "cutoff.json"  # in the scan cache's format directory, beside run.json
 MAX_CHANGED = 16  # more changed files than this: a full run is as quick and surely right
@@ -47,7 +48,7 @@ def save(cfg: Config, st: State, result, outcome: object) -> None:
     data) and what it observed (``compare.Result``), for the state it ran on. A reuse
     leaves this record as it is: later runs are compared with this run's view."""
     if st.stats:
-        write_record(cfg, FILE, {"base": st.base, "files": st.files, "stats": st.stats,
+        write_record(cfg, FILE, {"base": st.base, "files": st.files, "stats": st.stats, "reads": st.reads,
                                  "observed": sorted(result.observed), "asked": sorted(result.asked),
                                  "modules": result.modules, "ceilings": result.ceilings, "outcome": outcome})
 
@@ -65,6 +66,9 @@ def reuse(cfg: Config, st: State) -> Outcome | None:
     changed = {rel: then for rel, then, now in zip(st.files, rec["stats"], st.stats) if then != now}
     if not changed or len(changed) > MAX_CHANGED:
         return None
+    if not same_reads(cfg, rec.get("reads")):
+        return None  # a file read beyond the listing (ignored, absent, through a link) changed
+    st.reads = rec["reads"]
     outcome = stored_outcome(cfg, rec)
     if outcome is None or not _read_the_same(cfg, changed, set(rec["observed"]), set(rec["asked"]), rec["modules"],
                                              rec["ceilings"]):
@@ -111,7 +115,9 @@ def _read_the_same(cfg: Config, changed: dict[str, str], observed: set[str], ask
     if not read:
         return True
     # the scan cache read once, for the entries of these files only
-    stored = peek(cfg.root / cfg.cache_dir, str(cfg.root.resolve()), [k for rel in read for k in (rel, "snippets:" + rel)])
+    from upgrade_checklists.project.cache import cache_directory
+
+    stored = peek(cache_directory(cfg), str(cfg.root.resolve()), [k for rel in read for k in (rel, "snippets:" + rel)])
     for rel, data in read.items():
         stamp = _stamp(changed[rel])
         if stamp is None:

@@ -23,6 +23,7 @@ from upgrade_checklists.core.findings import Finding
 from upgrade_checklists.core.plain import PlainError, from_plain, to_plain
 from upgrade_checklists.project.sources import SideJob
 from upgrade_checklists.project.status_tables import StatusTables
+from upgrade_checklists.core.files import MAX_BYTES, Skipped, inside
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -137,13 +138,20 @@ def unread_manifests(cfg: Config, tables: StatusTables | None, cache: ScanCache 
         return []
     wanted, out = _wanted(tables), []
     for rel in dict.fromkeys(m for row in tables.matrix for m in row.locations):
-        try:
-            st = (cfg.root / rel).stat()
-        except (OSError, ValueError):
-            continue
-        if stat.S_ISREG(st.st_mode) and not cache.get(_key(rel, wanted), st)[0]:
+        st = _manifest_stat(cfg, rel)
+        if st is not None and not cache.get(_key(rel, wanted), st)[0]:
             out.append((rel, st))
     return out
+
+
+def _manifest_stat(cfg: Config, rel: str) -> os.stat_result | None:
+    """A manifest's stat when it is a regular file inside the repository of a readable
+    size (a symlink leading out, a FIFO, ``/dev/zero``: None, as if it did not exist)."""
+    try:
+        st = os.stat(inside(cfg.root, rel))
+    except (Skipped, OSError, ValueError):
+        return None
+    return st if stat.S_ISREG(st.st_mode) and st.st_size <= MAX_BYTES else None
 
 
 def read_ahead(cfg: Config, tables: StatusTables, rel: str) -> object:
@@ -197,9 +205,10 @@ def check_matrix(cfg: Config, tables: StatusTables, focused: list[str], cache: S
         for m in row.locations:
             if m not in manifests:
                 path = cfg.root / m
-                manifests[m] = _cached_declarations(path, m, wanted, cache) if path.is_file() else None
+                usable = _manifest_stat(cfg, m) is not None
+                manifests[m] = _cached_declarations(path, m, wanted, cache) if usable else None
                 if manifests[m] is None:
-                    add(f"the matrix has a column for {m}, which " + ("is not valid TOML" if path.is_file() else "does not exist"),
+                    add(f"the matrix has a column for {m}, which " + ("is not valid TOML" if usable else "does not exist"),
                         row.line, None)
     listed = set()
     for row in tables.matrix:

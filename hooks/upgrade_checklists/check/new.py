@@ -13,6 +13,7 @@ positional arguments, and what the code reads from the result.
 from __future__ import annotations
 
 import ast
+import os
 import re
 import textwrap
 from dataclasses import dataclass, field
@@ -62,8 +63,14 @@ def candidates(package: str) -> list[str]:
 
 def create(cfg: Config, package: str, github: str, branch_template: str,
            import_names: list[str], upstream_paths: list[str]) -> Created:
+    from upgrade_checklists.core import files
+    from upgrade_checklists.check.compare import setting_file
+
+    files.inside(cfg.root, cfg.checklists)  # a committed symlink to a folder elsewhere: Outside, exit 2
+    if cfg.status_file:
+        setting_file(cfg, "status_file", cfg.status_file)
     path = cfg.checklist_dir / f"{package}.md"
-    if path.exists():
+    if os.path.lexists(path):
         raise ConfigError(f"{path.relative_to(cfg.root).as_posix()} already exists; new never overwrites a checklist")
     sources = iter_sources(cfg.root, cfg.roots, cfg.exclude)
     guessed = not import_names

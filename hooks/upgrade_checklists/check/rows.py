@@ -26,6 +26,7 @@ from upgrade_checklists.project.result import Result, ensure_full
 from upgrade_checklists.project.scan import SKIP_DIRS, Facts, Import
 from upgrade_checklists.project.tiers import EXCEPTION_HINT, TierRules
 from upgrade_checklists.core.tokens import RowToken, covers, matches
+from upgrade_checklists.core.files import Outside, inside
 
 
 def _row_tokens_cover(tokens: tuple[RowToken, ...], imp: Import, facts: Facts) -> bool:
@@ -39,6 +40,7 @@ class _Cell:
     files: list[str] = field(default_factory=list)
     dirs: list[str] = field(default_factory=list)  # "tests/" (with the slash)
     absent: list[str] = field(default_factory=list)
+    outside: list[tuple[str, str]] = field(default_factory=list)  # (path, why): leads out of the repository
     globbed: bool = False
 
 
@@ -110,26 +112,20 @@ def _expand(cfg: Config, row: Row) -> _Cell:
                 cell.absent.append(p)
             continue
         try:
-            mode = os.stat(os.path.join(root, p)).st_mode
-        except (OSError, ValueError):
+            mode = os.stat(inside(root, p)).st_mode  # a symlink, or a symlinked folder, leading out: Outside
+        except Outside as exc:
+            cell.outside.append((p, str(exc).split(": ", 1)[-1]))
+            continue
+        except (Skipped, OSError, ValueError):
             mode = 0
         if p.endswith("/") or stat.S_ISDIR(mode):
             (cell.dirs if stat.S_ISDIR(mode) else cell.absent).append(p.rstrip("/") + "/")
-        elif stat.S_ISREG(mode) and _regular_inside(root, p):  # not a symlink leaving the repository
+        elif stat.S_ISREG(mode):  # a regular file of the repository, read or not (too large, unreadable)
             if p not in cell.files:
                 cell.files.append(p)
         else:
-            cell.absent.append(p)
+            cell.absent.append(p)  # a FIFO, a device: not a file of the repository
     return cell
-
-
-def _regular_inside(root: str, p: str) -> bool:
-    """A regular file inside the repository (not a FIFO, a device, a symlink leaving it)."""
-    try:
-        file_stat(root, p)
-    except (Skipped, OSError):
-        return False
-    return True
 
 
 def compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> None:
@@ -182,6 +178,10 @@ def _compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> 
         by_file[row.file] = row
         cell = _expand(cfg, row)
         listed.update(cell.files)
+        for p, why in cell.outside:  # never read, never marked: a person looks at it
+            add(Finding(cl.rel, row.line, "STALE", f"`{p}` is not read: {why}", p, None, pkg))
+        if cell.outside and not cell.files and not cell.dirs:
+            continue
         if cell.dirs and row.paths_only:  # `tests/`: a listing of every importer below
             listing_dirs.extend(cell.dirs)
         if not cell.files and not cell.dirs:
@@ -233,16 +233,23 @@ def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell,
     live: set[int] = set()
     importers = 0
     inert: list[str] = []  # files that neither import the package nor match a token
+    unread: list[str] = []  # files that are there and could not be read: the row's tokens cannot be judged
     for file in cell.files:
         facts = res.facts.get(file)
         text = None
         if facts is None and not file.endswith(".py"):
             try:
                 text = read_file(cfg.root, file).decode("utf-8", errors="replace")
-            except (Skipped, OSError):
-                text = ""
-        elif facts is None:
-            continue  # a PARSE finding already speaks for it (or, for a glob, not scanned)
+            except FileNotFoundError:
+                text = ""  # gone since it was listed
+            except (Skipped, OSError) as exc:  # never taken for empty text
+                unread.append(file)
+                _unread_finding(res, cl, row, file, exc)
+                continue
+        elif facts is None:  # a PARSE finding, or a note (too large, unreadable, leaving the repository)
+            unread.append(file)
+            _unread_finding(res, cl, row, file, None)
+            continue
         imps = users.get(file, [])
         here, uncovered = _row_in_file(tokens, imps, facts, text)
         if facts is not None and not facts.full and (len(here) < len(tokens) or uncovered):
@@ -267,6 +274,8 @@ def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell,
             live |= _live(tokens, facts, None, live)
             if len(live) < len(tokens) and not facts.full:
                 live |= _live(tokens, ensure_full(cfg, res, file), None, live)
+    if unread:
+        return  # a token may be in the file that could not be read: nothing is struck, nothing marked
     if cell.dirs and not below and not cell.files and not row.extra:
         if not row.marked_removal:
             shown = " and ".join(f"`{d}`" for d in cell.dirs)
@@ -312,6 +321,24 @@ def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell,
                         file, None, pkg, {"tier": want} if movable else None))
             if movable and cell.globbed:
                 break  # one finding (and one move) for the whole glob row
+
+
+def _unread_finding(res: Result, cl: Checklist, row: Row, file: str, exc: Exception | None) -> None:
+    """A PARSE finding for a listed file whose content the row cannot be compared with,
+    unless the scan reported one for it already (a syntax error, an unreadable source)."""
+    if any(f.code == "PARSE" and f.file == file for f in res.findings):
+        return
+    if exc is None:
+        try:
+            read_file(res.root, file)
+            return  # readable now: a file the scan did not keep (gone, changed): nothing to say
+        except FileNotFoundError:
+            return
+        except (Skipped, OSError) as again:
+            exc = again
+    why = str(exc).split(": ", 1)[-1] if isinstance(exc, Outside) else str(exc)
+    res.findings.append(Finding(cl.rel, row.line, "PARSE", f"cannot read `{file}` (in the row of `{row.file}`): {why}; "
+                                "its row is not compared", file, None, cl.package))
 
 
 def _row_in_file(tokens: tuple[RowToken, ...], imps: list[Import], facts: Facts | None,

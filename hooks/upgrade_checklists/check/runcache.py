@@ -13,7 +13,12 @@ is keyed like the scan cache (``cache.py``), file by file as git's index keys th
   repository;
 - the configuration itself, the tool build (and the Python that parses), and the options
   that change the outcome;
-- when the run looked at git history (a "never existed" path), a digest of the refs.
+- when the run looked at git history (a "never existed" path), a digest of the refs;
+- every other path the run read or looked for (``files.journal``, ``Result.observed``):
+  a file a row, a catalog reference or a setting names that git does not list (ignored,
+  absent: an absent path is recorded as absent), or that git lists as a symlink; its
+  stat (the target's) is stored in the record and compared on reuse, as is what each
+  glob expanded on the file system matched.
 
 Outside a git work tree, or when git cannot answer, nothing is reused. A state with
 a file changed in the last two seconds is not stored (git's "racily clean" rule), and
@@ -69,6 +74,9 @@ class State:
     #: ``cutoff.py`` compares to find the files that changed
     stats: list[str] = field(default_factory=list)
     base: str = ""
+    #: the stat lines of the paths the run read beyond the listing (:func:`reads_of`), set
+    #: once a run (or a reuse) has told them; None: not known (nothing is stored)
+    reads: list[str] | None = None
 
 
 def state(cfg: Config, options: str) -> State | None:
@@ -104,6 +112,60 @@ def state(cfg: Config, options: str) -> State | None:
     return State(h.hexdigest(), newest > time.time_ns() - RACY_NS, files, stats, base.hexdigest())
 
 
+_GLOB = "\x01glob"  # a read line that holds a glob and its matches, not a path and its stat
+
+
+def reads_of(cfg: Config, st: State, result, journal: list[str], globs: dict[str, list[str]]) -> bool:
+    """Set ``st.reads``: the stat lines (the target's, an absent path as absent) of every
+    path the run read or looked for that the state does not key already, git listing
+    neither it nor a link there, and a line per glob expanded on the file system with its
+    matches. False when one of them changed in the last two seconds (nothing is stored)."""
+    import stat as stat_
+
+    listed = set(st.files)
+    links = {f for f, line in zip(st.files, st.stats) if _is_link(line, stat_)}
+    paths = dict.fromkeys(journal)
+    if result is not None:
+        paths.update(dict.fromkeys(sorted(result.observed | result.asked)))
+    rels = sorted(p for p in paths if p and (p not in listed or p in links))
+    lines: list[str] = []
+    newest = hash_stats(blake2b(digest_size=8), cfg.root, rels, follow=True, keep=lines)
+    lines += [_glob_line(p, found) for p, found in sorted(globs.items())]
+    st.reads = lines
+    return newest <= time.time_ns() - RACY_NS
+
+
+def _is_link(line: str, stat_) -> bool:
+    parts = line.split("\0")
+    try:
+        return len(parts) > 2 and stat_.S_ISLNK(int(parts[1]))
+    except ValueError:
+        return False
+
+
+def _glob_line(pattern: str, found: list[str]) -> str:
+    return "\0".join([_GLOB, pattern, *found]) + "\n"
+
+
+def same_reads(cfg: Config, lines: object) -> bool:
+    """Whether every path a stored run read stats as it did then (:func:`reads_of`)."""
+    if type(lines) is not list or not all(type(x) is str for x in lines):
+        return False
+    from upgrade_checklists.core.files import glob_files
+
+    rels = []
+    for line in lines:
+        parts = line[:-1].split("\0")
+        if parts[0] == _GLOB:
+            if len(parts) < 2 or _glob_line(parts[1], glob_files(cfg.root, parts[1])) != line:
+                return False
+        else:
+            rels.append(parts[0])
+    now: list[str] = []
+    hash_stats(blake2b(digest_size=8), cfg.root, rels, follow=True, keep=now)
+    return now == [x for x in lines if not x.startswith(_GLOB)]
+
+
 def _config_text(cfg: Config) -> str:
     return repr({k: v for k, v in vars(cfg).items() if k != "warnings"})
 
@@ -113,9 +175,10 @@ def _where(cfg: Config, name: str) -> tuple[Path, dict] | None:
     machine, repository); None when caching is off."""
     from upgrade_checklists.project import cache
 
-    if not cfg.cache_dir:
+    directory = cache.cache_directory(cfg)  # checked: inside the repository, the tool's own folder
+    if directory is None:
         return None
-    return cfg.root / cfg.cache_dir / cache.DIRECTORY / name, cache.header(str(cfg.root.resolve()))
+    return directory / cache.DIRECTORY / name, cache.header(str(cfg.root.resolve()))
 
 
 def read_record(cfg: Config, name: str = FILE) -> dict | None:
@@ -142,8 +205,10 @@ def write_record(cfg: Config, name: str, fields: dict) -> None:
         return
     path, header = where
     try:
+        from upgrade_checklists.project.cache import prepare
+
         data = json.dumps({"header": header, **fields}, separators=(",", ":"))
-        path.parent.mkdir(parents=True, exist_ok=True)
+        prepare(path.parent.parent, path.parent)
         write_atomic(path, data.encode("utf-8", "surrogateescape"))
     except (OSError, ValueError, UnicodeError):
         pass
@@ -167,7 +232,10 @@ def stored_outcome(cfg: Config, data: dict) -> Outcome | None:
 def load(cfg: Config, st: State) -> Outcome | None:
     """The outcome stored for this state, or None."""
     data = read_record(cfg)
-    return stored_outcome(cfg, data) if data is not None and data.get("key") == st.key else None
+    if data is None or data.get("key") != st.key or not same_reads(cfg, data.get("reads")):
+        return None
+    st.reads = data["reads"]
+    return stored_outcome(cfg, data)
 
 
 def save(cfg: Config, st: State, outcome: Outcome) -> object:
@@ -175,13 +243,13 @@ def save(cfg: Config, st: State, outcome: Outcome) -> object:
     record holds it (plain data), None when it was not stored."""
     from upgrade_checklists.core.plain import PlainError, to_plain
 
-    if st.racy:
+    if st.racy or st.reads is None:
         return None
     try:
         plain = to_plain(outcome)
     except PlainError:
         return None
-    write_record(cfg, FILE, {"key": st.key, "outcome": plain})
+    write_record(cfg, FILE, {"key": st.key, "reads": st.reads, "outcome": plain})
     return plain
 
 

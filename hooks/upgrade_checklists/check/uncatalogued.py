@@ -15,6 +15,7 @@ from upgrade_checklists.core.checklist import Checklist
 from upgrade_checklists.core.config import Config
 from upgrade_checklists.core.findings import Finding
 from upgrade_checklists.project.result import Result
+from upgrade_checklists.core.files import Skipped, read_file
 
 CODE = "UNCATALOGUED"
 _TOKEN_RE = re.compile(r"`([^`]+)`")
@@ -47,9 +48,9 @@ def _for_checklist(cfg: Config, res: Result, cl: Checklist, sources: dict) -> li
             continue
         if rel not in sources:
             try:
-                text = (cfg.root / rel).read_text(encoding="utf-8", errors="replace")
+                text = read_file(cfg.root, rel).decode("utf-8", errors="replace")
                 sources[rel] = (text, ast.parse(text))
-            except (OSError, SyntaxError, ValueError):
+            except (Skipped, OSError, SyntaxError, ValueError, RecursionError, MemoryError):
                 sources[rel] = None
         if sources[rel] is None:
             continue

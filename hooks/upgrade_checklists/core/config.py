@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from upgrade_checklists.core.files import inside
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -71,12 +74,18 @@ def load(cwd: Path, config_file: Path | None = None) -> Config:
     Without ``config_file``, as ruff does: the nearest directory at or above ``cwd`` that
     holds an ``upgrade-checklists.toml``, or a ``pyproject.toml`` with a
     ``[tool.upgrade-checklists]`` table; paths in it are relative to that directory (the
-    repository root). Nothing found: defaults, rooted at ``cwd``.
+    repository root). The search stops at the repository root (the first directory up
+    from ``cwd`` holding ``.git``): a configuration above it belongs to something else
+    (a home directory, a CI workspace) and is never used. Nothing found: defaults,
+    rooted at ``cwd``. A configuration file found must be a regular file of the
+    repository (not a symlink leading out of it, not a FIFO or device).
 
     ``config_file`` (relative to ``cwd``) must hold the table (or be an
-    ``upgrade-checklists.toml``). Its directory is the root when ``cwd`` is at or below it
-    (``--config ../pyproject.toml`` from a subdirectory); a configuration kept elsewhere
-    (shared between repositories) applies to the repository at ``cwd``.
+    ``upgrade-checklists.toml``); a file named on the command line is the user's choice,
+    read wherever it is. Its directory is the root when ``cwd`` is at or below it and it
+    is at or below the repository root (``--config ../pyproject.toml`` from a
+    subdirectory); a configuration kept elsewhere (shared between repositories, or
+    above the repository) applies to the repository at ``cwd``.
     """
     warnings: list[str] = []
     if config_file is not None:
@@ -84,26 +93,45 @@ def load(cwd: Path, config_file: Path | None = None) -> Config:
         if not path.is_file():
             raise ConfigError(f"{_display(path, cwd)}: config file not found")
         base = path.resolve().parent
-        root = base if (cwd.resolve() == base or base in cwd.resolve().parents) else cwd
+        here = cwd.resolve()
+        top = _repository_root(here)
+        within = top is None or base == top or top in base.parents
+        root = base if within and (here == base or base in here.parents) else cwd
         table = _read_table(path, _display(path, root), warnings, required=True)
         return _finish(root, table, path, warnings)
     for d in (cwd, *cwd.parents):
         dedicated = d / DEDICATED
-        if dedicated.is_file():
+        if os.path.lexists(dedicated):
+            inside(d, DEDICATED)  # a committed symlink leading out of the repository: Outside, exit 2
             return _finish(d, _read_table(dedicated, _display(dedicated, d), warnings, required=True), dedicated, warnings)
         pyproject = d / "pyproject.toml"
-        if pyproject.is_file():
+        if os.path.lexists(pyproject):
+            inside(d, "pyproject.toml")
             table = _read_table(pyproject, _display(pyproject, d), warnings, required=False)
             if table is not None:
                 return _finish(d, table, pyproject, warnings)
+        if os.path.lexists(d / ".git"):
+            break  # the repository root: nothing above it configures this repository
     return _finish(cwd, {}, None, warnings)
+
+
+def _repository_root(d: Path) -> Path | None:
+    """The nearest directory at or above ``d`` holding ``.git`` (a folder, or the file of a worktree)."""
+    for p in (d, *d.parents):
+        if os.path.lexists(p / ".git"):
+            return p
+    return None
 
 
 def _read_table(path: Path, shown: str, warnings: list[str], required: bool) -> dict | None:
     """The settings in ``path``: the whole of an ``upgrade-checklists.toml``, else the
     ``[tool.upgrade-checklists]`` table (None when absent and not ``required``)."""
+    from upgrade_checklists.core.files import Skipped, read_capped
+
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_capped(path).decode("utf-8"))  # a regular file, capped: never /dev/zero
+    except Skipped as exc:
+        raise ConfigError(f"{shown}: {exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{shown}: invalid TOML: {exc}") from None
     if path.name == DEDICATED:

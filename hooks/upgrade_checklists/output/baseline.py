@@ -39,9 +39,13 @@ def write(path: Path, findings: list[Finding]) -> None:
 
 def read(path: Path, shown: str) -> Counter:
     """The baseline's entries, counted by key; a malformed file is a usage error (exit 2)."""
+    from upgrade_checklists.core.files import Skipped, read_capped
+
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = json.loads(read_capped(path).decode("utf-8"))  # a regular file, capped: never /dev/zero
+    except Skipped as exc:
+        raise ConfigError(f"{shown}: not a baseline file ({exc})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise ConfigError(f"{shown}: not a baseline file (invalid JSON: {exc})") from None
     if not isinstance(doc, dict) or doc.get("version") != VERSION or not isinstance(doc.get("findings"), list):
         raise ConfigError(f"{shown}: not a baseline file (expected {{\"version\": {VERSION}, \"findings\": [...]}})")

@@ -31,20 +31,31 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import stat
 import sys
 import time
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterator
+from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator
 
 from upgrade_checklists import __version__
 from upgrade_checklists.core.atomic import clean_stale_temps, write_atomic
+from upgrade_checklists.core.atomic import _TEMP_RE
+from upgrade_checklists.core.config import ConfigError
+from upgrade_checklists.core.files import inside
+
+if TYPE_CHECKING:
+    from upgrade_checklists.core.config import Config
 
 FORMAT = 3  # 3: an import is a list, not a dict (scan.facts_to_plain)
 DIRECTORY = f"v{FORMAT}"
 RACY_NS = 2_000_000_000
 MAX_BYTES = 256 * 1024 * 1024  # a bigger "cache" is not ours: ignored
 _FILE = "check.json"
+IGNORE = ".gitignore"
+IGNORE_TEXT = "# Automatically created by upgrade-checklists.\n*\n"
+_FORMAT_DIR = re.compile(r"^v\d+$")
+_OLD_FILE = re.compile(r"^scan-v\d+\.pickle$")  # the first format's single file (never read: no pickle is loaded)
 
 _build_id: str | None = None
 
@@ -64,6 +75,68 @@ def build_id() -> str:
         # the Python version too: what ast can parse (and so each file's facts) depends on it
         _build_id = f"{__version__}+{h.hexdigest()}+py{sys.version_info[0]}.{sys.version_info[1]}"
     return _build_id
+
+
+def cache_directory(cfg: "Config") -> Path | None:
+    """The repository's cache directory (``cache_dir``), None when caching is off; checked
+    before anything is read or written there. It must resolve inside the repository (a
+    committed symlink, as the folder or on the way to it, would lead the writes out:
+    :class:`files.Outside`) and hold nothing but the tool's own files, so that its
+    ``*`` ``.gitignore`` never hides a folder of the project (``"."``, ``"app"``):
+    a ``.gitignore`` the tool wrote (or began to), ``v<N>/`` folders, temporary files and
+    the first format's ``scan-v1.pickle``.
+    Anything else is a configuration error (exit 2)."""
+    if not cfg.cache_dir:
+        return None
+    path = Path(inside(cfg.root, cfg.cache_dir, record=False))
+    try:
+        it = os.scandir(path)
+    except FileNotFoundError:
+        return path  # made by the first save
+    except NotADirectoryError:
+        raise ConfigError(f"cache_dir {cfg.cache_dir!r} is not a folder") from None
+    with it:
+        for e in it:
+            if not _ours(e):
+                raise ConfigError(f"cache_dir {cfg.cache_dir!r} holds {e.name!r}, which is not the tool's: "
+                                  "the cache needs a folder of its own (its `*` .gitignore would hide the rest from git)")
+    return path
+
+
+def _ours(e: os.DirEntry) -> bool:
+    """An entry the tool writes in its cache directory: its ``.gitignore`` (as it writes
+    it, or cut short by a full disk), a format folder, a temporary file of a write."""
+    try:
+        st = e.stat(follow_symlinks=False)
+    except OSError:
+        return False
+    if e.name == IGNORE:
+        if not stat.S_ISREG(st.st_mode) or st.st_size > len(IGNORE_TEXT):
+            return False
+        try:
+            with open(e.path, "rb") as f:
+                return IGNORE_TEXT.encode().startswith(f.read(len(IGNORE_TEXT) + 1))
+        except OSError:
+            return False
+    if _FORMAT_DIR.match(e.name):
+        return stat.S_ISDIR(st.st_mode)
+    return bool(_TEMP_RE.match(e.name) or _OLD_FILE.match(e.name)) and stat.S_ISREG(st.st_mode)
+
+
+def prepare(root: Path, directory: Path) -> None:
+    """Make the cache directory ``root`` ignore itself in git (``.gitignore`` written
+    atomically: a full disk leaves the old file or none, never an empty one, and one left
+    empty by an older version is written again), and its format folder ``directory``."""
+    root.mkdir(parents=True, exist_ok=True)
+    ignore = root / IGNORE
+    try:
+        st = os.lstat(ignore)
+        ok = stat.S_ISREG(st.st_mode) and st.st_size == len(IGNORE_TEXT)  # cache_directory checked the content
+    except FileNotFoundError:
+        ok = False
+    if not ok:
+        write_atomic(ignore, IGNORE_TEXT)
+    directory.mkdir(exist_ok=True)
 
 
 def _machine() -> str:
@@ -298,10 +371,7 @@ class ScanCache:
                 clean_stale_temps(self.directory)
             if not self.dirty:
                 return
-            self.directory.mkdir(parents=True, exist_ok=True)
-            ignore = self.root / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("# Automatically created by upgrade-checklists.\n*\n")
+            prepare(self.root, self.directory)
             head = json.dumps(self.header, separators=(",", ":")) + "\n"
             read = self._copy if self._read is not None else None
             write_atomic(self.directory / self.name, itertools.chain([head], _stream(self.entries, self.raw, read)))

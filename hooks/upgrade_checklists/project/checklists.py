@@ -16,7 +16,7 @@ from typing import Callable
 from upgrade_checklists.core.atomic import clean_stale_temps
 from upgrade_checklists.core.checklist import Checklist, load_parsers, read_checklist
 from upgrade_checklists.core.config import Config, ConfigError
-from upgrade_checklists.core.files import Skipped, file_stat
+from upgrade_checklists.core.files import Skipped, file_stat, inside
 from upgrade_checklists.core.plain import PlainError, from_plain, to_plain
 from upgrade_checklists.project.cache import ScanCache
 from upgrade_checklists.project.parallel import share
@@ -38,6 +38,7 @@ def read_checklists(cfg: Config, cache: ScanCache | None, notes: list[str] | Non
     the checklist, on either core, the answers it learnt kept in ``snippets``.
     A file that cannot be read is a note in ``notes``, and is left out."""
     d = cfg.checklist_dir
+    inside(cfg.root, cfg.checklists)  # a committed symlink to a folder elsewhere: Outside, exit 2
     if not d.is_dir():
         raise ConfigError(f"checklist directory {cfg.checklists!r} not found (configure 'checklists')")
     out: list[Checklist | None] = []

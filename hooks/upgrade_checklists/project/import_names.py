@@ -46,11 +46,22 @@ def read_guide_mapping(cfg: Config) -> dict[str, list[str]]:
     """``| pip name | `import.name` |`` rows of tables in the maintenance guide."""
     if not cfg.maintenance_guide:
         return {}
-    path = cfg.root / cfg.maintenance_guide
-    if not path.is_file():
+    from upgrade_checklists.core.files import Outside, Skipped, read_setting
+
+    try:
+        data = read_setting(cfg.root, cfg.maintenance_guide)
+    except Outside as exc:
+        raise ConfigError(f"maintenance_guide {exc}") from None
+    except Skipped as exc:
+        raise ConfigError(f"maintenance_guide {cfg.maintenance_guide!r}: {exc}") from None
+    if data is None:
         raise ConfigError(f"maintenance_guide {cfg.maintenance_guide!r} not found")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"maintenance_guide {cfg.maintenance_guide!r}: not UTF-8 ({exc.reason})") from None
     out: dict[str, list[str]] = {}
-    for _line, cells in table_rows(path.read_text(encoding="utf-8")):
+    for _line, cells in table_rows(text):
         if len(cells) < 2:
             continue
         pip = cells[0].content.strip().strip("`")

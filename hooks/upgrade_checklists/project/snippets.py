@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from upgrade_checklists.core.astwalk import walk
 from upgrade_checklists.core.files import Skipped, file_stat, read_file
 from upgrade_checklists.project.cache import ScanCache
+from upgrade_checklists.core.files import Outside, glob_files
 
 if TYPE_CHECKING:  # a guard is read through its fields: the checklist reader is not loaded for it
     from upgrade_checklists.core.checklist import Guard
@@ -718,6 +719,8 @@ class Snippets:
         self.cache = cache
         self.files: dict[str, _Source | None] = {}
         self._globs: dict[str, list[str]] = {}
+        #: the paths asked about that lead out of the repository (symlinks), and why: never read
+        self.outside: dict[str, str] = {}
         #: per file, the highest line number a caller compared with its line count: a
         #: count at or past it reads the same to the catalog (``cutoff.py``)
         self.ceilings: dict[str, int] = {}
@@ -726,8 +729,10 @@ class Snippets:
         if rel not in self.files:
             try:
                 st = file_stat(self.root, rel)
+            except Outside as exc:
+                st, self.outside[rel] = None, str(exc)
             except (Skipped, OSError):
-                st = None  # absent, or not a file to read (a FIFO, a symlink out of the repository...)
+                st = None  # absent, or not a file to read (a FIFO, a huge file...)
             if st is None:
                 self.files[rel] = None
             else:
@@ -833,11 +838,7 @@ class Snippets:
 
     def glob(self, pattern: str) -> list[str]:
         if pattern not in self._globs:
-            try:
-                found = sorted(p.relative_to(self.root).as_posix() for p in self.root.glob(pattern) if p.is_file())
-            except (ValueError, NotImplementedError, OSError):
-                found = []
-            self._globs[pattern] = found
+            self._globs[pattern] = glob_files(self.root, pattern)  # none through a symlink leading out
         return self._globs[pattern]
 
     def take_new(self) -> list:

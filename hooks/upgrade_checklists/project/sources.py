@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Callable, Protocol
 
 from upgrade_checklists.core.config import Config
-from upgrade_checklists.core.files import MAX_BYTES, Skipped, file_stat, read_file
+from upgrade_checklists.core.files import MAX_BYTES, Skipped, Unreadable, file_stat, read_file
 from upgrade_checklists.core.findings import Finding
 from upgrade_checklists.project.parallel import share
 from upgrade_checklists.project.result import Result
@@ -186,6 +186,11 @@ _NO_SCAN = ("no scan",)  # a job that only matches snippets
 _SIDE = -2  # a job's index that says: the side job (its keys: the side job's)
 
 
+def unreadable(rel: str, exc: Exception) -> Finding:
+    """The PARSE finding of a file that is there but cannot be read."""
+    return Finding(None, None, "PARSE", f"cannot read {rel}: {exc}; file skipped", rel, 1)
+
+
 def _scan_one(root, rel: str, st: os.stat_result, listed: bool, may_import: Prefilter, skip: str, plan: NamesPlan | None):
     """(scan result, the bytes read, the tree parsed) of one file; the result is Facts, a
     PARSE Finding, ``skip`` (the pre-filter says it cannot import), a note, or None (gone).
@@ -193,6 +198,8 @@ def _scan_one(root, rel: str, st: os.stat_result, listed: bool, may_import: Pref
     collected, from the same parse, when its rows will look for them (``plan``)."""
     try:
         data = read_file(root, rel, st)
+    except Unreadable as exc:  # there, and not empty: never taken for empty text
+        return unreadable(rel, exc), None, None
     except Skipped as exc:
         return ("note", f"skipped {rel}: {exc}"), None, None
     except OSError:

@@ -113,8 +113,12 @@ class Reader:
 
     def read(self, rel: str) -> str | None:
         if self.ref is None:
-            p = self.root / rel
-            return p.read_text(encoding="utf-8") if p.is_file() else None
+            from upgrade_checklists.core.files import Skipped, read_file
+
+            try:  # a regular file inside the repository, capped: never through a link leading out
+                return read_file(self.root, rel).decode("utf-8")
+            except (Skipped, OSError):
+                return None
         r = proc.run(["git", "show", f"{self.ref}:{rel}"], kind=proc.GIT_REPO, cwd=self.root, timeout=60)
         return r.stdout.decode("utf-8", "replace") if r.returncode == 0 else None
 
@@ -124,7 +128,9 @@ class Reader:
         if self.ref is None:
             names = set()
             for pat in patterns:
-                names |= {p.relative_to(self.root).as_posix() for p in self.root.glob(pat) if p.is_file()}
+                from upgrade_checklists.core.files import glob_files
+
+                names |= set(glob_files(self.root, pat))  # none through a symlink leading out
             return sorted(names)
         cmd = ["git", "ls-tree", "--name-only"] + (["-r"] if deep else []) + [self.ref]
         r = proc.run(cmd, kind=proc.GIT_REPO, cwd=self.root, text=True, timeout=60)
