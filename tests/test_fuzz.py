@@ -185,7 +185,8 @@ def guards(draw) -> str:
 
 EXTRAS = ["<!-- an unclosed comment", "## Affected Files", "## API Usage Catalog", "```", "> " * 200 + "deep quote",
           "- " * 200 + "deep list", "<details>\n| raw | html |", "Owner: infra\x85team.", "a\u2028b\u2029c",
-          "| File | Imports / Usage |", "\x0b\x0c\x1c\x1d\x1e"]
+          "| File | Imports / Usage |", "\x0b\x0c\x1c\x1d\x1e", "- " * 10000 + "deeper list", "> " * 10000 + "deeper quote",
+          "\n".join("  " * i + "- item" for i in range(300)), "1. " * 3000 + "x"]
 
 
 @st.composite
@@ -233,7 +234,7 @@ def sources(draw) -> bytes:
 
 @st.composite
 def damaged(draw, data: bytes) -> bytes:
-    for how in draw(st.lists(st.sampled_from(["truncate", "nul", "invalid", "bom", "crlf", "cr", "separator",
+    for how in draw(st.lists(st.sampled_from(["truncate", "nul", "invalid", "bom", "crlf", "cr", "cr-inline", "separator",
                                               "long", "megabyte", "none"]), max_size=3)):
         at = draw(st.integers(0, len(data)))
         if how == "truncate":
@@ -248,6 +249,8 @@ def damaged(draw, data: bytes) -> bytes:
             data = data.replace(b"\n", b"\r\n")
         elif how == "cr":
             data = data.replace(b"\n", b"\r")
+        elif how == "cr-inline":
+            data = data[:at] + b"\r" + data[at:]
         elif how == "separator":
             data = data[:at] + draw(st.sampled_from(["\x85", "\u2028", "\u2029", "\x0b", "\x0c", "\x1c"])).encode() + data[at:]
         elif how == "long":

@@ -43,6 +43,7 @@ from upgrade_checklists.atomic import clean_stale_temps, write_atomic
 FORMAT = 3  # 3: an import is a list, not a dict (scan.facts_to_plain)
 DIRECTORY = f"v{FORMAT}"
 RACY_NS = 2_000_000_000
+clock = time.time_ns  # what the racy rule takes for "now" (a test sets another)
 MAX_BYTES = 256 * 1024 * 1024  # a bigger "cache" is not ours: ignored
 _FILE = "check.json"
 
@@ -93,6 +94,28 @@ def open_cache_file(path: Path, max_bytes: int = MAX_BYTES) -> BinaryIO | None:
         f.close()
         return None
     return f
+
+
+def changed_ns(st: os.stat_result) -> int:
+    """When a file last changed, as far as its stat can tell: the later of its modification
+    time and its change time. A write whose modification time was set back (``touch -d``,
+    ``cp -p``, ``rsync -t``, an unpacked archive, ``os.utime``) shows only in the change
+    time, which nothing but the kernel can set."""
+    return max(st.st_mtime_ns, st.st_ctime_ns)
+
+
+def racy_since(changed: int) -> bool:
+    """git's racy rule, the one rule of every cache here (scan entries, run records, the
+    audit's uses and tree hashes, extracted pins): a file that changed (:func:`changed_ns`)
+    in the last two seconds is not keyed by its stat. On a file system whose timestamps
+    have one-second (or two-second, FAT) steps, a second same-size write within that step
+    leaves the stat as it was: a record made now could answer for other contents later."""
+    return changed > clock() - RACY_NS
+
+
+def racy(st: os.stat_result) -> bool:
+    """:func:`racy_since` for one file's stat."""
+    return racy_since(changed_ns(st))
 
 
 def stamp(st: os.stat_result) -> list[int]:
@@ -254,7 +277,7 @@ class ScanCache:
     def put(self, key: str, st: os.stat_result, value: object) -> None:
         """Remember ``value`` (plain JSON data) for the file with stat ``st``."""
         self.raw.pop(key, None)
-        if self.directory is None or st.st_mtime_ns > time.time_ns() - RACY_NS:
+        if self.directory is None or racy(st):
             if self.entries.pop(key, None) is not None:
                 self.dirty = True
             return
@@ -304,7 +327,7 @@ class ScanCache:
                 ignore.write_text("# Automatically created by upgrade-checklists.\n*\n")
             head = json.dumps(self.header, separators=(",", ":")) + "\n"
             read = self._copy if self._read is not None else None
-            write_atomic(self.directory / self.name, itertools.chain([head], _stream(self.entries, self.raw, read)))
+            write_atomic(self.directory / self.name, itertools.chain([head], _stream(self.entries, self.raw, read)), durable=False)
             self.dirty = False
         except (OSError, ValueError):
             pass  # a read-only checkout still gets its check

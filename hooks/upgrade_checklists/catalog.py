@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 from upgrade_checklists.astwalk import walk
-from upgrade_checklists.checklist import Checklist, Guard
+from upgrade_checklists.checklist import Checklist, Guard, text_lines
 from upgrade_checklists.findings import Finding
 from upgrade_checklists.refs import Part
 from upgrade_checklists.result import Result
@@ -31,7 +31,7 @@ _GUARD_NODES = (ast.Call, ast.Compare, ast.If, ast.Try, ast.Import, ast.ImportFr
 def check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
     add = res.findings.append
     pkg = cl.package
-    lines = cl.text.split("\n")
+    lines = text_lines(cl.text)  # as markdown-it counts them (a lone CR breaks a line)
     missing_reported: set[str] = set()
 
     nearest: dict[str, str | None] = {}

@@ -17,7 +17,8 @@ from pathlib import Path
 from wcwidth import wcswidth, wcwidth
 
 from upgrade_checklists.atomic import write_atomic, write_atomic_any  # noqa: F401 (the writers --fix uses)
-from upgrade_checklists.checklist import REMOVAL_MARK, Checklist, split_row, top_level_none, top_level_table
+from upgrade_checklists.checklist import (REMOVAL_MARK, Checklist, line_end, split_lines, split_row, top_level_none,
+                                          top_level_table)
 from upgrade_checklists.refs import bounded_int
 from upgrade_checklists.config import Config
 from upgrade_checklists.findings import FIXABLE, NOT_FIXABLE, Finding  # noqa: F401 (re-exported)
@@ -31,17 +32,6 @@ _HEADING_RE = re.compile(r"^(\s*###\s*)(\d+)(\.)")
 _ENTRY_REF_RE = re.compile(r"\b([Ee]ntry\s+#?)(\d+)\b")
 _STATUS_RE = re.compile(r"(\d+)(\s+API\s+entr)(y|ies)\b", re.I)
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
-_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines with their endings, split where markdown-it splits them (``\\r\\n``, ``\\r``,
-    ``\\n``): not ``str.splitlines``, which also breaks at U+0085, U+2028, form feeds..."""
-    return _LINE_RE.findall(text)
-
-
-def _eol(line: str) -> str:
-    return "\r\n" if line.endswith("\r\n") else "\r" if line.endswith("\r") else "\n"
 
 
 # --- tables ------------------------------------------------------------------------
@@ -74,7 +64,7 @@ class Table:
 
     @classmethod
     def parse(cls, lines: list[str]) -> Table:
-        eol = _eol(lines[0])
+        eol = line_end(lines[0])
         bare = [line.rstrip("\r\n") for line in lines]
         header = split_row(bare[0])
         cells = [header] + [_cells(line, len(header)) for line in bare[1:]]
@@ -219,7 +209,7 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
             ed.tables[tier] = Table.parse(lines[a:b])
             ed.ranges[tier] = (a, b)
     style = next((t.aligned for t in ed.tables.values()), True)
-    eol = _eol(lines[0]) if lines else "\n"
+    eol = line_end(lines[0]) if lines else "\n"
     rows = {row.line: row for row in cl.rows}
 
     def locate(line: int) -> tuple[str, int] | None:

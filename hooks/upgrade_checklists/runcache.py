@@ -27,7 +27,6 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,7 +38,6 @@ from upgrade_checklists.findings import Finding
 
 FILE = "run.json"  # in the scan cache's format directory
 MAX_BYTES = 64 * 1024 * 1024
-RACY_NS = 2_000_000_000
 
 
 @dataclass
@@ -75,7 +73,7 @@ def state(cfg: Config, options: str) -> State | None:
     files = gitfiles.project_files(cfg.root, ["."])
     if files is None:
         return None
-    from upgrade_checklists.cache import build_id  # the hash of our own source files
+    from upgrade_checklists.cache import build_id, racy_since  # build_id: the hash of our own source files
 
     root = str(cfg.root)
     h = blake2b(digest_size=20)
@@ -100,14 +98,16 @@ def state(cfg: Config, options: str) -> State | None:
     h.update(base.digest())
     stats: list[str] = []
     newest = max(newest, hash_stats(h, root, files, keep=stats))
-    return State(h.hexdigest(), newest > time.time_ns() - RACY_NS, files, stats, base.hexdigest())
+    return State(h.hexdigest(), racy_since(newest), files, stats, base.hexdigest())
 
 
 def hash_stats(h, root: str | Path, rels: list[str], follow: bool = False, keep: list[str] | None = None) -> int:
     """Feed ``h`` each file's path and stat as git's index keys them (mode, size, mtime,
     ctime, inode; an absent file marked as such), the link itself unless ``follow``; the
-    newest mtime seen (a state with a file changed in the last two seconds is racy).
+    latest change seen (``cache.changed_ns``: for ``cache.racy_since``).
     ``keep``: a list that gets each file's keyed line too."""
+    from upgrade_checklists.cache import changed_ns
+
     newest = 0
     look = os.stat if follow else os.lstat
     for rel in rels:
@@ -116,7 +116,7 @@ def hash_stats(h, root: str | Path, rels: list[str], follow: bool = False, keep:
         except (OSError, ValueError):
             line = f"{rel}\0-\n"
         else:
-            newest = max(newest, st.st_mtime_ns)
+            newest = max(newest, changed_ns(st))
             line = f"{rel}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n"
         h.update(line.encode("utf-8", "surrogateescape"))
         if keep is not None:
@@ -164,7 +164,7 @@ def write_record(cfg: Config, name: str, fields: dict) -> None:
     try:
         data = json.dumps({"header": header, **fields}, separators=(",", ":"))
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, data.encode("utf-8", "surrogateescape"))
+        write_atomic(path, data.encode("utf-8", "surrogateescape"), durable=False)  # a cache: checked when read
     except (OSError, ValueError, UnicodeError):
         pass
 

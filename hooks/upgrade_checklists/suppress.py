@@ -109,7 +109,9 @@ def _inline(f: Finding, inline: dict[str, dict[int, set[str]]]) -> bool:
 
 def inline_spans(cl: Checklist) -> tuple[dict[int, set[str]], list[str]]:
     """``{checklist line: codes suppressed there}`` from the checklist's inline comments."""
-    lines = cl.text.splitlines()
+    from upgrade_checklists.checklist import text_lines
+
+    lines = text_lines(cl.text)  # as markdown-it counts them, as findings do
     comments: dict[int, set[str]] = {}
     warnings: list[str] = []
     for n, text in enumerate(lines, 1):
