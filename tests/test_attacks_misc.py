@@ -231,3 +231,27 @@ def test_20_a_cr_inside_a_line_is_fixed_once(repo: Repo) -> None:
     assert (repo.path / CL).read_bytes() == fixed.encode()
     r = uc(repo, "check", "--fix")
     assert (r.returncode, (repo.path / CL).read_bytes()) == (0, fixed.encode()), r
+
+
+# --- 17. the baseline keeps the numbers that are not positions ----------------------------
+
+
+def test_17_a_baselined_value_change_does_not_hide_another_value(repo: Repo) -> None:
+    """Used to pass: every number in a message was ignored, so the baseline's
+    "`=2` is now `=4`" also matched "`=2` is now `=64`"."""
+    core = "app/engine/core.py"
+    repo.edit(core, "tensor_model_parallel_size=2", "tensor_model_parallel_size=4")
+    r = uc(repo, "check", "--baseline", "known.json")
+    assert r.returncode == 0 and "not shown: 1 in the baseline" in r.stdout, r
+    assert [f["code"] for f in json.loads((repo.path / "known.json").read_text())["findings"]] == ["SNIPPET"]
+    # where the finding is may move: two lines above the call, the same finding
+    repo.edit(core, "def build(model):\n", "def build(model):\n    # two lines\n    # above the call\n")
+    for was, now in (("(line 9)", "(line 11)"), ("(lines 10-13)", "(lines 12-15)"), ("core.py:7`", "core.py:9`")):
+        repo.edit(CL, was, now)  # the checklist's references follow (a LINE or GUARD finding would be new)
+    r = uc(repo, "check", "--baseline", "known.json", "--output-format", "concise")
+    assert (r.returncode, r.stdout.splitlines()[0]) == (0, "All checks passed (1 checklist, 8 files scanned; not shown: 1 in the baseline)."), r
+    repo.edit(core, "tensor_model_parallel_size=4", "tensor_model_parallel_size=64")
+    r = uc(repo, "check", "--baseline", "known.json", "--output-format", "concise")
+    assert r.returncode == 1, r
+    found = [line for line in r.stdout.splitlines() if " SNIPPET " in line]
+    assert len(found) == 1 and "`tensor_model_parallel_size=2` is now `tensor_model_parallel_size=64`" in found[0], r.stdout
