@@ -255,3 +255,67 @@ def test_17_a_baselined_value_change_does_not_hide_another_value(repo: Repo) -> 
     assert r.returncode == 1, r
     found = [line for line in r.stdout.splitlines() if " SNIPPET " in line]
     assert len(found) == 1 and "`tensor_model_parallel_size=2` is now `tensor_model_parallel_size=64`" in found[0], r.stdout
+
+
+# --- 11. control characters from the repository ------------------------------------------
+
+#: a source file whose name would end its row and add one of its own; one whose name colours the terminal red
+FORGED = "app/engine/new\n| `app/engine/ghost.py` | `fakepkg.core` |\n.py"
+RED = "app/engine/\x1b[31mred.py"
+
+
+def _hostile_names(repo: Repo) -> None:
+    for rel in (FORGED, RED):
+        repo.write(rel, "import fakepkg.core\n")
+    repo.commit("names with control characters")
+
+
+def test_11_a_file_name_with_a_newline_is_reported_never_written_into_a_row(repo: Repo) -> None:
+    """Used to write the name into the Primary table: its newline ended the row, and the
+    rest of the name became a row of its own (a forged `app/engine/ghost.py`)."""
+    _hostile_names(repo)
+    before = (repo.path / CL).read_bytes()
+    r = uc(repo, "check", "--fix", "--output-format", "concise")
+    assert r.returncode == 1 and r.stderr == "", r
+    assert (repo.path / CL).read_bytes() == before
+    assert r.stdout.splitlines() == [
+        "checklists/fakepkg-core.md:11:1: MISSING `app/engine/\\x1b[31mred.py` imports `fakepkg.core` but no tier lists it"
+        " (belongs in Primary) (app/engine/\\x1b[31mred.py:1)",
+        "checklists/fakepkg-core.md:11:1: MISSING `app/engine/new\\n| `app/engine/ghost.py` | `fakepkg.core` |\\n.py` imports"
+        " `fakepkg.core` but no tier lists it (belongs in Primary) (app/engine/new\\n| `app/engine/ghost.py` | `fakepkg.core`"
+        " |\\n.py:1)",
+        "Found 2 findings in 1 checklist: 2 MISSING.",
+    ]
+
+
+@pytest.mark.parametrize("fmt", ["text", "concise", "github", "json", "sarif"])
+def test_11_no_output_format_prints_a_control_character_from_the_repository(repo: Repo, fmt: str) -> None:
+    """Used to print the names raw: an ANSI escape reached the terminal, a newline started a
+    line of its own (in `github`, a workflow command of the repository's choosing)."""
+    _hostile_names(repo)
+    r = uc(repo, "check", "--output-format", fmt)
+    assert r.returncode == 1 and r.stderr == "", r
+    assert "\x1b" not in r.stdout
+    if fmt in ("json", "sarif"):  # JSON escapes the paths; the messages are shown escaped as everywhere
+        doc = json.loads(r.stdout)
+        found = doc["findings"] if fmt == "json" else doc["runs"][0]["results"]
+        messages = [f["message"] if fmt == "json" else f["message"]["text"] for f in found]
+        assert len(messages) == 2 and all(m.isprintable() for m in messages), messages
+        if fmt == "json":
+            assert sorted(f["file"] for f in found) == sorted([RED, FORGED])  # exact, for tools
+    else:
+        assert not any(line.startswith("| `app/engine/ghost.py`") for line in r.stdout.splitlines())
+        assert sum("MISSING" in line and "`app/engine/" in line for line in r.stdout.splitlines()) == 2
+        assert all(line.isprintable() for line in r.stdout.splitlines()), r.stdout
+
+
+def test_11_new_never_writes_a_name_with_a_control_character(repo: Repo) -> None:
+    """Used to write every importing file's name into the new checklist's rows."""
+    repo.write("app/engine/uses_other.py", "import otherlib\n\notherlib.helper(1)\n")
+    repo.write("app/engine/\x1b]0;owned\x07.py", "import otherlib\n\notherlib.helper(2)\n")
+    r = uc(repo, "new", "otherlib", "--github", "example/otherlib")
+    assert r.returncode == 0, r
+    text = (repo.path / "checklists/otherlib.md").read_text()
+    rows = [" ".join(line.split()) for line in text.splitlines() if line.startswith("| `")]
+    assert rows == ["| `app/engine/uses_other.py` | `otherlib` |"]
+    assert not any(not line.isprintable() for line in text.splitlines()), text

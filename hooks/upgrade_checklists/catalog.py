@@ -352,7 +352,7 @@ def _quoted_code(code: str) -> str | None:
     text = code.replace("\u2026", "...")
     try:
         tree = ast.parse(text)
-    except SyntaxError:
+    except (SyntaxError, ValueError, MemoryError, RecursionError):  # not Python, or nested past the parser's limits
         return None
     if any(isinstance(n, _GUARD_NODES) for n in walk(tree)) and snippet_units(text):
         return text

@@ -175,6 +175,11 @@ def read_checklist(path: Path, rel: str) -> Checklist:
         line = raw.count(b"\n", 0, exc.start) + 1
         cl.problem("FORMAT", line, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")
         return cl
+    return parse_checklist(path, rel, text)
+
+
+def parse_checklist(path: Path, rel: str, text: str) -> Checklist:
+    """The checklist ``text`` (of ``path``, named ``rel``), parsed."""
     cl = Checklist(path, rel, text)
     body = _read_frontmatter(cl, text.lstrip("\ufeff"))
     _read_body(cl, _md().parse(_without_long_lines(cl, body)))

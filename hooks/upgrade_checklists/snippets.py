@@ -74,7 +74,7 @@ def _parse_piecewise(text: str) -> list[ast.stmt]:
                 try:
                     body = ast.parse(t).body
                     break
-                except SyntaxError:
+                except (SyntaxError, ValueError, MemoryError, RecursionError):  # not Python, or nested past the parser's limits
                     continue
             if body is not None:
                 out += body
@@ -96,7 +96,7 @@ def _snippet_statements(code: str) -> tuple[ast.stmt, ...]:
         try:
             body = ast.parse(attempt).body
             break
-        except SyntaxError:
+        except (SyntaxError, ValueError, MemoryError, RecursionError):  # not Python, or nested past the parser's limits
             continue
     if body is None:
         body, shift = _parse_piecewise(text), 0

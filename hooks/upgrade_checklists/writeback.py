@@ -22,7 +22,7 @@ from packaging.version import InvalidVersion, Version
 
 from upgrade_checklists.audit import AuditResult
 from upgrade_checklists.checklist import Checklist, Entry, line_end, split_lines
-from upgrade_checklists.findings import Finding
+from upgrade_checklists.findings import Finding, has_control
 
 MARK = "<!-- TODO: guard can be removed at {} -->"
 _MARK_RE = re.compile(r"<!-- TODO: guard can be removed at ([^ ]+) -->")
@@ -49,7 +49,7 @@ def _rewrite(cl: Checklist, findings: list[tuple[Finding, str]]) -> str | None:
     moves: dict[int, str] = {}  # entry line -> the new source file
     for f, _version in findings:
         fix = f.fix or {}
-        if f.code == "MOVED_API" and fix.get("new_file") and f.checklist_line in entries:
+        if f.code == "MOVED_API" and fix.get("new_file") and f.checklist_line in entries and not has_control(fix["new_file"]):
             moves.setdefault(f.checklist_line, fix["new_file"])
     if _mark_guards(cl, lines, findings):  # first: the guards' lines as read (the edits below may insert lines)
         changed = True
