@@ -319,3 +319,34 @@ def test_11_new_never_writes_a_name_with_a_control_character(repo: Repo) -> None
     rows = [" ".join(line.split()) for line in text.splitlines() if line.startswith("| `")]
     assert rows == ["| `app/engine/uses_other.py` | `otherlib` |"]
     assert not any(not line.isprintable() for line in text.splitlines()), text
+
+
+# --- 19. --fix never loses a row ---------------------------------------------------------------
+
+
+def test_19_a_rewrite_that_would_lose_rows_is_refused(repo: Repo) -> None:
+    """An aligned Primary table 19,995 characters wide (a cell of prose, e.g. a pasted
+    nested list) and a MISSING file with a longer name than the table's: aligning the new
+    row widens every line past the 20,000 characters a checklist line may have, and the
+    whole table is unread from then on. Used to write it: the next check lost the table's
+    rows (MISSING `app/engine/core.py`, four FORMAT findings). Now nothing is written."""
+    usage = "`parallel_state` (as `mpu`), `DistributedDataParallel`; notes: "
+    usage = (usage + "- " * ((19_968 - len(usage)) // 2)).ljust(19_968)
+
+    def row(a: str, b: str) -> str:
+        return "| " + a.ljust(20) + " | " + b + " |"
+
+    wide = "\n".join([row("File", "Imports / Usage".ljust(len(usage))), "| " + "-" * 20 + " | " + "-" * len(usage) + " |",
+                      row("`app/engine/core.py`", usage)])
+    assert {len(line) for line in wide.split("\n")} == {19_995}
+    start = CHECKLIST.index("| File  ")
+    text = CHECKLIST[:start] + wide + "\n\n" + CHECKLIST[CHECKLIST.index("### Secondary"):]
+    repo.write(CL, text)
+    repo.write("app/engine/a_much_longer_module.py", "import fakepkg.core\n")
+    assert uc(repo, "check", "--output-format", "concise").stdout.splitlines()[0].startswith(
+        "checklists/fakepkg-core.md:11:1: MISSING `app/engine/a_much_longer_module.py` imports `fakepkg.core`")
+    r = uc(repo, "check", "--fix")
+    assert (r.returncode, r.stdout) == (2, ""), r
+    assert r.stderr == ("upgrade-checklists: error: checklists/fakepkg-core.md: --fix would lose 1 table row(s) "
+                        "(`app/engine/core.py`); nothing was written. Fix the findings by hand, or report this as a bug\n")
+    assert repo.read(CL) == text
