@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from upgrade_checklists import cache as _cache
+from upgrade_checklists.project import cache as _cache
 from upgrade_checklists.cli import main
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 
 from conftest import CHECKLIST, Repo
-from upgrade_checklists.checklist import REMOVAL_MARK
 
 CL = "checklists/fakepkg-core.md"
 SCRIPT = Path(sys.executable).with_name("upgrade-checklists")
@@ -174,7 +173,7 @@ import os, runpy, sys, time
 
 class Slow:
     def find_spec(self, name, path=None, target=None):
-        if name == "upgrade_checklists.config":
+        if name == "upgrade_checklists.core.config":
             os.write(2, b"importing\\n")
             time.sleep(60)
         return None

@@ -39,7 +39,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import FILES, settle
-from upgrade_checklists.checklist import REMOVAL_MARK, read_checklist
+from upgrade_checklists.core.checklist import REMOVAL_MARK, read_checklist
 from upgrade_checklists.cli import main
 
 pytestmark = pytest.mark.fuzz
