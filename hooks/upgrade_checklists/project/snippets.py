@@ -27,11 +27,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from upgrade_checklists.core.astwalk import walk
-from upgrade_checklists.core.checklist import Guard
 from upgrade_checklists.core.files import Skipped, file_stat, read_file
 from upgrade_checklists.project.cache import ScanCache
+
+if TYPE_CHECKING:  # a guard is read through its fields: the checklist reader is not loaded for it
+    from upgrade_checklists.core.checklist import Guard
 
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 _COMPOUND = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Try,
