@@ -6,11 +6,13 @@ import json
 import os
 import subprocess
 import textwrap
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from upgrade_checklists.project import cache as _cache
 from upgrade_checklists.cli import main
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -197,6 +199,21 @@ class Repo:
             os.chdir(old)
         captured = self._capsys.readouterr()
         return Run(code, captured.out, captured.err)
+
+
+def settle() -> None:
+    """As if two seconds passed now: every file changed until now is out of the racy
+    window of the caches (``cache.racy_since``), every file changed from now on is in it.
+    (Setting a file's mtime back is not enough: its change time, which the racy rule
+    reads too, is now.) The clock is the real one again after the test."""
+    at = time.time_ns()
+    _cache.clock = lambda: max(time.time_ns(), at + _cache.RACY_NS + 1)
+
+
+@pytest.fixture(autouse=True)
+def _real_clock():
+    yield
+    _cache.clock = time.time_ns
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import shutil
 import time
 from pathlib import Path
 
-from conftest import Repo, git
+from conftest import Repo, git, settle
 
 
 def age(repo: Repo, seconds: int = 3600) -> None:
@@ -17,6 +17,7 @@ def age(repo: Repo, seconds: int = 3600) -> None:
     for p in repo.path.rglob("*"):
         if ".git" not in p.parts:
             os.utime(p, (old, old))
+    settle()
 
 
 def without_run_record(repo: Repo) -> None:
@@ -207,6 +208,7 @@ def test_an_unchanged_entry_is_written_back_as_it_was_read(repo: Repo, monkeypat
     repo.edit("app/utils/other.py", "import os\n", "import os  # the standard library\n")
     old = time.time() - 3600  # not racily clean; every other file keeps its stat
     os.utime(repo.path / "app/utils/other.py", (old, old))
+    settle()
     without_run_record(repo)
     encoded: list[object] = []
     real = cache_module.json.dumps

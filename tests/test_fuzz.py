@@ -4,13 +4,15 @@ The generators build checklists of the shapes real ones have (frontmatter; Affec
 tiers with aligned or unaligned tables, prose in cells, struck tokens, removal marks;
 numbered catalog entries with sources, call sites, fenced snippets and checks; guard
 lists) and sources that import the package in the ways code does, then damage them:
-truncation, NUL bytes, invalid UTF-8, a BOM, CRLF or lone CR, line separators markdown-it
-does not count, very long lines, deep nesting, YAML alias bombs, unclosed HTML comments
-and fences, duplicate headings, broken tables, coding cookies of every kind.
+truncation, NUL bytes, invalid UTF-8, a BOM, CRLF or lone CR line endings, a lone CR inside
+a line, line separators markdown-it does not count, very long lines, deep nesting (past
+markdown-it's nesting limit, on lines short enough to be read and too long to be), YAML
+alias bombs, unclosed HTML comments and fences, duplicate headings, broken tables, coding
+cookies of every kind.
 
 Properties: no command crashes (exit 0 or 1, or 2 with a one-line configuration error,
-never an internal error); ``--fix`` never loses a table row and a second ``--fix``
-changes nothing; ``new`` writes a checklist that reads without FORMAT, FRONTMATTER or
+never an internal error); ``--fix`` never loses a table row (or refuses, exit 2) and a
+second ``--fix`` changes nothing; ``new`` writes a checklist that reads without FORMAT, FRONTMATTER or
 NUMBERING findings.
 
 The default run tries 300 inputs; ``UC_FUZZ=10000 pytest -m fuzz`` tries 10,000
@@ -36,6 +38,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import FILES, settle
 from upgrade_checklists.core.checklist import REMOVAL_MARK, read_checklist
 from upgrade_checklists.cli import main
 
@@ -157,7 +160,7 @@ def entries(draw) -> str:
         parts.append("**Source:** `fakepkg/core/parallel_state.py`")
         for _ in range(draw(st.integers(0, 2))):
             path = draw(st.sampled_from(PATHS))
-            lines = draw(st.sampled_from(["line 9", "lines 10-13", "lines 10–13", "line 0", "line " + "8" * 5000, "`f`, line 3", ""]))
+            lines = draw(st.sampled_from(["line 9", "lines 10-13", "lines 10–13", "line 8", "lines 11-14", "lines 11–14", "line 0", "line " + "8" * 5000, "`f`, line 3", ""]))
             parts.append(f"Called in `{path}` ({lines}):" if lines else f"Used in `{path}`:")
             fence = draw(st.sampled_from(["```python", "```", "~~~", "````"]))
             body = draw(st.sampled_from(SNIPPETS))
@@ -185,7 +188,12 @@ def guards(draw) -> str:
 
 EXTRAS = ["<!-- an unclosed comment", "## Affected Files", "## API Usage Catalog", "```", "> " * 200 + "deep quote",
           "- " * 200 + "deep list", "<details>\n| raw | html |", "Owner: infra\x85team.", "a\u2028b\u2029c",
-          "| File | Imports / Usage |", "\x0b\x0c\x1c\x1d\x1e"]
+          "| File | Imports / Usage |", "\x0b\x0c\x1c\x1d\x1e",
+          # nesting past markdown-it's limit (20 levels: the rest of the document is one item), on
+          # one line short enough to be read, on one too long to be, and over many lines
+          "- " * 9999 + "deep list", "> " * 9999 + "deep quote", ">" * 19_000, "- " * 10000 + "deeper list",
+          "\n".join("  " * i + "- item" for i in range(300)), "1. " * 3000 + "x",
+          "| `app/engine/core.py` | " + "- " * 9990 + " |"]
 
 
 @st.composite
@@ -233,7 +241,7 @@ def sources(draw) -> bytes:
 
 @st.composite
 def damaged(draw, data: bytes) -> bytes:
-    for how in draw(st.lists(st.sampled_from(["truncate", "nul", "invalid", "bom", "crlf", "cr", "separator",
+    for how in draw(st.lists(st.sampled_from(["truncate", "nul", "invalid", "bom", "crlf", "cr", "cr-inline", "separator",
                                               "long", "megabyte", "none"]), max_size=3)):
         at = draw(st.integers(0, len(data)))
         if how == "truncate":
@@ -248,6 +256,8 @@ def damaged(draw, data: bytes) -> bytes:
             data = data.replace(b"\n", b"\r\n")
         elif how == "cr":
             data = data.replace(b"\n", b"\r")
+        elif how == "cr-inline":
+            data = data[:at] + b"\r" + data[at:]
         elif how == "separator":
             data = data[:at] + draw(st.sampled_from(["\x85", "\u2028", "\u2029", "\x0b", "\x0c", "\x1c"])).encode() + data[at:]
         elif how == "long":
@@ -281,7 +291,8 @@ class _Repo:
             p = self.root / rel
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes(data)
-            os.utime(p, (1_600_000_000, 1_600_000_000))  # not racy: the cache serves the later runs
+            os.utime(p, (1_600_000_000, 1_600_000_000))
+        settle()  # not racy: the cache serves the later runs
 
     def __enter__(self) -> Path:
         return self.root
@@ -323,7 +334,8 @@ def _status(n: int) -> bytes:
 def test_fuzz_checklists(cl: str, status: int, data) -> None:
     _progress("test_fuzz_checklists")
     raw = data.draw(damaged(cl.encode("utf-8")))
-    files = {CL: raw, "STATUS.md": _status(status), "app/engine/core.py": b"from fakepkg.core import parallel_state as mpu\n",
+    # the fixture's engine (13 lines): the entries' references are right, one line off (LINE, fixable) or past its end
+    files = {CL: raw, "STATUS.md": _status(status), "app/engine/core.py": FILES["app/engine/core.py"].encode(),
              "app/utils/other.py": b"import fakepkg.core\n", "tests/test_core.py": b"import os\n"}
     with _Repo(files) as root:
         _fix_twice(root)

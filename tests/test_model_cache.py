@@ -11,6 +11,7 @@ from pathlib import Path
 import griffe
 import pytest
 
+from conftest import settle
 from test_api import tree
 from test_audit import BREAKING, OTHER, audit, bump, project, upstreams  # noqa: F401 (fixtures)
 from test_audit_verdicts import VERDICTS, findings
@@ -179,7 +180,7 @@ def test_a_tree_whose_files_kept_their_stats_is_not_read_again(tmp_path: Path, m
     root, memo = tree(tmp_path / "src", LIB), tmp_path / "memo"
     real = tree_hash(root)
     assert tree_hash(root, memo) == real and not memo.exists()  # just written: racy, not remembered
-    monkeypatch.setattr(model_cache, "RACY_NS", 0)  # as if written long ago
+    settle()  # as if written long ago
     assert tree_hash(root, memo) == real
     data = json.loads(memo.read_text())
     assert data["trees"][str(root.resolve())][1] == real

@@ -300,7 +300,8 @@ def test_github_escapes_newlines_and_percent(repo: Repo) -> None:
     from upgrade_checklists.output.report import Context, github_line
 
     f = Finding("checklists/a,b.md", 3, "FORMAT", "50% done\nsecond line")
-    assert github_line(f, Context()) == "::error file=checklists/a%2Cb.md,line=3,title=FORMAT::50%25 done%0Asecond line"
+    # a newline in a message can only come from the repository: shown escaped (issue 21, item 11), not as a second line
+    assert github_line(f, Context()) == "::error file=checklists/a%2Cb.md,line=3,title=FORMAT::50%25 done\\nsecond line"
 
 
 # --- help -----------------------------------------------------------------------------------

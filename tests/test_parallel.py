@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from conftest import settle
 from upgrade_checklists.project import parallel
 
 JOBS = list(range(40))
@@ -133,6 +134,7 @@ def test_a_check_on_two_cores_reports_and_remembers_what_one_core_does(repo, mon
     for p in repo.path.rglob("*"):
         if ".git" not in p.parts:
             os.utime(p, (old, old))
+    settle()
     for jobs in ("1", "2"):
         monkeypatch.setenv("UPGRADE_CHECKLISTS_JOBS", jobs)
         r = repo.run("check", "--no-cache", "--output-format", "text")
@@ -234,6 +236,7 @@ def test_checklists_read_on_two_cores_are_the_ones_read_here(repo, monkeypatch: 
     for p in repo.path.rglob("*"):
         if ".git" not in p.parts:
             os.utime(p, (old, old))
+    settle()
     read_here: list[str] = []
     real = checklists.read_checklist
     monkeypatch.setattr(checklists, "read_checklist", lambda path, rel: read_here.append(rel) or real(path, rel))

@@ -9,7 +9,7 @@ import os
 import time
 from pathlib import Path
 
-from conftest import Repo, git
+from conftest import Repo, git, settle
 
 REUSED = "nothing changed since the last run: its outcome is reused"
 RUN = ".upgrade-checklists-cache/v3/run.json"
@@ -21,6 +21,7 @@ def age(repo: Repo, *rels: str, seconds: int = 3600) -> None:
     paths = [repo.path / r for r in rels] or [p for p in repo.path.rglob("*") if ".git" not in p.parts]
     for p in paths:
         os.utime(p, (old, old))
+    settle()
 
 
 def stale_row(repo: Repo) -> None:

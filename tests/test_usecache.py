@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import settle
 from test_audit import BREAKING, OTHER, audit, bump, project, upstreams  # noqa: F401 (fixtures)
 from upgrade_checklists.project import usecache
 from upgrade_checklists.project.uses import Sources, find_uses
@@ -25,6 +26,7 @@ def age(project) -> None:
         if path.is_file() and ".git" not in path.parts:
             st = path.stat()
             os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - 3600 * 10**9))
+    settle()
 
 
 def store(project) -> Path:

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from conftest import Repo
+from conftest import Repo, settle
 from upgrade_checklists.project import versions
 from upgrade_checklists.project.cache import ScanCache
 from upgrade_checklists.project.versions import Pin, Reader, VersionError, check_version, resolved_versions
@@ -164,6 +164,7 @@ def _age(repo: Repo, *rels: str) -> None:
     for rel in rels:
         st = os.stat(repo.path / rel)
         os.utime(repo.path / rel, ns=(st.st_atime_ns, st.st_mtime_ns - 3600 * 10**9))
+    settle()
 
 
 def _cache(repo: Repo) -> ScanCache:

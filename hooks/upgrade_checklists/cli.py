@@ -20,7 +20,7 @@ from upgrade_checklists.output import report, suppress
 from upgrade_checklists.check import runcache
 from upgrade_checklists.output.selection import select, select_deleted
 from upgrade_checklists.core.config import ConfigError
-from upgrade_checklists.core.findings import AUDIT_CODES, DESCRIPTIONS, FIXABLE
+from upgrade_checklists.core.findings import AUDIT_CODES, DESCRIPTIONS, FIXABLE, printable
 from upgrade_checklists.core import files
 
 DESCRIPTION = "Keep per-dependency API checklists true to the code, and audit dependency upgrades."
@@ -210,18 +210,18 @@ def _main(argv: list[str] | None) -> int:
     try:
         cfg = config.load(Path.cwd(), args.config)
         for warning in cfg.warnings:
-            print(f"upgrade-checklists: warning: {warning}", file=sys.stderr)
+            print(f"upgrade-checklists: warning: {printable(warning)}", file=sys.stderr)
         if args.command == "new":
             return _new(args, cfg)
         if args.command == "audit":
             return _audit(args, cfg)
         return _check(args, cfg)
     except (ConfigError, files.Outside) as exc:  # Outside: a path of the repository leads out of it
-        print(f"upgrade-checklists: error: {exc}", file=sys.stderr)
+        print(f"upgrade-checklists: error: {printable(str(exc))}", file=sys.stderr)
         return 2
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""  # none: a standard stream (a closed pipe)
-        print(f"upgrade-checklists: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(f"upgrade-checklists: error: {printable(f'{where}{exc.strerror or exc}')}", file=sys.stderr)
         return 2
 
 
@@ -285,7 +285,7 @@ def _check_paused(args: argparse.Namespace, cfg: config.Config) -> int:
 
     result, outcome, warnings, findings, reused = run()
     for warning in [*outcome.warnings, *warnings]:
-        print(f"upgrade-checklists: warning: {warning}", file=sys.stderr)
+        print(f"upgrade-checklists: warning: {printable(warning)}", file=sys.stderr)
     if args.diff or args.fix:
         from upgrade_checklists.check import fix  # the fixer (and wcwidth) only when asked for
     if args.diff:
@@ -306,10 +306,10 @@ def _check_paused(args: argparse.Namespace, cfg: config.Config) -> int:
             result, outcome, _warnings, findings, reused = run()
         if not args.quiet:
             for path in fixed:
-                print(f"Fixing {_rel(path, cfg)}", file=info)
+                print(f"Fixing {printable(_rel(path, cfg))}", file=info)
     if args.verbose:
         for note in outcome.notes:
-            print(f"note: {note}", file=sys.stderr)
+            print(f"note: {printable(note)}", file=sys.stderr)
         if reused:
             print(f"note: {reused}: its outcome is reused", file=sys.stderr)
         print(f"note: scanned {outcome.files_scanned} files in {', '.join(cfg.roots)}; parsed {outcome.parsed}; "
@@ -433,7 +433,7 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     result = auditor.run(targets)
     result.notes = notes + result.notes
     for note in notes:  # which versions are audited, and why: always said
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {printable(note)}", file=sys.stderr)
     introduced = {}
     if args.ledger:
         from upgrade_checklists.audit import ledger
@@ -447,21 +447,21 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
         auditor.store.save()  # the summary's formatting, remembered
     if args.verbose:
         for note in result.notes[len(notes):]:
-            print(f"note: {note}", file=sys.stderr)
+            print(f"note: {printable(note)}", file=sys.stderr)
     packages = [{"package": t.package, "old_version": t.old, "new_version": t.new, "source": t.source, "variants": t.variants,
                  "coverage": t.coverage} for t in result.targets]
     sys.stdout.write(report.render(result.findings, args.format, checklists=len(check.checklists),
                                    files_scanned=check.files_scanned, extra={"packages": packages},
                                    hide_info=not args.verbose))
     for f, release in introduced.items():
-        print(f"ledger: {ledger_place(f)}: {f.code} first appears in {release}", file=sys.stderr)
+        print(printable(f"ledger: {ledger_place(f)}: {f.code} first appears in {release}"), file=sys.stderr)
     if args.ledger and not args.verbose:
         for note in result.notes:
             if ": ledger " in note:
-                print(f"note: {note}", file=sys.stderr)
+                print(f"note: {printable(note)}", file=sys.stderr)
     fixed = _write_back(cfg, args, result) if args.fix else []
     for err in result.errors:
-        print(f"upgrade-checklists: error: {err}", file=sys.stderr)
+        print(f"upgrade-checklists: error: {printable(str(err))}", file=sys.stderr)
     print(f"Wrote {_rel(path, cfg)}", file=sys.stderr)
     if result.errors:
         return 2
@@ -486,7 +486,7 @@ def _write_back(cfg: config.Config, args: argparse.Namespace, result) -> list[Pa
             if path not in fixed:
                 fixed.append(path)
     for path in fixed:
-        print(f"Fixing {_rel(path, cfg)}")
+        print(f"Fixing {printable(_rel(path, cfg))}")
     return fixed
 
 

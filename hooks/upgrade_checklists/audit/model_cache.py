@@ -26,12 +26,11 @@ import json
 import logging
 import os
 import stat
-import time
 from dataclasses import replace
 from pathlib import Path
 
 from upgrade_checklists.audit.aliases import Served
-from upgrade_checklists.project.cache import RACY_NS, open_cache_file
+from upgrade_checklists.project.cache import open_cache_file, racy
 from upgrade_checklists.audit.api import Api, ServedNames, Unresolved, UpstreamModel
 from upgrade_checklists.audit.lazy_model import LazyModel, NeedFull
 from upgrade_checklists.core.plain import PlainError, from_plain, to_plain
@@ -77,8 +76,7 @@ def tree_hash(root: Path, memo: Path | None = None) -> str:
             data = f.read()
         h.update(rel.encode("utf-8", "surrogateescape") + b"\0" + str(len(data)).encode() + b"\0" + data)
     out = h.hexdigest()
-    recent = time.time_ns() - RACY_NS
-    if memo is not None and all(st.st_mtime_ns < recent and st.st_ctime_ns < recent for _, _, st in files):
+    if memo is not None and not any(racy(st) for _, _, st in files):
         known.pop(where, None)
         known[where] = [seen, out]
         _write_memo(memo, dict(list(known.items())[-_MEMO_TREES:]))
@@ -113,7 +111,7 @@ def _write_memo(path: Path, trees: dict[str, list[str]]) -> None:
     from upgrade_checklists.core.atomic import write_atomic_any
 
     try:
-        write_atomic_any(path, json.dumps({"format": FORMAT, "trees": trees}))
+        write_atomic_any(path, json.dumps({"format": FORMAT, "trees": trees}), durable=False)
     except OSError:  # a read-only cache: the hash is made again next time
         pass
 
@@ -248,7 +246,7 @@ class CachedModel(ServedNames):
         from upgrade_checklists.core.atomic import write_atomic_any
 
         try:
-            write_atomic_any(self.file, json.dumps({"key": self.key, "tables": self._tables}, sort_keys=True))
+            write_atomic_any(self.file, json.dumps({"key": self.key, "tables": self._tables}, sort_keys=True), durable=False)
         except OSError:  # a read-only cache: the answers are only not kept
             return
         self._dirty = False

@@ -21,8 +21,8 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from upgrade_checklists.audit.pipeline import AuditResult
-from upgrade_checklists.core.checklist import Checklist, Entry
-from upgrade_checklists.core.findings import Finding
+from upgrade_checklists.core.checklist import Checklist, Entry, line_end, split_lines
+from upgrade_checklists.core.findings import Finding, has_control
 
 MARK = "<!-- TODO: guard can be removed at {} -->"
 _MARK_RE = re.compile(r"<!-- TODO: guard can be removed at ([^ ]+) -->")
@@ -43,13 +43,13 @@ def plan(result: AuditResult) -> dict[Path, tuple[str, str]]:
 
 
 def _rewrite(cl: Checklist, findings: list[tuple[Finding, str]]) -> str | None:
-    lines = cl.text.splitlines(keepends=True)
+    lines = split_lines(cl.text)  # where markdown-it breaks lines: the entries' line numbers are its
     changed = False
     entries = {e.line: e for e in cl.entries}
     moves: dict[int, str] = {}  # entry line -> the new source file
     for f, _version in findings:
         fix = f.fix or {}
-        if f.code == "MOVED_API" and fix.get("new_file") and f.checklist_line in entries:
+        if f.code == "MOVED_API" and fix.get("new_file") and f.checklist_line in entries and not has_control(fix["new_file"]):
             moves.setdefault(f.checklist_line, fix["new_file"])
     if _mark_guards(cl, lines, findings):  # first: the guards' lines as read (the edits below may insert lines)
         changed = True
@@ -84,7 +84,7 @@ def _set_source(lines: list[str], e: Entry, new_file: str) -> bool:
                 lines[i] = text[:m.start(1)] + new_file + text[m.end(1):]
                 return True
             return False
-    eol = "\r\n" if lines[start - 1].endswith("\r\n") else "\n"
+    eol = line_end(lines[start - 1])
     lines[start:start] = [eol, f"**Source:** `{new_file}`{eol}"]
     return True
 
@@ -123,7 +123,7 @@ def _upstream_paths(lines: list[str], renamed: list[tuple[str | None, str]]) -> 
             continue
         last = items[-1]
         indent = lines[last][: len(lines[last]) - len(lines[last].lstrip())]
-        eol = "\r\n" if lines[last].endswith("\r\n") else "\n"
+        eol = line_end(lines[last])
         lines.insert(last + 1, f"{indent}- {new}{eol}")
         items.append(last + 1)
         changed = True

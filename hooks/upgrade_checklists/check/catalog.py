@@ -18,7 +18,7 @@ import difflib
 import os
 from pathlib import Path
 
-from upgrade_checklists.core.checklist import Checklist, Guard
+from upgrade_checklists.core.checklist import Checklist, Guard, text_lines
 from upgrade_checklists.core.findings import Finding
 from upgrade_checklists.core.refs import Part
 from upgrade_checklists.project.result import Result
@@ -30,7 +30,7 @@ from upgrade_checklists.core.files import is_inside
 def check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
     add = res.findings.append
     pkg = cl.package
-    lines = cl.text.split("\n")
+    lines = text_lines(cl.text)  # as markdown-it counts them (a lone CR breaks a line)
     missing_reported: set[str] = set()
 
     nearest: dict[str, str | None] = {}

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from wcwidth import wcswidth, wcwidth
 
 from upgrade_checklists.core.atomic import write_atomic, write_atomic_any  # noqa: F401 (the writers --fix uses)
-from upgrade_checklists.core.checklist import REMOVAL_MARK, Checklist, split_row, top_level_none, top_level_table
+from upgrade_checklists.core.checklist import (REMOVAL_MARK, Checklist, line_end, parse_checklist, split_lines, split_row,
+                                               top_level_none, top_level_table)
 from upgrade_checklists.core.refs import bounded_int
-from upgrade_checklists.core.config import Config
-from upgrade_checklists.core.findings import FIXABLE, NOT_FIXABLE, Finding  # noqa: F401 (re-exported)
+from upgrade_checklists.core.config import Config, ConfigError
+from upgrade_checklists.core.findings import FIXABLE, NOT_FIXABLE, Finding, printable  # noqa: F401 (re-exported)
 from upgrade_checklists.project.result import Result
 from upgrade_checklists.check.rows import usage_parts
 from upgrade_checklists.project.tiers import TierRules
@@ -31,17 +33,6 @@ _HEADING_RE = re.compile(r"^(\s*###\s*)(\d+)(\.)")
 _ENTRY_REF_RE = re.compile(r"\b([Ee]ntry\s+#?)(\d+)\b")
 _STATUS_RE = re.compile(r"(\d+)(\s+API\s+entr)(y|ies)\b", re.I)
 _FENCE_RE = re.compile(r"^\s*(```|~~~)")
-_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines with their endings, split where markdown-it splits them (``\\r\\n``, ``\\r``,
-    ``\\n``): not ``str.splitlines``, which also breaks at U+0085, U+2028, form feeds..."""
-    return _LINE_RE.findall(text)
-
-
-def _eol(line: str) -> str:
-    return "\r\n" if line.endswith("\r\n") else "\r" if line.endswith("\r") else "\n"
 
 
 # --- tables ------------------------------------------------------------------------
@@ -74,7 +65,7 @@ class Table:
 
     @classmethod
     def parse(cls, lines: list[str]) -> Table:
-        eol = _eol(lines[0])
+        eol = line_end(lines[0])
         bare = [line.rstrip("\r\n") for line in lines]
         header = split_row(bare[0])
         cells = [header] + [_cells(line, len(header)) for line in bare[1:]]
@@ -175,6 +166,10 @@ def table_block(lines: list[str], index: int) -> tuple[int, int]:
 # --- planning ------------------------------------------------------------------------
 
 
+class FixRefused(ConfigError):
+    """``--fix`` would lose what it did not mean to change: nothing is written (exit 2)."""
+
+
 @dataclass
 class _Edit:
     """The edits to one checklist file."""
@@ -219,7 +214,7 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
             ed.tables[tier] = Table.parse(lines[a:b])
             ed.ranges[tier] = (a, b)
     style = next((t.aligned for t in ed.tables.values()), True)
-    eol = _eol(lines[0]) if lines else "\n"
+    eol = line_end(lines[0]) if lines else "\n"
     rows = {row.line: row for row in cl.rows}
 
     def locate(line: int) -> tuple[str, int] | None:
@@ -296,7 +291,27 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
 
     out = list(lines)
     _apply_line_ops(cl, out, line_ops)
-    return _assemble(out, ed, eol)
+    new = _assemble(out, ed, eol)
+    if new != cl.text:
+        renamed = {f.fix["old"]: f.fix["new"] for f in findings if f.code in ("MOVED", "STALE") and "new" in (f.fix or {})}
+        _keep_rows(cl, new, renamed)
+    return new
+
+
+def _keep_rows(cl: Checklist, new: str, renamed: dict[str, str]) -> None:
+    """Refuse a rewrite that loses a row: ``--fix`` adds rows, marks them, moves them
+    between tiers and renames their files, but never removes one. Every row of the
+    checklist as read (its file renamed where a MOVED finding renames it) must be a row of
+    the rewritten checklist as markdown-it reads it, as often as before; else the rewrite
+    is wrong (a structure the edits did not foresee) and nothing is written."""
+    before = Counter(renamed.get(row.file, row.file) for row in cl.rows)
+    after = Counter(row.file for row in parse_checklist(cl.path, cl.rel, new).rows)
+    lost = before - after
+    if lost:
+        names = sorted(lost)
+        shown = ", ".join(f"`{printable(n)}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        raise FixRefused(f"{cl.rel}: --fix would lose {sum(lost.values())} table row(s) ({shown}); nothing was written. "
+                         "Fix the findings by hand, or report this as a bug")
 
 
 def _strike(cell: str, token: str) -> str:

@@ -66,7 +66,7 @@ def declarations(text: str, wanted: set[str] | None = None) -> dict[str, list[De
     with ``wanted``, of those packages only (the others are not parsed)."""
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):  # recursion: nested too deeply to read
         return None
     lines = text.splitlines()
     out: dict[str, list[Declared]] = {}

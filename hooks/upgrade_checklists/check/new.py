@@ -24,6 +24,7 @@ from upgrade_checklists.core.checklist import TIERS, read_checklist
 from upgrade_checklists.project.checklists import load_checklists
 from upgrade_checklists.core.config import Config, ConfigError
 from upgrade_checklists.core.files import Skipped, read_file
+from upgrade_checklists.core.findings import has_control
 from upgrade_checklists.check.fix import Table, status_text, write_atomic
 from upgrade_checklists.check.rows import usage_parts
 from upgrade_checklists.project.scan import Facts, Prefilter, iter_sources, scan_file
@@ -111,6 +112,8 @@ def create(cfg: Config, package: str, github: str, branch_template: str,
         body.append("")
     entries = _entries(cfg, users, names, tier_of)
     entries += _base_class_entries(cfg, sources, names, entries)
+    entries = [e for e in entries if not has_control([e.api, e.rel, *(r for r, _ in e.also)])  # never written into the checklist
+               and not has_control([e.call.snippet, e.check, *(c.snippet for _, c in e.also)], allow="\n\t")]
     body += ["## API Usage Catalog", ""]
     for i, e in enumerate(entries, 1):
         snippet, end = _shortened(e.call)
@@ -172,6 +175,8 @@ def _users(cfg: Config, sources: list[str], names: list[str]) -> dict[str, Facts
     may = Prefilter(names)
     out = {}
     for rel in sources:
+        if has_control(rel):  # a name with a newline would end its row (and the table): never written
+            continue
         try:
             data = read_file(cfg.root, rel)
         except (Skipped, OSError):  # a FIFO, a symlink out of the repository, a huge file: not read

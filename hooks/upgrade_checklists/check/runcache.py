@@ -32,7 +32,6 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,7 +44,6 @@ from upgrade_checklists.project.cache import hash_stats
 
 FILE = "run.json"  # in the scan cache's format directory
 MAX_BYTES = 64 * 1024 * 1024
-RACY_NS = 2_000_000_000
 
 
 @dataclass
@@ -84,7 +82,7 @@ def state(cfg: Config, options: str) -> State | None:
     files = gitfiles.project_files(cfg.root, ["."])
     if files is None:
         return None
-    from upgrade_checklists.project.cache import build_id  # the hash of our own source files
+    from upgrade_checklists.project.cache import build_id, racy_since  # build_id: the hash of our own source files
 
     root = str(cfg.root)
     h = blake2b(digest_size=20)
@@ -109,7 +107,7 @@ def state(cfg: Config, options: str) -> State | None:
     h.update(base.digest())
     stats: list[str] = []
     newest = max(newest, hash_stats(h, root, files, keep=stats))
-    return State(h.hexdigest(), newest > time.time_ns() - RACY_NS, files, stats, base.hexdigest())
+    return State(h.hexdigest(), racy_since(newest), files, stats, base.hexdigest())
 
 
 _GLOB = "\x01glob"  # a read line that holds a glob and its matches, not a path and its stat
@@ -132,7 +130,9 @@ def reads_of(cfg: Config, st: State, result, journal: list[str], globs: dict[str
     newest = hash_stats(blake2b(digest_size=8), cfg.root, rels, follow=True, keep=lines)
     lines += [_glob_line(p, found) for p, found in sorted(globs.items())]
     st.reads = lines
-    return newest <= time.time_ns() - RACY_NS
+    from upgrade_checklists.project.cache import racy_since
+
+    return not racy_since(newest)
 
 
 def _is_link(line: str, stat_) -> bool:
@@ -209,7 +209,7 @@ def write_record(cfg: Config, name: str, fields: dict) -> None:
 
         data = json.dumps({"header": header, **fields}, separators=(",", ":"))
         prepare(path.parent.parent, path.parent)
-        write_atomic(path, data.encode("utf-8", "surrogateescape"))
+        write_atomic(path, data.encode("utf-8", "surrogateescape"), durable=False)  # a cache: checked when read
     except (OSError, ValueError, UnicodeError):
         pass
 

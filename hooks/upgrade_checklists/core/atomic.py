@@ -2,7 +2,12 @@
 
 A file is replaced by writing a temporary file next to it and renaming it over the
 old one: a reader (or a run killed half-way) sees the old bytes or the new, never a
-mix. A temporary file is named ``.NAME.uc-PID-RANDOM.tmp``; one whose process is
+mix. A file the user keeps (a checklist, the status file, the audit's summary, a
+baseline) is also durable: the temporary file is flushed to the disk (``fsync``) before the
+rename and the folder after it, as git does for its index, so that a power loss leaves the
+old file or the new one, never an empty or partial one. A cache is not: it is checked
+when read (a torn one is a miss), and a sync per run would cost more than it saves.
+A temporary file is named ``.NAME.uc-PID-RANDOM.tmp``; one whose process is
 gone (killed before its rename) is removed by the next run that writes or checks
 there.
 """
@@ -63,8 +68,9 @@ def clean_stale_temps(directory: Path, name: str | None = None) -> int:
     return removed
 
 
-def write_atomic(path: Path, text: str | bytes | Iterable[str]) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same directory and a rename.
+def write_atomic(path: Path, text: str | bytes | Iterable[str], durable: bool = True) -> None:
+    """Write ``text`` to ``path`` via a temporary file in the same directory and a rename
+    (``durable``: its bytes on the disk before the rename, the rename on the disk after it).
 
     ``text`` is written as it is (a ``str`` as UTF-8, its line endings untouched), or,
     given an iterable of strings (``json.JSONEncoder().iterencode(...)``), piece by piece
@@ -85,6 +91,9 @@ def write_atomic(path: Path, text: str | bytes | Iterable[str]) -> None:
         with os.fdopen(fd, "wb", buffering=1 << 16) as f:
             for data in chunks:
                 f.write(data)
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
@@ -93,9 +102,26 @@ def write_atomic(path: Path, text: str | bytes | Iterable[str]) -> None:
         except OSError:
             pass
         raise
+    if durable:
+        sync_folder(path.parent)
 
 
-def write_atomic_any(path: Path, text: str | bytes) -> None:
+def sync_folder(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (``fsync`` of the folder); a file system or
+    platform that cannot (Windows, some network file systems) is left as it is."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_atomic_any(path: Path, text: str | bytes, durable: bool = True) -> None:
     """Like :func:`write_atomic`, for a file that may not exist yet."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, text)
+    write_atomic(path, text, durable)

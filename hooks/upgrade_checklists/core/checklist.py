@@ -40,6 +40,29 @@ MAX_PATH_BYTES, MAX_NAME_BYTES = 1024, 255
 #: ``1+1+…`` takes over a minute): a longer line is not parsed (one FORMAT finding each).
 MAX_LINE_CHARS = 20_000
 _LONG_LINE_RE = re.compile(r"[^\r\n]{%d,}" % (MAX_LINE_CHARS + 1))
+_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+# --- lines, as markdown-it counts them ------------------------------------------
+# Every line number of a checklist (a finding's, a reference's, a row's) is markdown-it's:
+# it breaks lines at ``\r\n``, a lone ``\r`` and ``\n``, and nowhere else (not at U+0085,
+# U+2028, a form feed..., where ``str.splitlines`` breaks too). Whatever reads or edits a
+# checklist or the status file by line splits it with these two, never another way.
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of ``text`` without their endings (``"a\n"``: ``["a", ""]``, as ``str.split``)."""
+    return _NEWLINE_RE.split(text)
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text`` with their endings (``"".join`` gives ``text`` back)."""
+    return _LINE_RE.findall(text)
+
+
+def line_end(line: str, default: str = "\n") -> str:
+    """The ending of a line of :func:`split_lines` (``default`` for a last line without one)."""
+    return "\r\n" if line.endswith("\r\n") else "\r" if line.endswith("\r") else "\n" if line.endswith("\n") else default
 
 
 
@@ -152,6 +175,11 @@ def read_checklist(path: Path, rel: str) -> Checklist:
         line = raw.count(b"\n", 0, exc.start) + 1
         cl.problem("FORMAT", line, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")
         return cl
+    return parse_checklist(path, rel, text)
+
+
+def parse_checklist(path: Path, rel: str, text: str) -> Checklist:
+    """The checklist ``text`` (of ``path``, named ``rel``), parsed."""
     cl = Checklist(path, rel, text)
     body = _read_frontmatter(cl, text.lstrip("\ufeff"))
     _read_body(cl, _md().parse(_without_long_lines(cl, body)))
@@ -178,7 +206,7 @@ def _without_long_lines(cl: Checklist, body: str) -> str:
 def _read_frontmatter(cl: Checklist, text: str) -> str:
     """Fill ``cl.frontmatter``; return the text with the frontmatter blanked out
     (so that Markdown line numbers stay file line numbers)."""
-    lines = _NEWLINE_RE.split(text)  # as markdown-it counts lines: \r\n, \r or \n
+    lines = text_lines(text)
     if not lines or lines[0].rstrip() != "---":
         _diagnose_missing_frontmatter(cl, lines)
         return text
@@ -415,7 +443,7 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
     section = None
     tier = None
     entry: Entry | None = None
-    lines = _NEWLINE_RE.split(cl.text)  # as markdown-it counts lines
+    lines = text_lines(cl.text)
     i = 0
     n = len(tokens)
     while i < n:

@@ -134,6 +134,8 @@ def _read_table(path: Path, shown: str, warnings: list[str], required: bool) -> 
         raise ConfigError(f"{shown}: {exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{shown}: invalid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses once per level of arrays and inline tables
+        raise ConfigError(f"{shown}: invalid TOML: arrays or inline tables nested too deeply") from None
     if path.name == DEDICATED:
         return data.get("tool", {}).get(SECTION, data) if set(data) == {"tool"} else data
     tool = data.get("tool", {})

@@ -32,7 +32,9 @@ def run_guarded(command: Callable[[], int]) -> int:
 
 def report(exc: BaseException) -> int:
     log = _write_log(exc)
-    text = " ".join(str(exc).split())
+    from upgrade_checklists.core.findings import printable
+
+    text = printable(" ".join(str(exc).split()))
     if len(text) > _MAX_MESSAGE:
         text = text[: _MAX_MESSAGE - 3] + "..."
     where = f"details in {log}" if log else "no log could be written"

@@ -2,7 +2,40 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+
+#: characters that act on a terminal or break a line, not shown: C0 and C1 controls (escape
+#: sequences, newlines, tabs), DEL, the Unicode line and paragraph separators and the
+#: bidirectional embeddings, overrides and isolates (text that reads other than it is)
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def has_control(value: object, allow: str = "") -> bool:
+    """A control character (see ``_CONTROL_RE``) but those in ``allow`` in ``value``, or in
+    any string of a list, tuple or dict (keys and values) in it."""
+    if isinstance(value, str):
+        return any(m.group() not in allow for m in _CONTROL_RE.finditer(value))
+    if isinstance(value, dict):
+        return any(has_control(k, allow) or has_control(v, allow) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(has_control(v, allow) for v in value)
+    return False
+
+
+def printable(text: str) -> str:
+    """``text`` with each control character written as an escape (``\\n``, ``\\x1b``,
+    ``\\u202e``): a name or message from the repository can neither colour nor clear a
+    terminal, nor start a line of its own (a forged finding, a workflow command)."""
+    if _CONTROL_RE.search(text) is None:
+        return text
+    return _CONTROL_RE.sub(_escape, text)
+
+
+def _escape(m: re.Match) -> str:
+    c = m.group()
+    return _ESCAPES.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
 
 
 @dataclass(frozen=True, order=True)
@@ -36,8 +69,10 @@ class Finding:
 
     @property
     def fixable(self) -> bool:
-        """``check --fix`` can repair it: a fixable code, with what the fixer needs."""
-        return self.code in FIXABLE and self.fix is not None
+        """``check --fix`` can repair it: a fixable code, with what the fixer needs, and
+        nothing to write that has a control character (a file whose name has a newline is
+        reported, never written into a row: it would end the row, or the table)."""
+        return self.code in FIXABLE and self.fix is not None and not (has_control(self.fix) or has_control(self.file))
 
     @property
     def location(self) -> tuple[str, int]:

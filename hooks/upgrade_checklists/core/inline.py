@@ -39,7 +39,9 @@ def inline_all(checklists: list[Checklist]) -> tuple[dict[str, dict[int, set[str
 
 def inline_spans(cl: Checklist) -> tuple[dict[int, set[str]], list[str]]:
     """``{checklist line: codes suppressed there}`` from the checklist's inline comments."""
-    lines = cl.text.splitlines()
+    from upgrade_checklists.core.checklist import text_lines
+
+    lines = text_lines(cl.text)  # as markdown-it counts them, as findings do
     comments: dict[int, set[str]] = {}
     warnings: list[str] = []
     for n, text in enumerate(lines, 1):

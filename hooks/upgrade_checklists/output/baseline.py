@@ -2,10 +2,14 @@
 
 ``check --baseline FILE`` writes the current findings to ``FILE`` (JSON) when it does not
 exist; once it exists, only findings that are not in it are reported. A finding matches a
-baseline entry by code, checklist, source file and message, never by line number: numbers
-in the message are ignored too, so a call site that shifts by a few lines (``LINE``) or a
-count that moves (``STATUS``) stays known. Each entry absorbs one finding: a second,
-identical finding is new.
+baseline entry by code, checklist, source file and message, never by where it is: the
+numbers of a message that say where (line numbers and ranges, ``path:N``, a file's line
+count, catalog entry numbers, byte offsets) or how many (API entries of a ``STATUS`` count,
+files below a folder, "and N more") are ignored, so a call site that shifts by a few lines
+(``LINE``) or a count that moves stays known. Every other number is part of what the
+finding says: a baselined ``=2`` is now ``=4`` does not hide a later ``=64``, nor a version
+or size another. A number inside a code span is kept, unless the span is a ``path:N``
+reference. Each entry absorbs one finding: a second, identical finding is new.
 """
 
 from __future__ import annotations
@@ -19,13 +23,38 @@ from upgrade_checklists.core.config import ConfigError
 from upgrade_checklists.core.findings import Finding
 
 VERSION = 1
-_NUMBER_RE = re.compile(r"\b\d+\b")
+_N = r"(?:\d{1,3}(?:,\d{3})+|\d+)"  # 12, 1,234
+#: outside code spans: where a finding is, and counts that move with edits elsewhere
+_WHERE_RE = re.compile(
+    rf"\b(?:[Ll]ines?|[Ee]ntry|offset)\s+#?{_N}(?:\s*(?:[-\u2013]|,|and)\s*{_N}\b)*"  # line 9, lines 10-13, lines 12, 391-396
+    rf"|\b{_N}(?=\s+(?:(?:lines|(?:more\s+)?files?|more)\b|API\s+entr))"  # (120 lines), 3 files below, 4 API entries, and 2 more
+    rf"|(?<=\bhas\s){_N}\b"  # the catalog has 4
+    rf"|(?<=[\w.]):{_N}(?:[-\u2013]{_N})?\b"  # file.py:9 outside a code span
+)
+_CODE_RE = re.compile(r"(`+)(.+?)\1")
+_PATH_LINE_RE = re.compile(r"^([\w./-]*\.\w+):\d+(?:[-\u2013]\d+)?$")  # `app/x.py:9`, `a/b.py:10-13`
 _FIELDS = ("code", "checklist", "file", "message")
+
+
+def normalized(message: str) -> str:
+    """``message`` with the numbers that say where it is (or how many of something there are) as ``#``."""
+    out, at = [], 0
+    for m in _CODE_RE.finditer(message):
+        out.append(_WHERE_RE.sub(_hashed, message[at:m.start()]))
+        p = _PATH_LINE_RE.match(m.group(2))
+        out.append(f"{m.group(1)}{p.group(1)}:#{m.group(1)}" if p else m.group())
+        at = m.end()
+    out.append(_WHERE_RE.sub(_hashed, message[at:]))
+    return "".join(out)
+
+
+def _hashed(m: re.Match) -> str:
+    return re.sub(_N, "#", m.group())
 
 
 def key(entry: dict | Finding) -> tuple:
     get = entry.get if isinstance(entry, dict) else (lambda k: getattr(entry, k))
-    return (get("code"), get("checklist"), get("file"), _NUMBER_RE.sub("#", get("message") or ""))
+    return (get("code"), get("checklist"), get("file"), normalized(get("message") or ""))
 
 
 def write(path: Path, findings: list[Finding]) -> None:

@@ -4,6 +4,12 @@
 
 Nothing here reads the code or decides an exit code: the command line passes in what
 it knows (counts, whether a source file exists, colour) and writes the strings out.
+
+Every message, in every format, and every path in the text formats, is shown with its
+control characters escaped (``findings.printable``): a file name or a checklist cell from
+the repository can neither drive the terminal (ANSI escapes) nor start a line of its own (a
+forged finding, a workflow command). The JSON and SARIF documents keep the paths exact
+(JSON escapes what it must; a SARIF URI is percent-encoded).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from upgrade_checklists import __version__
-from upgrade_checklists.core.findings import DESCRIPTIONS, Finding
+from upgrade_checklists.core.findings import DESCRIPTIONS, Finding, printable
 
 FORMATS = ("text", "concise", "json", "sarif", "github")
 FIX_HINT = "upgrade-checklists check --fix"
@@ -85,7 +91,7 @@ def text_line(f: Finding) -> str:
             msg += f" ({f.checklist}:{f.checklist_line})"
     elif f.checklist is not None and f.file and f.line:
         msg += f" ({f.file}:{f.line})"
-    return f"{path}:{line}:1: {f.code} {msg}"
+    return printable(f"{path}:{line}:1: {f.code} {msg}")
 
 
 _RUN_RE = re.compile(r"`[^`\n]+`(?:, `[^`\n]+`){3,}")
@@ -108,7 +114,7 @@ def short_message(f: Finding) -> str:
             msg = msg.replace(named, f"`{f.file}:{f.line}`", 1)
         else:
             msg += f" ({f.file}:{f.line})"
-    return msg
+    return printable(msg)
 
 
 def _cut(run: str) -> str:
@@ -135,7 +141,7 @@ def render_text(findings: list[Finding], ctx: Context) -> str:
         for f in findings:
             groups.setdefault(f.location[0], []).append(f)
         for path, group in groups.items():
-            out.append(s.bold(f"{ctx.base}{path}") + ":")
+            out.append(s.bold(printable(f"{ctx.base}{path}")) + ":")
             width = max(len(str(f.location[1])) for f in group)
             for f in group:
                 mark = s.fix("[*]") + " " if f.fixable else ""
@@ -209,7 +215,7 @@ def render(findings: list[Finding], fmt: str, *, checklists: int, files_scanned:
     if fmt == "json":
         doc = {
             "version": 1,
-            "findings": [f.as_dict() for f in findings],
+            "findings": [{**f.as_dict(), "message": printable(f.message)} for f in findings],
             "summary": {
                 "checklists": checklists,
                 "files_scanned": files_scanned,
@@ -273,7 +279,7 @@ def github_line(f: Finding, ctx: Context) -> str:
         msg += f" ({'checklist ' if f.checklist and other.startswith(f.checklist) else ''}{other})"
     if f.fixable:
         msg += f"; fixable with `{FIX_HINT}`"
-    return f"::{level} file={_gh_prop(path)},line={line},title={_gh_prop(f.code)}::{_gh(msg)}"
+    return f"::{level} file={_gh_prop(printable(path))},line={line},title={_gh_prop(f.code)}::{_gh(printable(msg))}"
 
 
 def step_summary(findings: list[Finding], ctx: Context) -> str:
@@ -291,7 +297,7 @@ def step_summary(findings: list[Finding], ctx: Context) -> str:
     out += ["", "| Where | Code | Message |", "| --- | --- | --- |"]
     for f in findings[:SUMMARY_ROWS]:
         path, line, _ = anchor(f, ctx)
-        out.append(f"| `{path}:{line}` | `{f.code}` | {_md(f.message)}{' [*]' if f.fixable else ''} |")
+        out.append(f"| `{_md(printable(path))}:{line}` | `{f.code}` | {_md(printable(f.message))}{' [*]' if f.fixable else ''} |")
     if len(findings) > SUMMARY_ROWS:
         out.append(f"\n{len(findings) - SUMMARY_ROWS} more not listed; run `upgrade-checklists check` for all.")
     total = sum(fixable.values())
@@ -316,7 +322,7 @@ def sarif(findings: list[Finding], ctx: Context) -> dict:
             "ruleId": f.code,
             "ruleIndex": index[f.code],
             "level": {"error": "error", "warning": "warning"}.get(f.severity, "note"),
-            "message": {"text": f.message},
+            "message": {"text": printable(f.message)},
             "locations": [_sarif_location(path, line)],
             "partialFingerprints": {"upgradeChecklists/v1": _fingerprint(f)},
             "properties": {"fixable": f.fixable, **({"package": f.package} if f.package else {})},

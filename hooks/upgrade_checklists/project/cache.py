@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 FORMAT = 3  # 3: an import is a list, not a dict (scan.facts_to_plain)
 DIRECTORY = f"v{FORMAT}"
 RACY_NS = 2_000_000_000
+clock = time.time_ns  # what the racy rule takes for "now" (a test sets another)
 MAX_BYTES = 256 * 1024 * 1024  # a bigger "cache" is not ours: ignored
 _FILE = "check.json"
 IGNORE = ".gitignore"
@@ -166,6 +167,28 @@ def open_cache_file(path: Path, max_bytes: int = MAX_BYTES) -> BinaryIO | None:
         f.close()
         return None
     return f
+
+
+def changed_ns(st: os.stat_result) -> int:
+    """When a file last changed, as far as its stat can tell: the later of its modification
+    time and its change time. A write whose modification time was set back (``touch -d``,
+    ``cp -p``, ``rsync -t``, an unpacked archive, ``os.utime``) shows only in the change
+    time, which nothing but the kernel can set."""
+    return max(st.st_mtime_ns, st.st_ctime_ns)
+
+
+def racy_since(changed: int) -> bool:
+    """git's racy rule, the one rule of every cache here (scan entries, run records, the
+    audit's uses and tree hashes, extracted pins): a file that changed (:func:`changed_ns`)
+    in the last two seconds is not keyed by its stat. On a file system whose timestamps
+    have one-second (or two-second, FAT) steps, a second same-size write within that step
+    leaves the stat as it was: a record made now could answer for other contents later."""
+    return changed > clock() - RACY_NS
+
+
+def racy(st: os.stat_result) -> bool:
+    """:func:`racy_since` for one file's stat."""
+    return racy_since(changed_ns(st))
 
 
 def stamp(st: os.stat_result) -> list[int]:
@@ -327,7 +350,7 @@ class ScanCache:
     def put(self, key: str, st: os.stat_result, value: object) -> None:
         """Remember ``value`` (plain JSON data) for the file with stat ``st``."""
         self.raw.pop(key, None)
-        if self.directory is None or st.st_mtime_ns > time.time_ns() - RACY_NS:
+        if self.directory is None or racy(st):
             if self.entries.pop(key, None) is not None:
                 self.dirty = True
             return
@@ -374,7 +397,7 @@ class ScanCache:
             prepare(self.root, self.directory)
             head = json.dumps(self.header, separators=(",", ":")) + "\n"
             read = self._copy if self._read is not None else None
-            write_atomic(self.directory / self.name, itertools.chain([head], _stream(self.entries, self.raw, read)))
+            write_atomic(self.directory / self.name, itertools.chain([head], _stream(self.entries, self.raw, read)), durable=False)
             self.dirty = False
         except (OSError, ValueError):
             pass  # a read-only checkout still gets its check
@@ -387,7 +410,7 @@ class ScanCache:
 def hash_stats(h, root: str | Path, rels: list[str], follow: bool = False, keep: list[str] | None = None) -> int:
     """Feed ``h`` each file's path and stat as git's index keys them (mode, size, mtime,
     ctime, inode; an absent file marked as such), the link itself unless ``follow``; the
-    newest mtime seen (a state with a file changed in the last two seconds is racy).
+    latest change seen (:func:`changed_ns`: for :func:`racy_since`).
     ``keep``: a list that gets each file's keyed line too."""
     newest = 0
     look = os.stat if follow else os.lstat
@@ -397,7 +420,7 @@ def hash_stats(h, root: str | Path, rels: list[str], follow: bool = False, keep:
         except (OSError, ValueError):
             line = f"{rel}\0-\n"
         else:
-            newest = max(newest, st.st_mtime_ns)
+            newest = max(newest, changed_ns(st))
             line = f"{rel}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n"
         h.update(line.encode("utf-8", "surrogateescape"))
         if keep is not None:

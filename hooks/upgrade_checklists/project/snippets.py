@@ -79,7 +79,7 @@ def _parse_piecewise(text: str) -> list[ast.stmt]:
                 try:
                     body = ast.parse(t).body
                     break
-                except SyntaxError:
+                except (SyntaxError, ValueError, MemoryError, RecursionError):  # not Python, or nested past the parser's limits
                     continue
             if body is not None:
                 out += body
@@ -101,7 +101,7 @@ def _snippet_statements(code: str) -> tuple[ast.stmt, ...]:
         try:
             body = ast.parse(attempt).body
             break
-        except SyntaxError:
+        except (SyntaxError, ValueError, MemoryError, RecursionError):  # not Python, or nested past the parser's limits
             continue
     if body is None:
         body, shift = _parse_piecewise(text), 0
@@ -934,7 +934,7 @@ def quoted_code(code: str) -> str | None:
     text = code.replace("\u2026", "...")
     try:
         tree = ast.parse(text)
-    except SyntaxError:
+    except (SyntaxError, ValueError, MemoryError, RecursionError):  # not Python, or nested past the parser's limits
         return None
     if any(isinstance(n, _GUARD_NODES) for n in walk(tree)) and snippet_units(text):
         return text

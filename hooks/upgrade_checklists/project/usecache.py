@@ -22,16 +22,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from dataclasses import replace
 from pathlib import Path
 
 from upgrade_checklists.project.calls import Call
 from upgrade_checklists.core.plain import PlainError, from_plain, to_plain
-from upgrade_checklists.project.cache import hash_stats
+from upgrade_checklists.project.cache import hash_stats, racy_since
 from upgrade_checklists.project.uses import Sources, Use, find_uses
 
-RACY_NS = 2_000_000_000
 PREFIX = "uses:"  # the record's key in audit.json: "uses:" and the import names, as JSON
 
 
@@ -40,7 +38,7 @@ def stamp(root: Path, paths: list[str]) -> tuple[str, bool]:
     file changed in the last two seconds (racy: the state is not stored)."""
     h = hashlib.blake2b(digest_size=20)
     newest = hash_stats(h, root, paths, follow=True)  # followed, as reading the text follows a symlink
-    return h.hexdigest(), newest > time.time_ns() - RACY_NS
+    return h.hexdigest(), racy_since(newest)
 
 
 def cached_uses(store, root: Path, sources: Sources, names: list[str]) -> list[Use]:

@@ -24,7 +24,6 @@ import fnmatch
 import os
 import re
 import stat
-import time
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +34,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from upgrade_checklists.core import proc
+from upgrade_checklists.project.cache import racy
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -195,7 +195,6 @@ def resolved_versions(reader: Reader, packages: list[str], patterns: list[str] |
     return dict(pins.resolved) if pins else {}
 
 
-RACY_NS = 2_000_000_000
 _EXTRACTED: dict[tuple, list[list]] = {}  # (kind, path, stat) -> pins: this process parses a file once
 
 
@@ -224,7 +223,7 @@ def _pins_of(reader: Reader, rel: str, kind: str, extract) -> list[list]:
         found = extract(reader, rel)
         if reader.cache is not None:
             reader.cache.put(key, st, found)  # not stored when racy
-    if st.st_mtime_ns <= time.time_ns() - RACY_NS:
+    if not racy(st):
         _EXTRACTED[memo] = found
     return found
 
@@ -317,7 +316,7 @@ def _sort_key(version: str):
 def _toml(text: str) -> dict:
     try:
         return tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):  # recursion: nested too deeply to read
         return {}  # a broken pin file pins nothing: the audit says so per package
 
 
