@@ -1,7 +1,8 @@
 """A baseline: findings known when a repository adopted the check, no longer reported.
 
-``check --baseline FILE`` writes the current findings to ``FILE`` (JSON) when it does not
-exist; once it exists, only findings that are not in it are reported. A finding matches a
+``check --write-baseline FILE`` writes the current findings to ``FILE`` (JSON);
+``check --baseline FILE`` reports only findings that are not in it, and a missing ``FILE``
+is an error (exit 2): a baseline lost or misspelt in CI must not pass everything. A finding matches a
 baseline entry by code, checklist, source file and message, never by line number: numbers
 in the message are ignored too, so a call site that shifts by a few lines (``LINE``) or a
 count that moves (``STATUS``) stays known. Each entry absorbs one finding: a second,
@@ -39,6 +40,8 @@ def write(path: Path, findings: list[Finding]) -> None:
 
 def read(path: Path, shown: str) -> Counter:
     """The baseline's entries, counted by key; a malformed file is a usage error (exit 2)."""
+    if not path.exists():  # never an empty baseline: CI would pass on whatever is found
+        raise ConfigError(f"{shown}: baseline file not found (record the current findings with --write-baseline {shown})")
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -28,7 +28,10 @@ from upgrade_checklists.snippets import Snippets, SourceIndex, is_glob, snippet_
 _GUARD_NODES = (ast.Call, ast.Compare, ast.If, ast.Try, ast.Import, ast.ImportFrom, ast.BoolOp, ast.UnaryOp)
 
 
-def check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
+def check_catalog(res: Result, cl: Checklist, snippets: Snippets, strict_lines: bool = True) -> None:
+    """``strict_lines``: a stale line number (LINE, a drifted version-guard line) is an
+    error; else a warning (``severity``), reported and fixable, never failing a run."""
+    level = "error" if strict_lines else "warning"
     add = res.findings.append
     pkg = cl.package
     lines = cl.text.split("\n")
@@ -89,12 +92,12 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
                 wholes.append(snippets.def_span(f, q) if q else None)
             what = f"entry {e.number}: snippet in `{f}`"
             count = snippets.line_count(f, _numbers(cs.parts))
-            _check_numbers(res, cl, lines, cs.parts, cs.words, spans, count, what, f, "LINE", wholes=wholes)
+            _check_numbers(res, cl, lines, cs.parts, cs.words, spans, count, what, f, "LINE", wholes=wholes, level=level)
     outside = _outside_repository(cl, snippets)
     for g in cl.guards:
         if outside(g.file) and snippets.line_count(g.file) is None:
             continue  # another repository's file (the subsection's note in -v says so)
-        _check_guard(res, cl, lines, g, snippets, missing)
+        _check_guard(res, cl, lines, g, snippets, missing, level)
 
 
 def _outside_repository(cl: Checklist, snippets: Snippets):
@@ -244,19 +247,33 @@ def _ok(n: int, spans: list, end: bool) -> bool:
     return False
 
 
+def _range_ok(a: int, b: int, spans: list) -> bool:
+    """A recorded range ``a-b`` is right when ``a`` is where a matched statement, or a
+    statement or function enclosing one, starts, and ``b`` is inside that same statement
+    or function (a function that grew at its end, or a range that stops short of its
+    end, is not stale)."""
+    for start, stop, starts, ends, _ in spans:
+        if a == start and start <= b <= stop:
+            return True
+        if any(a == s and s <= b <= e for s, e in zip(starts, ends)):
+            return True
+    return False
+
+
 def _distance(span: list, a: int, b: int) -> int:
     start, stop = span[0], span[1]
     return 0 if start <= b and a <= stop else min(abs(start - b), abs(a - stop))
 
 
-def wrong_parts(parts: list[Part], spans: list, wholes: list | None = None) -> list[tuple[Part, int, int]]:
+def wrong_parts(parts: list[Part], spans: list, wholes: list | None = None, lenient: bool = False) -> list[tuple[Part, int, int]]:
     """(part, new start, new end) for every part whose number(s) are not where the
     matched statements are. Each matched statement belongs to its nearest part; a part
     naming a function (``wholes[i]``: its span) is read against the statements inside
     it, else against the function itself. A wrong range becomes whichever is most like
     what was recorded (length first, then place): the statements it owns (in one
     function), the function it names, or, when its start is right, that start to the
-    end of either."""
+    end of either. ``lenient`` (not ``strict-lines``): a range is also right when it starts
+    where a statement or function starts and ends inside it (:func:`_range_ok`)."""
     wholes = wholes or [None] * len(parts)
     owned: dict[int, list] = {i: [] for i in range(len(parts))}
     for sp in spans:
@@ -272,6 +289,8 @@ def wrong_parts(parts: list[Part], spans: list, wholes: list | None = None) -> l
             continue
         start_ok = _ok(p.start.value, mine_all, False)
         if start_ok and (p.end is None or _ok(p.end.value, mine_all, True)):
+            continue
+        if lenient and p.end is not None and _range_ok(p.start.value, p.end.value, mine_all):
             continue
         a, b = p.start.value, (p.end or p.start).value
         nearest = min(owned[i] or mine_all, key=lambda sp: (_distance(sp, a, b), sp[0]))
@@ -328,19 +347,23 @@ def _numbers(parts) -> list[int]:
     return [n.value for p in parts for n in (p.start, p.end) if n is not None]
 
 
-def _check_numbers(res, cl, lines, parts, words, spans, count, what, file, code, subject="", wholes=None) -> None:
+def _check_numbers(res, cl, lines, parts, words, spans, count, what, file, code, subject="", wholes=None,
+                   level: str = "error") -> None:
+    """Findings (of ``code``, severity ``level``) for the numbers of ``parts`` that are not where ``spans`` are."""
     if not spans and not any(wholes or []):
         for p in parts:
             for n in (p.start, p.end):
                 if n is not None and count is not None and n.value > count:
-                    res.findings.append(Finding(cl.rel, n.line, code, f"{what}: line {n.value} is past the end of the file ({count} lines)", file, None, cl.package))
+                    res.findings.append(Finding(cl.rel, n.line, code, f"{what}: line {n.value} is past the end of the file ({count} lines)", file, None, cl.package,
+                                                severity=level))
         return
-    for p, start, end in wrong_parts(parts, spans, wholes):
+    for p, start, end in wrong_parts(parts, spans, wholes, lenient=level != "error"):
         was = _shown(p.start.value, p.end.value if p.end else None)
         now = _shown(start, end if p.end else None)
         edits = _edits(lines, parts, words, p, start, end)
         msg = f"{what}{subject} is now at {now} (recorded {was})"
-        res.findings.append(Finding(cl.rel, p.start.line, code, msg, file, start, cl.package, {"edits": edits} if edits else None))
+        res.findings.append(Finding(cl.rel, p.start.line, code, msg, file, start, cl.package, {"edits": edits} if edits else None,
+                                    severity=level))
 
 
 # --- version guards -------------------------------------------------------------------------
@@ -365,7 +388,8 @@ def guard_code(g: Guard) -> str | None:
     return next(filter(None, (_quoted_code(c) for c in g.codes)), None)
 
 
-def _check_guard(res: Result, cl: Checklist, lines: list[str], g: Guard, snippets: Snippets, missing) -> None:
+def _check_guard(res: Result, cl: Checklist, lines: list[str], g: Guard, snippets: Snippets, missing, level: str = "error") -> None:
+    """GUARD: a missing file or expression is an error; a drifted line number is of severity ``level``."""
     count = snippets.line_count(g.file, [g.line, *_numbers(g.parts)])
     if count is None:
         missing(g.file, g.ref_line, "GUARD", "version guard", g.line)
@@ -379,7 +403,8 @@ def _check_guard(res: Result, cl: Checklist, lines: list[str], g: Guard, snippet
             res.findings.append(Finding(cl.rel, g.ref_line, "GUARD", f"version guard `{code}` is not in `{g.file}`{hint}", g.file, g.line, cl.package))
             return
         spans = [sp for u in answer if u and u.get("at") for sp in u["at"]]
-        _check_numbers(res, cl, lines, g.parts, [], spans, count, "version guard", g.file, "GUARD", f" `{code}` in `{g.file}`")
+        _check_numbers(res, cl, lines, g.parts, [], spans, count, "version guard", g.file, "GUARD", f" `{code}` in `{g.file}`",
+                       level=level)
         return
     if g.line is not None and g.line > count:
         res.findings.append(Finding(cl.rel, g.ref_line, "GUARD", f"version guard `{g.file}:{g.line}` is past the end of the file ({count} lines)", g.file, g.line, cl.package))

@@ -222,7 +222,7 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
         del res.findings[mark:]
     for cl, rows in zip(checklists, per_rows):
         view = Result()  # check_catalog adds findings only
-        check_catalog(view, cl, snippets)
+        check_catalog(view, cl, snippets, cfg.strict_lines)
         res.findings += rows + view.findings
     snippets.save()
     res.asked, res.ceilings = set(snippets.files), dict(snippets.ceilings)
