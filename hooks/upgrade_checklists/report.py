@@ -43,9 +43,13 @@ class Context:
     checklist_files: set[str] | None = None  # the checklists' paths (the status file is not one)
 
 
+#: a file that cannot be read as a checklist says so first: the rest of its findings may follow from it
+READ_FIRST = ("FRONTMATTER", "FORMAT")
+
+
 def sort_key(f: Finding) -> tuple:
     path, line = f.location
-    return (path, line, f.code, f.message)
+    return (path, f.code not in READ_FIRST, line, f.code, f.message)
 
 
 # --- text -------------------------------------------------------------------------------

@@ -192,7 +192,10 @@ def _compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> 
             add(Finding(cl.rel, row.line, "STALE", f"`{p}` (in the row of `{row.file}`) does not exist", p, None, pkg))
         _compare_row(cfg, res, cl, row, cell, users, tiers)
 
-    missing = {p: imps for p, imps in users.items() if p not in listed and not any(p.startswith(d) for d in listing_dirs)}
+    # a table that could not be read has its FORMAT finding: the files it names are not MISSING too
+    unread = sorted(cl.unread)
+    missing = {p: imps for p, imps in users.items() if p not in listed and not any(p.startswith(d) for d in listing_dirs)
+               and not _named_in(p, unread)}
     if gone:  # matching a move compares row tokens with uses: needs full facts
         for p in missing:
             ensure_full(cfg, res, p)
@@ -312,6 +315,11 @@ def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell,
                         file, None, pkg, {"tier": want} if movable else None))
             if movable and cell.globbed:
                 break  # one finding (and one move) for the whole glob row
+
+
+def _named_in(path: str, named: list[str]) -> bool:
+    """``path`` is one of ``named`` (a path, a directory with its slash, or a glob)."""
+    return any(path == n or (n.endswith("/") and path.startswith(n)) or (_is_glob(n) and fnmatch(path, n)) for n in named)
 
 
 def _row_in_file(tokens: tuple[RowToken, ...], imps: list[Import], facts: Facts | None,
