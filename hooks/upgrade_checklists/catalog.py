@@ -18,6 +18,7 @@ import difflib
 import os
 from pathlib import Path
 
+from upgrade_checklists import gitfiles
 from upgrade_checklists.astwalk import walk
 from upgrade_checklists.checklist import Checklist, Guard
 from upgrade_checklists.findings import Finding
@@ -38,9 +39,21 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets, strict_lines: 
     missing_reported: set[str] = set()
 
     nearest: dict[str, str | None] = {}
+    # references to files git saw renamed (followed by --fix); a row naming the old path speaks for it
+    absent = {cs.file for e in cl.entries for cs in e.call_sites} | {g.file for g in cl.guards}
+    absent = sorted(p for p in absent if not is_glob(p) and not snippets.exists(p) and _in_repository(snippets.root, p))
+    moved = gitfiles.renames(snippets.root, absent) if absent else {}
+    in_rows = {f for row in cl.rows for f in (row.files or (row.file,))}
 
     def missing(path: str, at: int, code: str, what: str, line: int | None) -> str | None:
-        """Report a path that does not exist (once); the nearest existing path, if any."""
+        """Report a path that does not exist (once); the nearest existing path, if any:
+        where git says it was renamed to (a fixable MOVED), else a likely typo's meaning."""
+        if path in moved:
+            if path not in missing_reported and path not in in_rows:
+                missing_reported.add(path)
+                add(Finding(cl.rel, at, "MOVED", f"{what} `{path}` was renamed to `{moved[path]}` (git)", moved[path], None, pkg,
+                            {"old": path, "new": moved[path], "reference": True}))
+            return moved[path]
         if path not in nearest:
             nearest[path] = nearest_path(snippets.root, path)
         if path not in missing_reported:
@@ -196,7 +209,12 @@ def nearest_path(root: Path, path: str) -> str | None:
     except OSError:
         return None
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
-    return (folder / close[0]).relative_to(root).as_posix() if close else None
+    if close:
+        return (folder / close[0]).relative_to(root).as_posix()
+    # a typo in a folder's name (`pkg/utlis/io.py`): the closest of the files git lists
+    listed = gitfiles.project_files(root, ["."]) or []
+    close = difflib.get_close_matches(path, [p for p in listed if p.rsplit("/", 1)[-1][:1] == name[:1]] or listed, n=1, cutoff=0.8)
+    return close[0] if close else None
 
 
 def _check_snippet(res: Result, cl: Checklist, number: int, code: str, fence_line: int, per_file: dict[str, list | None]) -> None:

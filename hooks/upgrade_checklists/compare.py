@@ -21,7 +21,7 @@ from upgrade_checklists.catalog import check_catalog, likely_matches
 from upgrade_checklists.checklist import Checklist, load_parsers, read_checklist
 from upgrade_checklists.config import Config, ConfigError
 from upgrade_checklists.findings import Finding
-from upgrade_checklists import history, status_tables
+from upgrade_checklists import gitfiles, history, status_tables
 from upgrade_checklists.status_tables import StatusTables
 from upgrade_checklists.import_names import read_guide_mapping, resolve_import_names
 from upgrade_checklists.plain import PlainError, from_plain, to_plain
@@ -179,6 +179,7 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
     res = Result(root=cfg.root)
     forget_listing(cfg.root, files)
     history.forget()
+    gitfiles.forget_renames()
     cache_dir = cfg.root / cfg.cache_dir if (use_cache and cfg.cache_dir) else None
     res.cache = ScanCache(cache_dir, str(cfg.root.resolve()))
     snippets = res.snippets = Snippets(cfg.root, res.cache)
