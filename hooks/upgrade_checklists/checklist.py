@@ -430,6 +430,7 @@ def _section(title: str) -> str:
 def _read_body(cl: Checklist, tokens: list[Token]) -> None:
     section = None
     tier = None
+    misspelt: set[str] = set()  # tiers whose heading is misspelt
     entry: Entry | None = None
     lines = _NEWLINE_RE.split(cl.text)  # as markdown-it counts lines
     i = 0
@@ -451,7 +452,8 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
                     if tier in cl.tier_lines:
                         cl.problem("FORMAT", _line(tok), f"tier '{title}' appears twice")
                     cl.tier_lines[tier] = _line(tok)
-                elif difflib.get_close_matches(word, TIERS, n=1, cutoff=0.75):  # `Secondry`: a typo
+                elif meant := difflib.get_close_matches(word, TIERS, n=1, cutoff=0.75):  # `Secondry`: a typo
+                    misspelt.update(meant)  # its finding says the tier is missing too
                     tier = False  # its table: not read, and no second finding (the heading's is the one)
                     cl.problem("FORMAT", _line(tok), f"unknown tier heading '{title}' (expected Primary, Secondary or Tertiary)")
                 else:  # a subsection that is not a tier ("External (...)"): legal, its rows are listed
@@ -502,7 +504,7 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
             cl.problem("FORMAT", None, f"missing section '## {title}'")
     if "affected" in cl.section_lines:
         for t in TIERS:
-            if t not in cl.tier_lines:
+            if t not in cl.tier_lines and t not in misspelt:
                 cl.problem("FORMAT", cl.section_lines["affected"], f"missing tier '### {t.capitalize()}' under Affected Files")
     for t, (a, b) in cl.tables.items():
         if top_level_table(lines, a, b):
