@@ -56,7 +56,7 @@ def test_checklist_structure_hook(repo: Repo, precommit_home: Path) -> None:
     git(repo.path, "rm", "-q", "app/tools/names.py")
     r = try_repo(repo, precommit_home, "checklist-structure")
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "checklists/fakepkg-core.md:\n  25 STALE [*] `app/tools/names.py` does not exist\n" in r.stdout
+    assert "checklists/fakepkg-core.md:\n  25 STALE [*] `app/tools/names.py` was deleted\n" in r.stdout
     git(repo.path, "reset", "-q", "--hard")
 
     # moving a listed file fails with MOVED
@@ -174,5 +174,5 @@ repos:
     out = r.stdout + r.stderr
     assert r.returncode == 1, out
     assert re.search(r"^checklist structure\.+Failed$", out, re.M), out
-    assert "checklists/fakepkg-core.md:\n  25 STALE [*] `app/tools/names.py` does not exist\n" in out
+    assert "checklists/fakepkg-core.md:\n  25 STALE [*] `app/tools/names.py` was deleted\n" in out
     assert "late.py" not in out

@@ -211,9 +211,13 @@ def nearest_path(root: Path, path: str) -> str | None:
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
     if close:
         return (folder / close[0]).relative_to(root).as_posix()
-    # a typo in a folder's name (`pkg/utlis/io.py`): the closest of the files git lists
+    if "/" not in path or (root / path.rsplit("/", 1)[0]).is_dir():
+        return None
+    # a typo in a folder's name (`pkg/utlis/io.py`): the closest of the files git lists with
+    # a name like this one's
     listed = gitfiles.project_files(root, ["."]) or []
-    close = difflib.get_close_matches(path, [p for p in listed if p.rsplit("/", 1)[-1][:1] == name[:1]] or listed, n=1, cutoff=0.8)
+    alike = [p for p in listed if difflib.SequenceMatcher(None, p.rsplit("/", 1)[-1], name).ratio() >= 0.75]
+    close = difflib.get_close_matches(path, alike, n=1, cutoff=0.8)
     return close[0] if close else None
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from upgrade_checklists import __version__
-from upgrade_checklists.findings import DESCRIPTIONS, Finding
+from upgrade_checklists.findings import AUDIT_CODES, DESCRIPTIONS, Finding
 
 FORMATS = ("text", "concise", "json", "sarif", "github")
 FIX_HINT = "upgrade-checklists check --fix"
@@ -85,7 +85,7 @@ def text_line(f: Finding) -> str:
     """The concise form: ``path:line:1: CODE message (where)``."""
     path, line = f.location
     msg = f.message
-    if f.severity != "error":
+    if f.severity != "error" and (f.at_source or f.code not in AUDIT_CODES):  # the audit's run-level ones say it themselves
         msg = f"[{f.severity}] {msg}"
     if f.at_source:
         if f.checklist and f.checklist_line:
@@ -102,7 +102,7 @@ def short_message(f: Finding) -> str:
     """The message for the grouped text output: the source line joined to the file the
     message names (`` `a.py:12` ``), long lists of names cut to three and a count."""
     msg = _RUN_RE.sub(lambda m: _cut(m.group(0)), f.message)
-    if f.severity != "error":
+    if f.severity != "error" and (f.at_source or f.code not in AUDIT_CODES):
         msg = f"[{f.severity}] {msg}"
     if f.at_source:
         if f.checklist and f.checklist_line:
