@@ -22,6 +22,7 @@ from upgrade_checklists import gitfiles
 from upgrade_checklists.astwalk import walk
 from upgrade_checklists.checklist import Checklist, Guard
 from upgrade_checklists.findings import Finding
+from upgrade_checklists.history import paths_ever
 from upgrade_checklists.refs import Part
 from upgrade_checklists.result import Result
 from upgrade_checklists.snippets import Snippets, SourceIndex, is_glob, snippet_units
@@ -29,9 +30,24 @@ from upgrade_checklists.snippets import Snippets, SourceIndex, is_glob, snippet_
 _GUARD_NODES = (ast.Call, ast.Compare, ast.If, ast.Try, ast.Import, ast.ImportFrom, ast.BoolOp, ast.UnaryOp)
 
 
-def check_catalog(res: Result, cl: Checklist, snippets: Snippets, strict_lines: bool = True) -> None:
+def renamed_references(root: Path, checklists: list[Checklist], snippets: Snippets, cache=None) -> dict[str, str]:
+    """``{old: new}`` for the files catalog references and version guards name that are
+    gone and that git saw renamed; git is asked once a run, and only about paths its
+    history ever held (a path it never held is a typo, not a rename)."""
+    absent = {p for cl in checklists for p in [*(cs.file for e in cl.entries for cs in e.call_sites), *(g.file for g in cl.guards)]}
+    absent = {p for p in absent if not is_glob(p) and _in_repository(root, p) and not snippets.exists(p)}
+    if not absent:
+        return {}
+    held = paths_ever(root, cache)
+    absent = sorted(p for p in absent if held is not None and p in held)
+    return gitfiles.renames(root, absent) if absent else {}
+
+
+def check_catalog(res: Result, cl: Checklist, snippets: Snippets, strict_lines: bool = True,
+                  moved: dict[str, str] | None = None) -> None:
     """``strict_lines``: a stale line number (LINE, a drifted version-guard line) is an
-    error; else a warning (``severity``), reported and fixable, never failing a run."""
+    error; else a warning (``severity``), reported and fixable, never failing a run.
+    ``moved``: :func:`renamed_references` (a reference to a renamed file: MOVED, fixable)."""
     level = "error" if strict_lines else "warning"
     add = res.findings.append
     pkg = cl.package
@@ -40,9 +56,7 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets, strict_lines: 
 
     nearest: dict[str, str | None] = {}
     # references to files git saw renamed (followed by --fix); a row naming the old path speaks for it
-    absent = {cs.file for e in cl.entries for cs in e.call_sites} | {g.file for g in cl.guards}
-    absent = sorted(p for p in absent if not is_glob(p) and not snippets.exists(p) and _in_repository(snippets.root, p))
-    moved = gitfiles.renames(snippets.root, absent) if absent else {}
+    moved = moved or {}
     in_rows = {f for row in cl.rows for f in (row.files or (row.file,))}
 
     def missing(path: str, at: int, code: str, what: str, line: int | None) -> str | None:

@@ -17,7 +17,7 @@ from upgrade_checklists.atomic import clean_stale_temps
 from upgrade_checklists.files import MAX_BYTES, Skipped, file_stat, read_file
 
 from upgrade_checklists.cache import ScanCache
-from upgrade_checklists.catalog import check_catalog, likely_matches
+from upgrade_checklists.catalog import check_catalog, likely_matches, renamed_references
 from upgrade_checklists.checklist import Checklist, load_parsers, read_checklist
 from upgrade_checklists.config import Config, ConfigError
 from upgrade_checklists.findings import Finding
@@ -221,9 +221,10 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
         compare_rows(cfg, res, cl, tiers)
         per_rows.append(res.findings[mark:])
         del res.findings[mark:]
+    moved = renamed_references(cfg.root, checklists, snippets, res.cache)
     for cl, rows in zip(checklists, per_rows):
         view = Result()  # check_catalog adds findings only
-        check_catalog(view, cl, snippets, cfg.strict_lines)
+        check_catalog(view, cl, snippets, cfg.strict_lines, moved)
         res.findings += rows + view.findings
     snippets.save()
     res.asked, res.ceilings = set(snippets.files), dict(snippets.ceilings)

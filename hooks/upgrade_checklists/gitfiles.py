@@ -67,9 +67,13 @@ MAX_HOPS = 5  # a file renamed again and again: followed this far
 MAX_COMMITS = 20  # deleting commits read for the paths of one run
 
 
+_uncommitted: dict[str, list[tuple[str, str]]] = {}  # per run: the renames in the work tree and index
+
+
 def forget_renames() -> None:
     """A new run: the work tree and the index may have changed since the last one."""
     _renamed.clear()
+    _uncommitted.clear()
 
 
 def renames(root: Path, paths: list[str]) -> dict[str, str]:
@@ -103,8 +107,9 @@ def renames(root: Path, paths: list[str]) -> dict[str, str]:
 def _renamed_once(root: Path, paths: list[str]) -> dict[str, str]:
     """One hop: ``{old: new}`` for the renames of ``paths`` git reports."""
     wanted = set(paths)
-    out = {old: new for old, new in _rename_pairs(_git(root, "diff", "-M", "--name-status", "-z", "--relative", "HEAD", "--"))
-           if old in wanted}
+    if str(root) not in _uncommitted:
+        _uncommitted[str(root)] = _rename_pairs(_git(root, "diff", "-M", "--name-status", "-z", "--relative", "HEAD", "--"))
+    out = {old: new for old, new in _uncommitted[str(root)] if old in wanted}
     rest = [p for p in paths if p not in out]
     if not rest:
         return out
