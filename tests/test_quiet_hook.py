@@ -223,7 +223,7 @@ def test_new_writes_compact_tables_unless_mdformat_formats_markdown(repo: Repo) 
 
 
 def test_a_mention_of_mdformat_in_a_comment_is_not_a_hook(repo: Repo) -> None:
-    from upgrade_checklists.fix import padded_by_default
+    from upgrade_checklists.check.fix import padded_by_default
 
     repo.write(".pre-commit-config.yaml", "# we might use mdformat one day\nrepos: []\n")
     assert padded_by_default(repo.path) is False
