@@ -42,7 +42,7 @@ def test_new_creates_a_checklist_that_passes_check(other: Repo) -> None:
         "upstream_paths:\n  - otherlib_core/\nimport_names:\n  - otherlib_core\n---\n\n## Affected Files\n"
     )
     assert "| `app/models/lm.py` | `otherlib_core` (as `oc`), `Dense`, `build` (as `make`) |" in text
-    assert "| `tests/test_lm.py` | `Dense`         |" in text
+    assert "| `tests/test_lm.py` | `Dense` |" in text  # compact: the repository does not run mdformat
     # all in Secondary (app/): the most used first, then by name
     assert [l for l in text.splitlines() if l.startswith("### ") and l[4].isdigit()] == [
         "### 1. `otherlib_core.layers.Dense`",
@@ -60,6 +60,9 @@ def test_new_creates_a_checklist_that_passes_check(other: Repo) -> None:
 
 
 def test_new_output_is_mdformat_stable(other: Repo) -> None:
+    """In a repository that formats Markdown with mdformat (its pre-commit configuration runs
+    it), the draft is written as mdformat writes it: padded tables."""
+    other.write(".pre-commit-config.yaml", "repos:\n  - repo: https://github.com/hukkin/mdformat\n    hooks:\n      - id: mdformat\n")
     other.run("new", "otherlib-core", "--github", "acme/otherlib")
     path = other.path / "checklists/otherlib-core.md"
     before = path.read_text()

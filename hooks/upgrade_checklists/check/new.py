@@ -25,7 +25,7 @@ from upgrade_checklists.project.checklists import load_checklists
 from upgrade_checklists.core.config import Config, ConfigError
 from upgrade_checklists.core.files import Skipped, read_file
 from upgrade_checklists.core.findings import has_control
-from upgrade_checklists.check.fix import Table, status_text, write_atomic
+from upgrade_checklists.check.fix import Table, padded_by_default, status_text, write_atomic
 from upgrade_checklists.check.rows import usage_parts
 from upgrade_checklists.project.scan import Facts, Prefilter, iter_sources, scan_file
 from upgrade_checklists.project.tiers import TierRules
@@ -103,7 +103,7 @@ def create(cfg: Config, package: str, github: str, branch_template: str,
     for tier in TIERS:
         body += [f"### {_TIER_TITLES[tier]}", ""]
         if rows[tier]:
-            t = Table.new(["File", "Imports / Usage"], aligned=True)
+            t = Table.new(["File", "Imports / Usage"], aligned=padded_by_default(cfg.root))  # compact unless mdformat formats Markdown
             for row in rows[tier]:
                 t.add_row(row)
             body += [line.rstrip("\n") for line in t.render()]
