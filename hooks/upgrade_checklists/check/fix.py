@@ -257,6 +257,7 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
 
     line_ops: list[Finding] = []
     moves: list[tuple[str, int, str]] = []  # (tier, row index, target tier)
+    removed_files: list[str] = []  # the files of the rows removed (deleted, as git reports)
     additions: list[Finding] = []
     # 1. edits inside existing rows (row indexes are still those of the file)
     for f in sorted(findings, key=lambda f: (f.checklist_line or 0, f.code)):
@@ -278,6 +279,7 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
         if f.code == "STALE" and "new" not in fx:
             if fx.get("remove"):  # a file git reports deleted (or a renamed file's second row)
                 moves.append((tier, idx, None))
+                removed_files.append(f.file or "")
             continue  # a live row is never marked nor removed: a person decides
         elif f.code == "CHANGED" and "add" in fx:
             row[1] = ", ".join(p for p in [row[1], *fx["add"]] if p)
@@ -328,17 +330,19 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
     new = _assemble(out, ed, eol)
     if new != cl.text:
         renamed = {f.fix["old"]: f.fix["new"] for f in findings if f.code in ("MOVED", "STALE") and "new" in (f.fix or {})}
-        _keep_rows(cl, new, renamed)
+        _keep_rows(cl, new, renamed, removed_files)
     return new
 
 
-def _keep_rows(cl: Checklist, new: str, renamed: dict[str, str]) -> None:
-    """Refuse a rewrite that loses a row: ``--fix`` adds rows, marks them, moves them
-    between tiers and renames their files, but never removes one. Every row of the
-    checklist as read (its file renamed where a MOVED finding renames it) must be a row of
-    the rewritten checklist as markdown-it reads it, as often as before; else the rewrite
-    is wrong (a structure the edits did not foresee) and nothing is written."""
+def _keep_rows(cl: Checklist, new: str, renamed: dict[str, str], dropped: list[str]) -> None:
+    """Refuse a rewrite that loses a row it did not decide to remove: ``--fix`` adds rows,
+    moves them between tiers, renames their files, and removes only the rows of files git
+    reports deleted (``dropped``). Every other row of the checklist as read (its file
+    renamed where a MOVED finding renames it) must be a row of the rewritten checklist as
+    markdown-it reads it, as often as before; else the rewrite is wrong (a structure the
+    edits did not foresee) and nothing is written."""
     before = Counter(renamed.get(row.file, row.file) for row in cl.rows)
+    before -= Counter(renamed.get(f, f) for f in dropped)
     after = Counter(row.file for row in parse_checklist(cl.path, cl.rel, new).rows)
     lost = before - after
     if lost:
