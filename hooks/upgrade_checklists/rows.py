@@ -21,6 +21,7 @@ from upgrade_checklists.checklist import Checklist, Row
 from upgrade_checklists.config import Config
 from upgrade_checklists.files import Skipped, file_stat, read_file
 from upgrade_checklists.findings import Finding
+from upgrade_checklists.folders import suggested_folder
 from upgrade_checklists.history import paths_ever
 from upgrade_checklists.result import Result, ensure_full
 from upgrade_checklists.scan import SKIP_DIRS, Facts, Import
@@ -216,10 +217,17 @@ def _compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> 
                         {"old": row.file, "new": match}))
         elif not row.marked_removal:
             add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` does not exist", row.file, None, pkg, {"mark": True}))
+    user_tiers: dict[str, str | None] | None = None
     for path, imps in sorted(missing.items()):
         tier, _ = tiers.tier_of(path)
         line = cl.tier_lines.get(tier or "", cl.section_lines.get("affected", 1))
         where = f"belongs in {tier.capitalize()}" if tier else "no tier rule matches its location"
+        if tier:
+            if user_tiers is None:
+                user_tiers = {p: tiers.tier_of(p)[0] for p in users}
+            folder = suggested_folder(cfg.root, path, user_tiers)
+            if folder:  # tests, examples, scripts: one row for the folder lists the next one too
+                where += f"; or list its folder: a `{folder[0]}` row covers all {folder[1]} importers below it"
         shown = _shown(imps)
         fix = {"tier": tier, "cell": ", ".join(usage_parts(imps))} if tier else None
         add(Finding(cl.rel, line, "MISSING", f"`{path}` imports {shown} but no tier lists it ({where})", path, imps[0].line, pkg, fix))
