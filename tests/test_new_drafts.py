@@ -339,3 +339,36 @@ def test_without_a_local_clone_the_default_template_is_said_to_be_a_guess(wk: Re
 ])
 def test_template_of_tags(tags: list[str], template: str | None) -> None:
     assert template_of(tags) == template
+
+
+def test_like_users_in_many_small_folders_of_one_name_get_a_glob_row(wk: Repo) -> None:
+    wk.edit("pyproject.toml", 'tertiary = ["tests/", "scripts/"]', 'tertiary = ["tests/", "scripts/", "lib/*/tests/*"]')
+    for sub in ("a", "b", "c"):  # each subpackage has its own tests folder, two importers in each
+        wk.write(f"lib/{sub}/__init__.py", "")
+        wk.write(f"lib/{sub}/tests/__init__.py", "")
+        for i in range(2):
+            wk.write(f"lib/{sub}/tests/test_{i}.py", f"import widgetkit as wk\n\n\ndef test_{i}():\n    assert wk.paint({i})\n")
+    r = new(wk)
+    assert r.code == 0 and "one per folder for lib/*/tests/*.py" in r.out
+    tertiary = section(wk.read("checklists/widgetkit.md"), "### Tertiary", "## API Usage Catalog")
+    assert "`lib/*/tests/*.py`" in tertiary and "`widgetkit`; every file it matches" in tertiary
+    assert "test_0.py" not in tertiary
+    wk.commit("checklist")
+    # a new subpackage's test importing other names of the package: covered by the glob, nothing to fix
+    wk.write("lib/d/__init__.py", "")
+    wk.write("lib/d/tests/test_new.py", "from widgetkit.render import Canvas\nfrom widgetkit import extras\n")
+    r = wk.run("check")
+    assert (r.code, r.lines) == (0, [])
+
+
+def test_a_glob_is_not_written_when_it_would_match_the_librarys_own_code(wk: Repo) -> None:
+    wk.edit("pyproject.toml", 'tertiary = ["tests/", "scripts/"]', 'tertiary = ["tests/", "scripts/", "lib/a/tests/*"]')
+    for sub in ("a", "b"):
+        wk.write(f"lib/{sub}/__init__.py", "")
+        wk.write(f"lib/{sub}/tests/__init__.py", "")
+        for i in range(3):
+            wk.write(f"lib/{sub}/tests/test_{i}.py", "import widgetkit\n")
+    r = new(wk, "--folder-min", "4")  # lib/b/tests/ is Secondary and importable: the library's own, by the rules
+    assert r.code == 0 and "one per folder" not in r.out
+    text = wk.read("checklists/widgetkit.md")
+    assert "`lib/a/tests/test_0.py`" in text and "`lib/b/tests/test_0.py`" in text

@@ -161,7 +161,7 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("--folder-min", type=int, default=None, metavar="N",
                      help="one row for a folder of at least N importers that are not the library's own code "
                           "(tests, examples, scripts; default: 5; 0: a row per file)")
-    new.add_argument("--max-entries", type=int, default=None, metavar="N", help="catalog at most N APIs (default: 40)")
+    new.add_argument("--max-entries", type=int, default=None, metavar="N", help="catalog at most N APIs (default: 30)")
     audit = sub.add_parser("audit", parents=[common], formatter_class=raw, epilog=AUDIT_EPILOG,
                            help="audit the code against new upstream versions (the upgrade-audit hook)",
                            description="Check the code's call sites against a dependency's new upstream release.")

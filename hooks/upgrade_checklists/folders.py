@@ -7,11 +7,18 @@ below it is a like user, all in one tier, and there are at least ``minimum`` of 
 top-most such folder is taken. A directory row lists every importer below it, so a
 contributor's new file there is covered and blocks nothing. Which folders these are is
 decided from the files, never from their names.
+
+Like users spread over many small folders of the same name (a package with a `tests/`
+folder in each subpackage) get one glob row instead (``pkg/*/tests/*.py``), when every
+importer the glob matches is a like user of one tier and there are at least ``minimum``.
+A glob row compares each file it matches with its tokens, so its token is the package's
+import name, which covers any import of the package.
 """
 
 from __future__ import annotations
 
 import os
+from fnmatch import fnmatch
 from pathlib import Path
 
 #: ``new`` writes a directory row for a folder with at least this many like importers
@@ -64,3 +71,26 @@ def suggested_folder(root: Path, rel: str, tiers: dict[str, str | None]) -> tupl
         if rel in files:
             return d, len(files)
     return None
+
+
+def glob_groups(root: Path, tiers: dict[str, str | None], left: list[str], minimum: int = FOLDER_MIN) -> dict[str, list[str]]:
+    """``{pattern: [importers it matches]}``: ``top/*/name/*.py`` for like users in
+    ``left`` (not in a folder row) whose folder is named alike, where every importer the
+    pattern matches is a like user, all of one tier, at least ``minimum`` of them."""
+    if minimum < 1:
+        return {}
+    candidates: dict[str, int] = {}
+    for rel in left:
+        parts = rel.split("/")
+        if len(parts) >= 4 and rel.endswith(".py"):
+            pattern = f"{parts[0]}/*/{parts[-2]}/*.py"
+            candidates[pattern] = candidates.get(pattern, 0) + 1
+    out: dict[str, list[str]] = {}
+    taken: set[str] = set()
+    for pattern in sorted(candidates, key=lambda p: (-candidates[p], p)):
+        matched = [rel for rel in sorted(tiers) if fnmatch(rel, pattern)]
+        if (len(matched) >= minimum and not taken.intersection(matched) and len({tiers[f] for f in matched}) == 1
+                and all(like_user(root, f, tiers[f]) for f in matched)):
+            out[pattern] = matched
+            taken.update(matched)
+    return out

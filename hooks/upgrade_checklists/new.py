@@ -35,7 +35,7 @@ from upgrade_checklists.compare import load_checklists
 from upgrade_checklists.config import Config, ConfigError
 from upgrade_checklists.files import Skipped, read_file
 from upgrade_checklists.fix import Table, status_text, write_atomic
-from upgrade_checklists.folders import FOLDER_MIN, folder_groups, like_user
+from upgrade_checklists.folders import FOLDER_MIN, folder_groups, glob_groups, like_user
 from upgrade_checklists.rows import usage_parts
 from upgrade_checklists.scan import Facts, Prefilter, iter_sources, scan_file
 from upgrade_checklists.tiers import TierRules
@@ -50,7 +50,7 @@ _TIER_TITLES = {
 #: with no tiers configured, these locations are Tertiary
 DEFAULT_TERTIARY = ("tests/", "examples/")
 #: bounds that keep a draft readable (a numpy-scale dependency used in 80 files):
-MAX_ENTRIES = 40  # catalog entries; the rest are named in one line (``check --select UNCATALOGUED`` finds them)
+MAX_ENTRIES = 30  # catalog entries; the rest are named in one line (``check --select UNCATALOGUED`` finds them)
 MAX_SITES = 2  # call sites shown per entry; the others are counted by folder
 MAX_FOLDERS = 3  # folders named in an entry's "also used in" line
 MAX_GUARDS = 25  # version-guard items
@@ -147,12 +147,19 @@ def create(cfg: Config, package: str, github: str, branch_template: str | None,
 
     groups = folder_groups(cfg.root, dict(tier_of), folder_min)
     grouped = {f for files in groups.values() for f in files}
+    globs = glob_groups(cfg.root, dict(tier_of), [f for f in sorted(users) if f not in grouped], folder_min)
+    for pattern, files in globs.items():  # a folder row the glob covers whole is not needed
+        for folder in [d for d, fs in groups.items() if set(fs) <= set(files)]:
+            del groups[folder]
+        grouped.update(files)
     rows: dict[str, list[tuple[str, list[str]]]] = {t: [] for t in TIERS}
     for rel in sorted(users):
         if rel not in grouped:
             rows[tier_of[rel]].append((rel, [f"`{rel}`", ", ".join(usage_parts(users[rel].imports_of(names)))]))
     for folder, files in groups.items():
         rows[tier_of[files[0]]].append((folder, [f"`{folder}`", _folder_cell(files, users, names)]))
+    for pattern, files in globs.items():  # compared file by file: the import name covers any import
+        rows[tier_of[files[0]]].append((pattern, [f"`{pattern}`", ", ".join(f"`{n}`" for n in names) + "; every file it matches"]))
 
     body = ["## Affected Files", ""]
     for tier in TIERS:
@@ -210,7 +217,7 @@ def create(cfg: Config, package: str, github: str, branch_template: str | None,
         if new != old:
             write_atomic(sp, new)
             status = True
-    return Created(path, len(users), len(entries), names, status, sum(len(r) for r in rows.values()), sorted(groups),
+    return Created(path, len(users), len(entries), names, status, sum(len(r) for r in rows.values()), sorted(groups) + sorted(globs),
                    len(omitted), len(guards), branch_template, template_from)
 
 
@@ -432,7 +439,7 @@ def _entries(parsed: dict[str, _File], names: list[str], rank_of) -> list[Entry]
     for rel, f in parsed.items():
         scopes = f.scopes
         for call in find_calls(f.source, f.tree, names, scopes):
-            uses.setdefault(call.api, []).append(_site(f, call, _check_text(call, _result_reads(f.tree, call)), rank_of))
+            uses.setdefault(call.api, []).append(_site(f, call, _check_text(call, _result_reads(f, call)), rank_of))
         for api, use in find_attribute_uses(f.source, f.tree, names, scopes):
             owner, _, attr = api.rpartition(".")
             attributes.setdefault(api, []).append(_site(f, use, f"`{attr}` still exists on `{owner}`, with the same meaning.", rank_of))
@@ -444,16 +451,18 @@ def _entries(parsed: dict[str, _File], names: list[str], rank_of) -> list[Entry]
     return out
 
 
-def _result_reads(tree: ast.Module, call: Call) -> list[str]:
+def _result_reads(f: _File, call: Call) -> list[str]:
     """The attributes the code reads on the call's result after the call, in the function
     (or module) that makes it: ``out = f(x)`` then ``out.logits`` -> ``[logits]``."""
     if not call.assigned_to:
         return []
-    scope: ast.AST = tree
-    for node in ast.walk(tree):  # the innermost function around the call
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= call.line <= (node.end_lineno or 0):
-            if scope is tree or node.lineno >= scope.lineno:
-                scope = node
+    scope: ast.AST = f.tree
+    node = call.node
+    while node is not None:  # the innermost function around the call
+        node = f.scopes.parent.get(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            scope = node
+            break
     out: list[str] = []
     for node in ast.walk(scope):
         if (isinstance(node, ast.Attribute) and node.lineno >= call.line and node.attr not in out
@@ -585,7 +594,7 @@ def _guards(parsed: dict[str, _File], names: list[str], package: str, rank_of) -
     out: dict[tuple[str, str], Guard] = {}
     for rel, f in parsed.items():
         bound = bindings(f.tree, names)
-        scopes = Scopes(f.tree, names)
+        scopes = f.scopes
 
         def of_package(expr: ast.AST) -> bool:
             api = resolve(expr, bound)
