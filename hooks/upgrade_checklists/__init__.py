@@ -9,6 +9,7 @@ The pipeline, one module a step:
       tiers.py         which tier a file's location maps to
       tokens.py        row tokens against a file's facts
       rows.py          Affected Files rows: MISSING / STALE / MOVED / CHANGED / TIER
+      folders.py       folders (and globs) of like users: one row for many files (new, MISSING hints)
       refs.py          catalog call-site references, read as people write them
       snippets.py      where a snippet's statements are in the code (ast, not text)
       catalog.py       catalog references and version guards: SNIPPET / LINE / GUARD
