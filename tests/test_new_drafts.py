@@ -372,3 +372,33 @@ def test_a_glob_is_not_written_when_it_would_match_the_librarys_own_code(wk: Rep
     assert r.code == 0 and "one per folder" not in r.out
     text = wk.read("checklists/widgetkit.md")
     assert "`lib/a/tests/test_0.py`" in text and "`lib/b/tests/test_0.py`" in text
+
+
+def test_attribute_reads_and_class_headers_are_shown_as_whole_statements(wk: Repo) -> None:
+    wk.write("lib/shapes.py", '''\
+import widgetkit as wk
+
+
+def shape(x):
+    return wk.resize(
+        x,
+        wk.SMALL,
+    )
+
+
+class Box(
+    wk.Widget,
+):
+    pass
+
+
+if wk.DEBUG:
+    pass
+''')
+    new(wk)
+    text = wk.read("checklists/widgetkit.md")
+    assert "```python\nreturn wk.resize(\n    x,\n    wk.SMALL,\n)\n```" in text
+    assert "```python\nclass Box(\n    wk.Widget,\n):\n```" in text
+    assert "```python\nwk.DEBUG\n```" in text  # in a compound header: the read itself
+    assert "```python\nwk.SMALL,\n```" not in text
+    assert wk.run("check").code == 0

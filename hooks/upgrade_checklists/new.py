@@ -442,6 +442,11 @@ def _entries(parsed: dict[str, _File], names: list[str], rank_of) -> list[Entry]
             uses.setdefault(call.api, []).append(_site(f, call, _check_text(call, _result_reads(f, call)), rank_of))
         for api, use in find_attribute_uses(f.source, f.tree, names, scopes):
             owner, _, attr = api.rpartition(".")
+            whole = _statement_at(f, use.line)  # the statement around the read, not its line (which may cut a call)
+            if whole is not None:
+                use = Call(api, whole[1], whole[2], whole[0], used=True)
+            else:
+                use = Call(api, use.line, use.line, _attribute_text(f, use.line, attr))
             attributes.setdefault(api, []).append(_site(f, use, f"`{attr}` still exists on `{owner}`, with the same meaning.", rank_of))
     out = [_entry(api, sites, True) for api, sites in uses.items()]
     for api, sites in attributes.items():
@@ -469,6 +474,29 @@ def _result_reads(f: _File, call: Call) -> list[str]:
                 and dotted(node.value) == call.assigned_to):
             out.append(node.attr)
     return out
+
+
+def _attribute_text(f: _File, line: int, attr: str) -> str:
+    """The attribute read at ``line`` as written (``np.newaxis``), when no whole simple
+    statement holds it (a compound statement's header): an expression the check finds."""
+    for node in ast.walk(f.tree):
+        if isinstance(node, ast.Attribute) and node.lineno == line and node.attr == attr:
+            return ast.get_source_segment(f.source, node) or attr
+    return attr
+
+
+def _class_header(f: _File, line: int) -> tuple[str, int]:
+    """The whole ``class`` statement's header at ``line`` (its bases may span lines)."""
+    for node in ast.walk(f.tree):
+        if isinstance(node, ast.ClassDef) and node.lineno == line:
+            last = max(line, node.body[0].lineno - 1) if node.body and node.body[0].lineno > line else line
+            head = textwrap.dedent("\n".join(f.lines[line - 1:last])).rstrip()
+            while last > line and (not f.lines[last - 1].strip() or f.lines[last - 1].strip().startswith("#")):
+                last -= 1
+                head = textwrap.dedent("\n".join(f.lines[line - 1:last])).rstrip()
+            if head.endswith(":"):
+                return head, last
+    return f.lines[line - 1].strip(), line
 
 
 def _statement_at(f: _File, line: int) -> tuple[str, int, int] | None:
@@ -521,8 +549,8 @@ def _merge_base_classes(cfg: Config, sources: list[str], parsed: dict[str, _File
         heads = []
         for qual, rel, line in mine:
             f = file(rel)
-            text = f.lines[line - 1].strip()
-            heads.append(Site(rel, Call(base, line, line, text), "", rank_of(rel), symbol_at(f.symbols, line), (text, line, line)))
+            text, last = _class_header(f, line)
+            heads.append(Site(rel, Call(base, line, last, text), "", rank_of(rel), symbol_at(f.symbols, line), (text, line, last)))
         heads.sort(key=_order)
         members, sites = [], []
         for u in uses:
@@ -543,7 +571,8 @@ def _merge_base_classes(cfg: Config, sources: list[str], parsed: dict[str, _File
         if base in known:
             e = known[base]
             merged: dict[tuple[str, int], Site] = {}
-            for x in e.sites + [heads[0]] + sites:
+            at_heads = {(h.rel, h.shown[1]) for h in heads}  # `wk.Widget` read in a class header: the header says more
+            for x in [x for x in e.sites if (x.rel, x.shown[1]) not in at_heads] + [heads[0]] + sites:
                 merged.setdefault((x.rel, x.shown[1]), x)
             e.sites = list(merged.values())[:MAX_SITES]
             e.check = e.check.rstrip(".") + "; " + check
