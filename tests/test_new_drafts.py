@@ -3,10 +3,13 @@ folder rows, version guards) and that stay quiet as the code moves."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from conftest import Repo, git
-from upgrade_checklists.new import template_of
+from upgrade_checklists.new import template_of, wrap
 
 PYPROJECT = """\
 [tool.upgrade-checklists]
@@ -279,7 +282,8 @@ def legacy():
     assert new(wk).code == 0
     text = wk.read("checklists/widgetkit.md")
     guards = section(text, "## Version-Guarded Code", "\x00") if False else text[text.index("## Version-Guarded Code"):]
-    assert guards.splitlines()[2:5] == [
+    items = [" ".join(item.split()) for item in guards.split("\n- ")[1:]]
+    assert ["- " + item for item in items] == [
         "- `lib/compat.py` (`draw`) — `hasattr(wk, \"turbo\")`: the code it guards is for versions without `turbo`; "
         "it can go once every supported version has it.",
         "- `lib/compat.py` (`legacy`) — `WK_VERSION < Version(\"3.0\")`: a version comparison; the branch for older "
@@ -402,3 +406,33 @@ if wk.DEBUG:
     assert "```python\nwk.DEBUG\n```" in text  # in a compound header: the read itself
     assert "```python\nwk.SMALL,\n```" not in text
     assert wk.run("check").code == 0
+
+
+def test_a_long_draft_is_mdformat_stable(wk: Repo) -> None:
+    wk.write("lib/core/a_module_with_a_rather_long_name_for_wrapping.py", '''\
+import widgetkit as wk
+
+
+class AVeryLongClassNameThatPushesTheReference:
+    def and_a_very_long_method_name_that_pushes_it_further(self):
+        if hasattr(wk, "a_feature_with_a_long_name_that_must_wrap_the_item"):
+            return wk.paint(None, mode="a", depth=2)
+''')
+    wk.write("tests/test_many.py", "import widgetkit as wk\n\n" + "".join(f"wk.t{i}()\n" for i in range(20)))
+    assert new(wk, "--max-entries", "4").code == 0
+    path = wk.path / "checklists/widgetkit.md"
+    before = path.read_text()
+    prose = [line for line in before.splitlines() if not line.startswith(("|", "wk.", "return", "if", "canvas"))]
+    assert all(len(line) <= 88 or " " not in line.strip() for line in prose)  # only a word longer than a line is
+    subprocess.run([sys.executable, "-m", "mdformat", "--wrap=88", str(path)], check=True)
+    assert path.read_text() == before
+    assert wk.run("check").code == 0
+
+
+@pytest.mark.parametrize(("text", "width", "wrapped"), [
+    ("a b c", 3, "a b\nc"),
+    ("see (`check --select X`) now", 12, "see\n(`check --select X`)\nnow"),  # a code span is one word
+    ("- one two three", 9, "- one two\n  three"),
+])
+def test_wrap_keeps_code_spans_whole(text: str, width: int, wrapped: str) -> None:
+    assert wrap(text, width, "  " if text.startswith("- ") else "") == wrapped

@@ -182,9 +182,8 @@ def create(cfg: Config, package: str, github: str, branch_template: str | None,
     body += ["## API Usage Catalog", ""]
     if omitted:
         shown = ", ".join(f"`{e.api}`" for e in omitted[:8]) + (f" and {len(omitted) - 8} more" if len(omitted) > 8 else "")
-        body += [textwrap.fill(f"_The {len(entries)} APIs used most, in the most exposed files, are catalogued; "
-                               f"{len(omitted)} more are used less: {shown} (`check --select UNCATALOGUED` lists "
-                               "them)._", 88, break_long_words=False, break_on_hyphens=False), ""]
+        body += [wrap(f"_The {len(entries)} APIs used most, in the most exposed files, are catalogued; "
+                      f"{len(omitted)} more are used less: {shown} (`check --select UNCATALOGUED` lists them)._"), ""]
     for i, e in enumerate(entries, 1):
         body += [f"### {i}. `{e.api}`", ""]
         for n, site in enumerate(e.sites):
@@ -192,10 +191,10 @@ def create(cfg: Config, package: str, github: str, branch_template: str | None,
             snippet, first, last = site.shown
             where = _where(site.rel, site.symbol, first, last, lines)
             verb = verb if n == 0 else ("Also called" if e.called else "Also used")
-            body += [f"{verb} in {where}:", "", "```python", snippet, "```", ""]
+            body += [wrap(f"{verb} in {where}:"), "", "```python", snippet, "```", ""]
         if e.rest:
-            body += [textwrap.fill(_also(e), 88, break_long_words=False, break_on_hyphens=False), ""]
-        body += [textwrap.fill(f"**Check:** {e.check}", 88, break_long_words=False, break_on_hyphens=False), ""]
+            body += [wrap(_also(e)), ""]
+        body += [wrap(f"**Check:** {e.check}"), ""]
     if not entries:
         body += ["_None yet._", ""]
     guards = _guards(parsed, names, package, rank_of)
@@ -219,6 +218,24 @@ def create(cfg: Config, package: str, github: str, branch_template: str | None,
             status = True
     return Created(path, len(users), len(entries), names, status, sum(len(r) for r in rows.values()), sorted(groups) + sorted(globs),
                    len(omitted), len(guards), branch_template, template_from)
+
+
+_WORD = re.compile(r"(?:[^\s`]*`[^`]*`)+[^\s`]*|\S+")
+
+
+def wrap(text: str, width: int = 88, indent: str = "") -> str:
+    """Greedy wrap at spaces, a code span never broken (as mdformat wraps, so that the
+    draft is mdformat-stable); continuation lines start with ``indent``."""
+    lines: list[str] = []
+    line = ""
+    for word in _WORD.findall(text):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = indent + word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return "\n".join(lines)
 
 
 def _where(rel: str, symbol: str | None, first: int, last: int, lines: bool) -> str:
@@ -609,7 +626,7 @@ class Guard:
             "version": "a version comparison; the branch for older versions can go once the oldest supported version is past it",
             "import": "in a `try` whose `except ImportError` falls back; the fallback can go once this import always works",
         }[self.kind]
-        return f"- {place} — `{self.code}`: {why}."
+        return wrap(f"- {place} — `{self.code}`: {why}.", indent="  ")
 
 
 _VERSION_FUNCS = ("version", "get_distribution", "distribution", "require")
