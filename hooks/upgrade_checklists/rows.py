@@ -227,7 +227,7 @@ def _compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> 
                 user_tiers = {p: tiers.tier_of(p)[0] for p in users}
             folder = suggested_folder(cfg.root, path, user_tiers)
             if folder:  # tests, examples, scripts: one row for the folder lists the next one too
-                where += f"; or list its folder: a `{folder[0]}` row covers all {folder[1]} importers below it"
+                where += f"; or list its folder: a `{folder[0]}` row lists every importer below it, {folder[1]} today"
         shown = _shown(imps)
         fix = {"tier": tier, "cell": ", ".join(usage_parts(imps))} if tier else None
         add(Finding(cl.rel, line, "MISSING", f"`{path}` imports {shown} but no tier lists it ({where})", path, imps[0].line, pkg, fix))
