@@ -15,7 +15,7 @@ import pytest
 
 from conftest import Repo, git
 from upstream import build_dists, make_sdist, make_upstreams, make_wheel
-from upgrade_checklists.archives import unpack
+from upgrade_checklists.audit.archives import unpack
 
 CORE_PY = '''\
 from fakepkg.core import parallel_state as mpu
@@ -221,7 +221,7 @@ def test_the_audit_reads_the_project_without_comparing_it(project: Repo, upstrea
     """The audit takes the checklists, their import names and the code's imports from the
     check's reading half (``compare.read_project``): the structure comparisons are the
     check's work, not repeated by every audit."""
-    from upgrade_checklists import compare
+    from upgrade_checklists.check import compare
 
     def refuse(*args, **kwargs):
         raise AssertionError("the audit compared the checklists with the code")
@@ -508,7 +508,7 @@ def test_lock_file_reveals_a_transitive_bump(project: Repo, upstreams: Path) -> 
 def test_fetch_error_names_the_whole_command_and_pips_first_error_line(tmp_path: Path) -> None:
     import sys
 
-    from upgrade_checklists.fetch import FetchError, _run
+    from upgrade_checklists.audit.fetch import FetchError, _run
 
     fake_pip = tmp_path / "fake_pip.py"
     fake_pip.write_text(
@@ -527,7 +527,7 @@ def test_fetch_error_names_the_whole_command_and_pips_first_error_line(tmp_path:
 def test_fetch_error_without_an_error_line_gives_the_last_line_or_the_exit_code() -> None:
     import sys
 
-    from upgrade_checklists.fetch import FetchError, _run
+    from upgrade_checklists.audit.fetch import FetchError, _run
 
     with pytest.raises(FetchError, match=r"^`python3 -c 'print\(1\); print\(2\); exit\(3\)'` failed: 2$"):
         _run([sys.executable, "-c", "print(1); print(2); exit(3)"], timeout=60)
@@ -562,7 +562,7 @@ def test_a_failed_fetch_is_not_counted_as_breaking(project: Repo) -> None:
 
 
 def test_guard_patch_compared_parameter_by_parameter() -> None:
-    from upgrade_checklists.guards import param_differences
+    from upgrade_checklists.audit.guards import param_differences
 
     pk, kw = "positional or keyword", "keyword-only"
     assert param_differences([("self", pk), ("a", pk), ("b", pk)], [("self", pk), ("a", pk), ("b", pk)]) == []

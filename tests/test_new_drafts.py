@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conftest import Repo, git
-from upgrade_checklists.new import template_of, wrap
+from upgrade_checklists.check.new import template_of, wrap
 
 PYPROJECT = """\
 [tool.upgrade-checklists]
