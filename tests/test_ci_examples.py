@@ -79,6 +79,25 @@ def test_gitlab_audit_runs_when_a_manifest_or_lock_changes() -> None:
     assert ci["upgrade-audit"]["cache"]["key"]["files"] == ["uv.lock", "pyproject.toml"]
 
 
+def test_gitlab_audit_keeps_its_source_cache_outside_the_checkout() -> None:
+    """GitLab caches only folders of the checkout, and the audit refuses a source cache in it (a
+    branch could commit forged sources): the job moves the restored cache out, refuses one the
+    branch committed, gives the audit the folder outside, and moves it back for GitLab to save."""
+    job = yaml.safe_load(GITLAB.read_text(encoding="utf-8"))["upgrade-audit"]
+    (kept,) = job["cache"]["paths"]
+    folder = kept.rstrip("/")
+    outside = job["variables"]["AUDIT_CACHE"]
+    assert outside.startswith("/tmp/") and "CI_PROJECT_DIR" not in outside
+    assert "XDG_CACHE_HOME" not in job["variables"]
+    script = job["script"]
+    guard = next(i for i, line in enumerate(script) if "git ls-files" in line)
+    move = next(i for i, line in enumerate(script) if line.endswith(f'mv {folder} "$AUDIT_CACHE"'))
+    run = next(i for i, line in enumerate(script) if line.startswith("upgrade-checklists audit"))
+    assert f"test -z \"$(git ls-files -- {folder})\"" in script[guard]
+    assert guard < move < run and script[run].endswith('--cache-dir "$AUDIT_CACHE"')
+    assert job["after_script"] == [f'test ! -d "$AUDIT_CACHE" || mv "$AUDIT_CACHE" {folder}']
+
+
 def test_examples_are_not_code_our_own_check_scans(tmp_path: Path) -> None:
     from upgrade_checklists.core import config
 

@@ -173,7 +173,8 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--from", dest="from_version", metavar="VERSION", help="the old version to compare with (default: the pinned one)")
     audit.add_argument("--base-ref", default="HEAD", help="git ref whose pins are the old versions (default: HEAD)")
     audit.add_argument("--source", choices=("git", "index", "auto"), default="auto", help="where upstream source comes from (default: auto, git then index)")
-    audit.add_argument("--cache-dir", type=Path, help="where fetched sources are kept (default: the per-user cache)")
+    audit.add_argument("--cache-dir", type=Path, help="where fetched sources are kept (default: the per-user cache; "
+                       "never inside the repository)")
     audit.add_argument("--summary", type=Path, metavar="PATH", help="where to write the summary (default: upgrade-summary.md in the repository root)")
     audit.add_argument("--ledger", action="store_true",
                        help="name, for each breaking finding, the first release between old and new in which it appears")
@@ -421,14 +422,18 @@ def _new(args: argparse.Namespace, cfg: config.Config) -> int:
 
 
 def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
-    from upgrade_checklists.audit import pipeline as audit, summary
+    from upgrade_checklists.audit import fetch, pipeline as audit, summary
     from upgrade_checklists.core.atomic import write_atomic_any
     from upgrade_checklists.check.compare import read_project
 
+    try:
+        cache_dir = fetch.audit_cache_dir(args.cache_dir, cfg.root)  # never a folder of the checkout
+    except fetch.FetchError as exc:
+        raise ConfigError(str(exc)) from None
     check = read_project(cfg, use_cache=not args.no_cache)  # the checklists and the code's imports: no comparison
     if not cfg.families and check.status_tables is not None and check.status_tables.families:
         cfg.families = check.status_tables.families  # the status file's Upgrade Families table
-    auditor = audit.Auditor(cfg, check, source=args.source, cache_dir=args.cache_dir, timeout=args.timeout,
+    auditor = audit.Auditor(cfg, check, source=args.source, cache_dir=cache_dir, timeout=args.timeout,
                             progress=audit.progress_printer())
     try:
         targets, notes = audit.plan(cfg, check.checklists, args.specs, args.from_version, args.base_ref, cache=auditor.store)

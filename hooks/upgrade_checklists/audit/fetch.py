@@ -14,7 +14,12 @@ Nothing from upstream runs:
   path or template a ``.gitattributes`` of the fetched repository could invoke),
   no hooks (``core.hooksPath=/dev/null``, an empty template), no LFS smudge, no
   submodules, symlinks checked out as plain files, and only the https/http/ssh/file
-  transports.
+  transports; and with none of the caller's git variables (a git hook in a linked
+  worktree exports ``GIT_DIR`` and ``GIT_INDEX_FILE``: inherited, they would point the
+  clone at the user's repository), in an empty folder that is also its ``HOME``;
+- pip runs isolated (``python -I``, no ``PYTHON*`` variable, an empty working folder):
+  a ``pip/`` package or a ``sitecustomize.py`` in the repository is never imported.
+  Both through ``proc.py``, as every command the tool runs.
 
 Every value that reaches a command is validated first; commands get argument
 lists, never a shell; git never prompts; every command has a timeout. A lock
@@ -36,12 +41,12 @@ from pathlib import Path
 from typing import Callable
 
 from upgrade_checklists.audit.archives import ArchiveError, unpack
+from upgrade_checklists.core import proc
 from upgrade_checklists.project.versions import VersionError, check_git_url, check_version
 
 _GITHUB_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9_.][A-Za-z0-9_.-]*$")
 _REF_RE = re.compile(r"^[A-Za-z0-9._/+-]+$")
 _PACKAGE_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
-_MARK = ".upgrade-checklists-complete"
 #: git configuration that keeps a fetched repository from running anything (given to every git
 #: command through GIT_CONFIG_COUNT/KEY/VALUE, so commands stay short in messages)
 _GIT_SAFE = {
@@ -59,6 +64,37 @@ class FetchError(Exception):
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "upgrade-checklists"
+
+
+def audit_cache_dir(cache_dir: Path | None, repository: Path) -> Path:
+    """Where the audit keeps fetched sources and model records (``cache_dir``, else the
+    per-user cache), resolved; refused when that is inside the repository (its root, or the
+    git work tree holding it). What is there is trusted -- a tree marked complete is not
+    fetched again, a model record is not checked against the source -- and a folder in the
+    checkout holds what the branch under review committed: a forged tree of the new
+    version, or a forged record (its key is computable by anyone), would make a breaking
+    upgrade pass. Records are not bound to the machine instead (as the scan cache's
+    entries are, to each file's inode and change time): a CI cache restored on another
+    runner is legitimately the same cache."""
+    chosen = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    real = Path(os.path.realpath(os.path.abspath(chosen)))
+    for top in _repository_tops(repository):
+        if real == top or top in real.parents:
+            raise FetchError(f"the audit cache {chosen} is inside the repository ({top}): a branch could commit "
+                             "forged sources or records there; use a folder outside the checkout (--cache-dir, XDG_CACHE_HOME)")
+    return real
+
+
+def _repository_tops(repository: Path) -> list[Path]:
+    """The repository's root, and the top of the git work tree that holds it (when another)."""
+    root = Path(os.path.realpath(repository))
+    tops = [root]
+    for d in (root, *root.parents):
+        if os.path.lexists(d / ".git"):
+            if d != root:
+                tops.append(d)
+            break
+    return tops
 
 
 def git_ref(branch_template: str, version: str) -> str:
@@ -82,13 +118,15 @@ def git_url(template: str, github: str) -> str:
     return url
 
 
-def _run(cmd: list[str], timeout: int, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "", "PIP_NO_INPUT": "1",
-           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_LFS_SKIP_SMUDGE": "1", "GIT_CONFIG_COUNT": str(len(_GIT_SAFE))}
-    for i, (key, value) in enumerate(_GIT_SAFE.items()):
-        env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
+def _run(cmd: list[str], timeout: int) -> subprocess.CompletedProcess:
+    """A git command on an upstream, or this interpreter (pip), isolated (``proc``); a failure is a FetchError."""
+    kind = proc.GIT_UPSTREAM if cmd[:1] == ["git"] else proc.PYTHON
+    cmd = proc.command(cmd, kind)
+    extra = {"GIT_CONFIG_COUNT": str(len(_GIT_SAFE))} if kind == proc.GIT_UPSTREAM else {}
+    for i, (key, value) in enumerate(_GIT_SAFE.items() if kind == proc.GIT_UPSTREAM else ()):
+        extra[f"GIT_CONFIG_KEY_{i}"], extra[f"GIT_CONFIG_VALUE_{i}"] = key, value
     try:
-        r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        r = proc.run(cmd, kind=kind, timeout=timeout, text=True, extra_env=extra)
     except subprocess.TimeoutExpired:
         raise FetchError(f"`{_shown(cmd)}` timed out after {timeout}s") from None
     except OSError as exc:
@@ -103,32 +141,53 @@ def _shown(cmd: list[str]) -> str:
     return shlex.join(["python3" if c == sys.executable else c for c in cmd])
 
 
-def _first_error(output: str) -> str:
-    """The first line that states the error (pip's ``ERROR:``, git's ``fatal:``), else the last line."""
+def _first_error(output: str, limit: int = 500) -> str:
+    """The first line that states the error (pip's ``ERROR:``, git's ``fatal:``), else the last
+    line; cut at ``limit`` characters, control characters escaped (a server's message or a
+    name from upstream may hold terminal escapes)."""
     lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
-    for line in lines:
-        if re.match(r"^(ERROR|error|fatal):", line):
-            return line
-    return lines[-1] if lines else ""
+    found = next((line for line in lines if re.match(r"^(ERROR|error|fatal):", line)), lines[-1] if lines else "")
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in found[:limit])
+    return shown + ("..." if len(found) > limit else "")
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text)
 
 
+def _mark(dest: Path) -> Path:
+    """The file that says ``dest`` is complete, and what it was fetched from: beside ``dest``,
+    never in it (nothing upstream can name it), and under a name no other entry of the
+    folder can have (``@`` starts no destination, lock or work folder)."""
+    return dest.parent / f"@{dest.name}.complete"
+
+
+def _complete(dest: Path) -> bool:
+    return _mark(dest).is_file() and dest.is_dir()
+
+
+def fetched_from(dest: Path) -> str | None:
+    """What the cached source ``dest`` was fetched from (as :func:`_cached` recorded it), or None."""
+    try:
+        return _mark(dest).read_text(encoding="utf-8").strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def _cached(dest: Path, produce: Callable[[Path, Path], str], timeout: int = 600) -> Path:
     """``dest`` if a complete copy is there; else ``produce(work, src)`` fills ``src`` (and
-    returns what to record of it), and ``src`` is renamed into place: never half-written.
-    A lock next to ``dest`` makes concurrent audits fetch once and share the result; the
-    work directories of fetches into ``dest`` that were killed are removed under it."""
-    if (dest / _MARK).is_file():
+    returns what to record of it), and ``src`` is renamed into place, then marked complete:
+    never half-written. A lock next to ``dest`` makes concurrent audits fetch once and share
+    the result; the work directories of fetches into ``dest`` that were killed are removed
+    under it."""
+    if _complete(dest):
         return dest
     from filelock import FileLock, Timeout  # a fetch to make: a warm audit never locks
 
     dest.parent.mkdir(parents=True, exist_ok=True)
     try:
         with FileLock(str(dest.parent / f".{dest.name}.lock"), timeout=timeout + 60):
-            if (dest / _MARK).is_file():  # another audit fetched it while we waited
+            if _complete(dest):  # another audit fetched it while we waited
                 return dest
             prefix = f".fetch-{dest.name}@"  # `@` is in no slug (and needs no shell quoting): dest's alone
             for left in dest.parent.iterdir():  # we hold dest's lock: these fetches were killed
@@ -138,10 +197,14 @@ def _cached(dest: Path, produce: Callable[[Path, Path], str], timeout: int = 600
             try:
                 src = work / "src"
                 mark = produce(work, src)
-                (src / _MARK).write_text(mark + "\n")
-                if dest.exists():
+                (work / "mark").write_text(mark + "\n", encoding="utf-8")
+                _mark(dest).unlink(missing_ok=True)  # a crash from here on leaves dest unmarked: fetched again
+                if dest.is_dir() and not dest.is_symlink():
                     shutil.rmtree(dest)
+                elif os.path.lexists(dest):
+                    dest.unlink()
                 os.replace(src, dest)
+                os.replace(work / "mark", _mark(dest))
             finally:
                 shutil.rmtree(work, ignore_errors=True)
     except Timeout:
@@ -207,7 +270,7 @@ def fetch_index(package: str, version: str, *, cache_dir: Path, timeout: int = 6
 
     def download(work: Path, src: Path) -> str:
         dl = work / "dl"
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "--quiet",
+        cmd = [*proc.python_command("-m", "pip"), "download", "--no-deps", "--disable-pip-version-check", "--quiet",
                "--only-binary", ":all:", "-d", str(dl), f"{package}=={version}"]
         try:
             _run(cmd, timeout)

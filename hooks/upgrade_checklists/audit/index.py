@@ -19,7 +19,6 @@ import json
 import os
 import ssl
 import subprocess
-import sys
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
@@ -27,6 +26,8 @@ from pathlib import Path
 
 from packaging.utils import InvalidSdistFilename, canonicalize_name, parse_sdist_filename
 from packaging.version import InvalidVersion, Version
+
+from upgrade_checklists.core import proc
 
 DEFAULT_INDEX = "https://pypi.org/simple"
 MAX_DOWNLOAD = 1024 * 1024 * 1024
@@ -49,8 +50,7 @@ def pip_sources(timeout: int = 60) -> PipSources:
     """pip's effective indexes and find-links, as ``pip config list`` reports them
     (environment over the ``download`` section over ``global``)."""
     try:
-        r = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True,
-                           timeout=timeout, stdin=subprocess.DEVNULL, env={**os.environ, "PIP_NO_INPUT": "1"})
+        r = proc.run(proc.python_command("-m", "pip", "config", "list"), kind=proc.PYTHON, timeout=timeout, text=True)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise IndexLookupError(f"cannot read pip's configuration: {exc}") from None
     values: dict[str, dict[str, str]] = {}
@@ -194,5 +194,5 @@ def download(url_or_path: str, dest_dir: Path, timeout: int, cert: str | None = 
             digest.update(chunk)
             out.write(chunk)
     if want and digest.hexdigest() != want.lower():
-        raise IndexLookupError(f"{name}: sha256 {digest.hexdigest()} does not match the index's {want}")
+        raise IndexLookupError(f"{name}: sha256 {digest.hexdigest()} does not match the index's {want[:64]!r}")
     return dest

@@ -248,8 +248,7 @@ class Auditor:
         path = self._fetched.get((cl.package, version))
         if path is None:
             return ""
-        mark = path / ".upgrade-checklists-complete"
-        return mark.read_text().strip() if mark.is_file() else str(path)
+        return fetching.fetched_from(path) or str(path)
 
     def _sources(self) -> Sources:
         """Every project source (subclasses are followed across files), read and parsed when first

@@ -2,7 +2,8 @@
 index deletes.
 
 Every command is an argument list (never a shell), run in the configuration's
-directory, with paths as git prints them relative to it (``-z``: no quoting).
+directory (``proc.GIT_REPO``: git finds the repository from there, whatever ``GIT_DIR`` a
+hook exported), with paths as git prints them relative to it (``-z``: no quoting).
 Outside a git work tree (or without git) the callers fall back to the file system.
 """
 
@@ -13,14 +14,13 @@ import posixpath
 import subprocess
 from pathlib import Path
 
-_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+from upgrade_checklists.core import proc
 
 
 def _git(root: Path, *args: str) -> list[str] | None:
     """``git ARGS`` in ``root`` split on NUL, or None when git cannot answer there."""
     try:
-        r = subprocess.run(["git", "--literal-pathspecs", *args], cwd=root, capture_output=True,
-                           stdin=subprocess.DEVNULL, env={**os.environ, **_ENV}, timeout=60)
+        r = proc.run(["git", "--literal-pathspecs", *args], kind=proc.GIT_REPO, cwd=root, timeout=60)
     except (OSError, subprocess.SubprocessError):
         return None
     if r.returncode != 0:

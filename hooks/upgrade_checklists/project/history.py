@@ -7,10 +7,10 @@ The answer is cached under a digest of all refs, so a warm run asks git only for
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
+from upgrade_checklists.core import proc
 from upgrade_checklists.project.cache import ScanCache
 from upgrade_checklists.core.digest import blake2b
 
@@ -25,10 +25,8 @@ _pending: dict[tuple[str, tuple[str, ...]], subprocess.Popen] = {}  # started ah
 
 
 def _start(root: Path, args: tuple[str, ...]) -> subprocess.Popen | None:
-    env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0")
     try:
-        return subprocess.Popen(["git", *args], cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                stdin=subprocess.DEVNULL, text=True, encoding="utf-8", errors="replace")
+        return proc.start(["git", *args], cwd=root, text=True)
     except (OSError, subprocess.SubprocessError):
         return None
 

@@ -17,6 +17,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from upgrade_checklists.core import proc
+
 
 def _pre_commit_home(env) -> Path:
     base = env.get("PRE_COMMIT_HOME")
@@ -56,7 +58,7 @@ def stashed_files(env=None, ppid: int | None = None) -> list[str] | None:
 def unstaged_files(root: Path) -> list[str]:
     """Files whose working-tree content differs from the index."""
     try:
-        r = subprocess.run(["git", "diff", "--name-only", "-z"], cwd=root, capture_output=True, timeout=60)
+        r = proc.run(["git", "diff", "--name-only", "-z"], kind=proc.GIT_REPO, cwd=root, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return []
     return [n for n in r.stdout.decode("utf-8", "replace").split("\0") if n] if r.returncode == 0 else []

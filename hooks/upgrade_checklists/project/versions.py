@@ -24,7 +24,6 @@ import fnmatch
 import os
 import re
 import stat
-import subprocess
 import time
 import sys
 from dataclasses import dataclass, field
@@ -34,6 +33,8 @@ from urllib.parse import urlsplit
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
+
+from upgrade_checklists.core import proc
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -114,7 +115,7 @@ class Reader:
         if self.ref is None:
             p = self.root / rel
             return p.read_text(encoding="utf-8") if p.is_file() else None
-        r = subprocess.run(["git", "show", f"{self.ref}:{rel}"], cwd=self.root, capture_output=True, timeout=60)
+        r = proc.run(["git", "show", f"{self.ref}:{rel}"], kind=proc.GIT_REPO, cwd=self.root, timeout=60)
         return r.stdout.decode("utf-8", "replace") if r.returncode == 0 else None
 
     def files(self, patterns: list[str]) -> list[str]:
@@ -126,7 +127,7 @@ class Reader:
                 names |= {p.relative_to(self.root).as_posix() for p in self.root.glob(pat) if p.is_file()}
             return sorted(names)
         cmd = ["git", "ls-tree", "--name-only"] + (["-r"] if deep else []) + [self.ref]
-        r = subprocess.run(cmd, cwd=self.root, capture_output=True, text=True, timeout=60)
+        r = proc.run(cmd, kind=proc.GIT_REPO, cwd=self.root, text=True, timeout=60)
         return sorted(n for n in r.stdout.splitlines() if any(fnmatch.fnmatchcase(n, p) for p in patterns))
 
     def requirement_files(self) -> list[str]:
