@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from upgrade_checklists.project.calls import Call, Scopes, bindings, dotted, find_attribute_uses, find_calls, resolve
+from upgrade_checklists.core import proc
 from upgrade_checklists.core.checklist import TIERS, read_checklist
 from upgrade_checklists.project.checklists import load_checklists
 from upgrade_checklists.core.config import Config, ConfigError
@@ -271,12 +272,8 @@ def _template_from_tags(cfg: Config, github: str) -> tuple[str, str | None]:
     local = url[len("file://"):] if url.startswith("file://") else url
     if not local or "://" in local or local.startswith("-") or not re.match(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9_.][A-Za-z0-9_.-]*$", github) or ".." in github or not os.path.isdir(local):
         return DEFAULT_BRANCH_TEMPLATE, None
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PYTHON"))}
-    env.update({"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0"})
-    try:
-        with tempfile.TemporaryDirectory() as neutral:
-            r = subprocess.run(["git", "ls-remote", "--tags", "--", os.path.realpath(local)], cwd=neutral, env=env,
-                               capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    try:  # an upstream's git: a fresh folder, no inherited GIT_* variable, no user configuration
+        r = proc.run(["git", "ls-remote", "--tags", "--", os.path.realpath(local)], kind=proc.GIT_UPSTREAM, timeout=60, text=True)
     except (OSError, subprocess.SubprocessError):
         return DEFAULT_BRANCH_TEMPLATE, None
     tags = [ln.split("refs/tags/", 1)[1] for ln in r.stdout.splitlines() if "refs/tags/" in ln and not ln.endswith("^{}")]
@@ -309,8 +306,6 @@ def _skeleton() -> str:
 
 def _validate(cfg: Config, path: Path, text: str) -> None:
     """Refuse values that a checklist would reject (before anything is written)."""
-    import tempfile
-
     with tempfile.TemporaryDirectory() as tmp:
         probe = Path(tmp) / path.name
         probe.write_text(text, encoding="utf-8")
