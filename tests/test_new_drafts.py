@@ -298,6 +298,7 @@ def legacy():
 
 
 def test_a_package_nobody_imports_is_an_error_and_nothing_is_written(wk: Repo) -> None:
+    wk.edit("pyproject.toml", 'roots = ["lib", "tests", "scripts"]', 'roots = ["lib", "tests", "scripts", "tests/"]')
     r = wk.run("new", "nothere", "--github", "acme/nothere")
     assert r.code == 2
     assert r.err == ("upgrade-checklists: error: no file in lib/, tests/, scripts/ imports nothere (as nothere): "

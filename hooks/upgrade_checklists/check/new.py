@@ -128,7 +128,7 @@ def create(cfg: Config, package: str, github: str, branch_template: str | None,
     front += ["import_names:"] + [f"  - {n}" for n in names] + ["---", ""]
     _validate(cfg, path, "\n".join(front) + _skeleton())
     if not users:
-        where = ", ".join(f"{r}/" if r not in ("", ".") else "./" for r in cfg.roots)
+        where = ", ".join(dict.fromkeys(f"{r.rstrip('/')}/" if r not in ("", ".") else "./" for r in cfg.roots))
         raise ConfigError(f"no file in {where} imports {package} (as {', '.join(names)}): nothing to draft; "
                           "pass --import-name if its import path is another")
     cfg.checklist_dir.mkdir(parents=True, exist_ok=True)  # the first checklist makes the folder
