@@ -287,8 +287,12 @@ def test_json_output_and_summary_path(project: Repo, upstreams: Path) -> None:
     bump(project, upstreams)
     r = audit(project, "--format", "json", "--summary", "out/summary.md")
     doc = r.json()
+    coverage = [p.pop("coverage") for p in doc["packages"]]
     assert doc["packages"] == [{"package": "fakepkg-core", "old_version": "1.0.0", "new_version": "2.0.0",
                                 "source": f"file://{upstreams}/example/fakepkg-core v2.0.0", "variants": ["default"]}]
+    # every use found is either checked or counted as unknown under a reason
+    (cov,) = coverage
+    assert cov["found"] > 0 and cov["checked"] + sum(cov["unknown"].values()) == cov["found"]
     first = next(f for f in doc["findings"] if f["code"] == "RETURN_CHANGED")
     assert first == {"code": "RETURN_CHANGED", "checklist": "checklists/fakepkg-core.md", "checklist_line": 41,
                      "file": "app/engine/core.py", "line": 12, "package": "fakepkg-core", "severity": "error", "fixable": False,
@@ -327,6 +331,28 @@ def test_index_source_uses_wheels_and_unbuilt_sdists(project: Repo, upstreams: P
     assert cached == ["index/fakepkg-bridge/1.0.0", "index/fakepkg-core/1.0.0", "index/fakepkg-core/2.0.0"]
     # the bridge's wheel: its package files, unpacked as they are
     assert (project.cache / "index/fakepkg-bridge/1.0.0/fakepkg/bridge/cfg.py").is_file()
+
+
+def test_auto_source_says_when_git_failed_and_the_index_was_used(project: Repo, upstreams: Path, tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    dist = build_dists(upstreams, tmp_path / "dist")
+    index_env(monkeypatch, dist)
+    bump(project, upstreams)
+    project.edit("pyproject.toml", f"file://{upstreams}/", f"file://{tmp_path}/no-such-mirror/")
+    r = audit(project)  # --source auto: git first, then the index
+    assert r.code == 1
+    notes = [l for l in r.err.splitlines() if "the git source failed" in l]
+    assert notes and all(l.startswith("note: fakepkg-") and l.endswith("the index's was used") for l in notes)
+    assert any(l.startswith("note: fakepkg-core 2.0.0: ") for l in notes)
+
+
+def test_a_range_pin_without_from_says_only_the_new_version_is_checked(project: Repo, upstreams: Path) -> None:
+    project.write("pyproject.toml", pyproject(upstreams).replace("fakepkg-core==1.0.0", "fakepkg-core>=1.0"))
+    r = audit(project, "fakepkg-core==2.0.0")
+    assert ("note: fakepkg-core @ default: no exact pin and no --from: only 2.0.0 is checked (binding only, no old/new "
+            "comparison); give --from OLD to compare") in r.err.splitlines()
+    r = audit(project, "fakepkg-core==2.0.0", "--from", "1.0.0")
+    assert "no exact pin" not in r.err
 
 
 CANARY_SETUP = """

@@ -102,3 +102,15 @@ def test_new_optional_parameters_are_one_finding_per_api() -> None:
     many = sig(("a", PK, None), ("b", PK, "1"), ("c", KW, "None"), *((n, KW, "None") for n in "vwxyz"))
     assert [m for _c, _s, _p, m in signature_changes("pkg.f", OLD, many)] == [
         "`pkg.f`: 5 new optional parameters: `v`, `w`, `x`, `y`, `z`"]
+
+
+def test_a_parameter_the_old_kwargs_took_is_not_new() -> None:
+    VK_ = "variadic keyword"
+    old = sig(("a", PK, None), ("attrs", VK_, None))
+    # `b` was accepted through **attrs before: not a new optional parameter for any caller
+    assert signature_changes("pkg.C", old, sig(("a", PK, None), ("b", PK, "1"), ("attrs", VK_, None))) == []
+    # without the old **attrs it is new; made required, it is reported either way
+    assert codes(signature_changes("pkg.C", sig(("a", PK, None)), sig(("a", PK, None), ("b", PK, "1")))) == [
+        ("NEW_OPTIONAL_PARAM", "info", "b")]
+    assert codes(signature_changes("pkg.C", old, sig(("a", PK, None), ("b", KW, None), ("attrs", VK_, None)))) == [
+        ("NEW_REQUIRED_PARAM", "info", "b")]

@@ -113,3 +113,14 @@ def test_ledger_end_to_end(tmp_path: Path, capsys, monkeypatch, three_releases: 
     assert again.code == 1
     assert "note: fakepkg-core: ledger over 2 releases (1.5.0, 2.0.0); 0 loaded (none: all from the cache)" in again.err
     assert {l for l in again.err.splitlines() if l.startswith("ledger: ")} == {l for l in r.err.splitlines() if l.startswith("ledger: ")}
+
+
+def test_a_ledger_line_names_the_checklist_line_of_a_finding_without_a_place_in_the_code() -> None:
+    from upgrade_checklists.cli import ledger_place
+    from upgrade_checklists.core.findings import Finding
+
+    at_code = Finding("checklists/x.md", 30, "REMOVED_PARAM", "m", "app/a.py", 12, "x", severity="error", at_source=True)
+    assert ledger_place(at_code) == "app/a.py:12"
+    # a change of an entry's API that no call site reaches: no file, no line (it was `None:None`)
+    at_entry = Finding("checklists/x.md", 30, "REMOVED_PARAM", "m", None, None, "x", severity="info", at_source=True)
+    assert ledger_place(at_entry) == "checklists/x.md:30"

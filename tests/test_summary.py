@@ -190,3 +190,17 @@ def test_summary_is_mdformat_stable(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "mdformat", "--wrap", "88", str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert path.read_text(encoding="utf-8") == before
+
+
+def test_a_deprecation_is_listed_and_no_entry_with_one_is_ok(tmp_path: Path) -> None:
+    result = sample(tmp_path)
+    t = result.targets[0]
+    grow = next(e.line for e in t.checklist.entries if e.number == 3)
+    t.findings.append(finding("DEPRECATED", "app/engine/z.py", 4, grow, "warning",
+                              '`libx.grow` is deprecated at 2.0: "use libx.expand"'))
+    t.coverage = {"found": 5, "checked": 3, "unknown": {"not found in the loaded upstream source": 2}}
+    assert [v for n, _api, v, _s in verdicts(t) if n == 3] == ["DEPRECATED"]  # it works today, but is not OK
+    text = render(result, requested="x", tier_of=tier_of)
+    assert "**Deprecations (work now, warn at the new version):**\n\n- [app/engine/z.py:4] `libx.grow` is deprecated" in text
+    assert ("Coverage: 5 uses found, 3 checked, 2 unknown (2 not found in the loaded upstream source). Not checked: "
+            "behaviour changes (same signature, other semantics) are outside a static audit.") in " ".join(text.split())

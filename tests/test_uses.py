@@ -13,7 +13,7 @@ import pytest
 
 from conftest import Repo, git
 from upstream import make_repo
-from upgrade_checklists.project.uses import ATTRIBUTE, CALL, IMPORT, MEMBER, PATCH, RESULT, Sources, find_uses
+from upgrade_checklists.project.uses import ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, Sources, find_uses
 
 MODELS_V1 = {
     "fakepkg/models/__init__.py": "",
@@ -309,6 +309,7 @@ def test_uses_through_aliases_subclasses_and_patches() -> None:
     assert got == [
         ("a.py", 2, IMPORT, "pkg.mod", "", ""),
         ("a.py", 3, IMPORT, "pkg.Base", "", ""),
+        ("a.py", 6, OVERRIDE, "pkg.Base", "go", "subclass `Mine`"),  # its def overrides the base's go
         ("a.py", 7, MEMBER, "pkg.Base", "go", "subclass `Mine`, through `super()`"),
         ("a.py", 8, MEMBER, "pkg.Base", "x", "subclass `Mine`"),
         ("a.py", 11, MEMBER, "pkg.mod.Cls", "y", "patch `f` of `Cls.f`"),
@@ -316,6 +317,7 @@ def test_uses_through_aliases_subclasses_and_patches() -> None:
         ("a.py", 13, PATCH, "pkg.mod.Cls", "f", "patch `f`"),
         ("a.py", 14, PATCH, "pkg.mod.Cls", "g", "patch `f`"),
         # b.py's Sub goes on overriding go(): its self.z is a use of pkg.Base
+        ("b.py", 5, OVERRIDE, "pkg.Base", "go", "subclass `Sub`"),
         ("b.py", 6, MEMBER, "pkg.Base", "z", "subclass `Sub`"),
     ]
 
@@ -632,6 +634,7 @@ def test_only_files_a_use_can_be_in_are_parsed() -> None:
     got = sorted((u.file, u.line, u.kind, u.target, u.member or "", u.via) for u in find_uses(sources, ["pkg"]) if u.kind != ATTRIBUTE)
     assert got == [
         ("app/base.py", 1, IMPORT, "pkg.Engine", "", ""),
+        ("app/base.py", 5, OVERRIDE, "pkg.Engine", "go", "subclass `Mine`"),  # bound only if Engine has a go
         ("app/base.py", 6, MEMBER, "pkg.Engine", "run", "subclass `Mine`"),
         ("app/build.py", 6, MEMBER, "pkg.Engine", "stop", "a `Mine` instance"),
     ]

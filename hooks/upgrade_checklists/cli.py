@@ -421,6 +421,13 @@ def _new(args: argparse.Namespace, cfg: config.Config) -> int:
     return 0
 
 
+def ledger_place(f) -> str:
+    """Where a ledger line says a finding is: its place in the code, else its checklist line."""
+    if f.file:
+        return f"{f.file}:{f.line}" if f.line else f.file
+    return f"{f.checklist}:{f.checklist_line}"
+
+
 def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     from upgrade_checklists.audit import fetch, pipeline as audit, summary
     from upgrade_checklists.core.atomic import write_atomic_any
@@ -463,13 +470,13 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
     if args.verbose:
         for note in result.notes[len(notes):]:
             print(f"note: {note}", file=sys.stderr)
-    packages = [{"package": t.package, "old_version": t.old, "new_version": t.new, "source": t.source, "variants": t.variants}
-                for t in result.targets]
+    packages = [{"package": t.package, "old_version": t.old, "new_version": t.new, "source": t.source, "variants": t.variants,
+                 "coverage": t.coverage} for t in result.targets]
     sys.stdout.write(report.render(result.findings, args.format, checklists=len(check.checklists),
                                    files_scanned=check.files_scanned, extra={"packages": packages},
                                    hide_info=not args.verbose))
     for f, release in introduced.items():
-        print(f"ledger: {f.file}:{f.line}: {f.code} first appears in {release}", file=sys.stderr)
+        print(f"ledger: {ledger_place(f)}: {f.code} first appears in {release}", file=sys.stderr)
     if args.ledger and not args.verbose:
         for note in result.notes:
             if ": ledger " in note:

@@ -9,12 +9,12 @@ breaks), ``warning`` or ``info`` (nothing breaks here).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.audit.annotations import short
-from upgrade_checklists.audit.api import Api, Signature, Unresolved, UpstreamModel
+from upgrade_checklists.audit.api import Api, Param, Signature, Unresolved, UpstreamModel
 from upgrade_checklists.project.calls import Call
-from upgrade_checklists.project.uses import ATTRIBUTE, CALL, IMPORT, MEMBER, PATCH, RESULT, Use
+from upgrade_checklists.project.uses import ANNOTATED, ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, TYPED, Use
 
 Problem = tuple[str, str, str, str]
 
@@ -77,8 +77,20 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
                 if oldn is None or p.name not in oldn or not oldn[p.name].required:
                     out.append(("NEW_REQUIRED_PARAM", "error", p.name, f"`{what}`: `{p.name}` is required at {version} and this call does not pass it"))
     if old is not None and None not in (old.returns, new.returns) and old.returns != new.returns and call.used:
-        out.append(("RETURN_CHANGED", "error", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`), and this call uses the result"))
+        if call.unpacked and _sequence(old.returns) and _sequence(new.returns):
+            out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`); "
+                        "this call only unpacks or iterates the result, which either supports"))
+        else:
+            out.append(("RETURN_CHANGED", "error", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`), and this call uses the result"))
     return out
+
+
+_SEQUENCES = ("list", "tuple", "typing.Sequence", "typing.MutableSequence", "typing.Iterable", "typing.Collection")
+
+
+def _sequence(text: str) -> bool:
+    """An annotation (normalised) of a sequence: unpacking or iterating it works for each of them."""
+    return text.split("[", 1)[0].strip() in _SEQUENCES and "|" not in text
 
 
 def signature_changes(what: str, old: Signature, new: Signature) -> list[Problem]:
@@ -98,6 +110,8 @@ def signature_changes(what: str, old: Signature, new: Signature) -> list[Problem
             continue
         if name not in oldn and _renamed_from(name, old, new):
             continue
+        if name not in oldn and not p.required and old.var_kwargs and p.kind != "positional-only":
+            continue  # the old ``**kwargs`` took it already: not new to a caller
         if p.required and name in oldn:
             out.append(("NEW_REQUIRED_PARAM", "info", name, f"`{what}`: `{name}` is now required (was optional); every call site passes it"))
         elif p.required:
@@ -133,6 +147,17 @@ class Bound:
     signature: bool = False  # a call bound against a known signature
     problems: list[Problem] = field(default_factory=list)
     fix: dict | None = None  # a MOVED_API problem: where it went (for ``audit --fix``)
+    #: why the use could not be checked ("" checked; ``NOT_A_USE``: an override of nothing upstream has)
+    unknown: str = ""
+
+
+NOT_A_USE = "-"
+#: why a use stays unchecked (counted per reason in the audit's coverage, never guessed)
+NOT_FOUND = "not found in the loaded upstream source"
+NO_SIGNATURE = "no signature known statically"
+NO_RESULT_CLASS = "the class of the object an upstream call returned is not known"
+NO_ATTRIBUTE_CLASS = "the class of an attribute upstream declares is not known"
+NOT_RESOLVABLE = "not resolvable statically"
 
 
 def _lookup(model: UpstreamModel | None, dotted: str) -> Api | None:
@@ -168,14 +193,88 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         RESULT: lambda u: _bind_result(u, old, new, version, covered),
         MEMBER: lambda u: _bind_member(u, old, new, version, patched),
         PATCH: lambda u: _bind_patch(u, old, new, version),
-        ATTRIBUTE: lambda u: _bind_attribute(u, new, version),
+        ATTRIBUTE: lambda u: _bind_attribute(u, old, new, version),
+        OVERRIDE: lambda u: _bind_override(u, old, new, version),
+        TYPED: lambda u: _bind_typed(u, old, new, version),
+        ANNOTATED: lambda u: _bind_annotated(u, old, new, version),
     }
     for u in uses:
         try:
             out.append(binders[u.kind](u))
         except Unresolved:  # an alias into a package not loaded (torch, ...): not bound
-            out.append(Bound(u, None, None))
+            out.append(Bound(u, None, None, unknown=NOT_RESOLVABLE))
+    _once_a_line(out)
     return out
+
+
+_NOT_THERE = ("MOVED_API", "REMOVED_API", "UNRESOLVED")
+
+
+def _once_a_line(bound: list[Bound]) -> None:
+    """A name that does not resolve is reported once on its line: a read ``pkg.mod.f`` is also the
+    read ``pkg.mod`` (and maybe a call of it), so only the shortest path that does not resolve is
+    said, by the call when there is one; a name deprecated through a module's ``__getattr__`` is
+    said by its read, not again by its call."""
+    at: dict[tuple[str, int], list[Bound]] = {}
+    for b in bound:
+        if b.problems:
+            at.setdefault((b.use.file, b.use.line), []).append(b)
+    for group in at.values():
+        if len(group) < 2:
+            continue
+        missing_ = [b for b in group if any(p[0] in _NOT_THERE for p in b.problems)]
+        warned = {b.use.target for b in group if b.use.kind == ATTRIBUTE and any(p[0] == "DEPRECATED" for p in b.problems)}
+        for b in group:
+            t = b.use.target
+            if any(o is not b and o.use.kind == ATTRIBUTE and t.startswith(o.use.target + ".") for o in missing_) or (
+                    b.use.kind == ATTRIBUTE and any(o.use.target == t and o.use.kind != ATTRIBUTE for o in missing_)):
+                b.problems = [p for p in b.problems if p[0] not in _NOT_THERE]
+            elif b.use.kind == CALL and t in warned:
+                b.problems = [p for p in b.problems if not (p[0] == "DEPRECATED" and p[3].startswith(f"`{t}` is deprecated"))]
+
+
+def _foreign(model, cls: Api) -> str:
+    """The bases of ``cls`` from another distribution, as text ("" when none)."""
+    try:
+        bases = model.foreign_bases(cls)
+    except Unresolved:
+        return "a base not in the loaded source"
+    return ", ".join(f"`{b}`" for b in bases)
+
+
+def _status(model, dotted: str) -> str:
+    if model is None:
+        return "absent"
+    try:
+        return model.status(dotted)
+    except Unresolved as exc:
+        return f"unknown:{exc}"
+
+
+def missing(name: str, old, new, version: str, a_old: Api | None, shown: str | None = None) -> tuple[str, str, str] | None:
+    """(code, severity, message) for a use of ``name``, a path that does not give an API at ``version``,
+    judged as Python resolves names: an error only when the old version resolved it and the new one
+    certainly does not (a module refusing it by name gives its own message); what the model cannot
+    tell, or what did not resolve before either, is ``UNRESOLVED`` (info). None when it resolves."""
+    shown = shown or f"`{name}`"
+    now = _status(new, name)
+    if now == "found":
+        return None
+    if now.startswith("unknown:"):
+        return "UNRESOLVED", "info", f"{shown} cannot be resolved statically at {version}: {now.removeprefix('unknown:')}"
+    if old is None:
+        return "UNRESOLVED", "info", f"{shown} does not resolve at {version}"
+    before = _status(old, name)
+    if before != "found" or a_old is None:
+        why = before.split(":", 1)[1] if ":" in before else "not found"
+        return "UNRESOLVED", "info", f"{shown} does not resolve at {version}, nor did it at the old version ({why}): not a change of this upgrade"
+    if now.startswith("removed:"):
+        said = now.removeprefix("removed:")
+        return "REMOVED_API", "error", f"{shown} was removed at {version}" + (f": \"{said}\"" if said else "")
+    code, msg = gone(name, a_old, new, version)
+    if shown != f"`{name}`":
+        msg = msg.replace(f"`{name}`", shown, 1)
+    return code, "error", msg
 
 
 def gone(name: str, api_old: Api, new: UpstreamModel, version: str) -> tuple[str, str]:
@@ -206,16 +305,24 @@ def _bind_import(u: Use, old, new, version) -> Bound:
             b.problems.append(("DEPRECATED", "warning", "", f"import `{u.target}` is served by a {how.via} that warns at {version}: "
                                f"\"{how.warning}\""))
         return b
-    was = old is not None and old.resolves(u.target)
-    last = u.target.rsplit(".", 1)[-1]
-    elsewhere = new.by_name(last, kinds=("class", "function", "module"))
+    found = missing(u.target, old, new, version, a_old, f"import `{u.target}`")
+    if found is None:
+        return b
+    code, sev, msg = found
+    binding_only = old is None and code == "UNRESOLVED" and not _status(new, u.target).startswith("unknown:")
+    if code == "UNRESOLVED" and not binding_only:
+        b.problems.append((code, sev, "", msg))
+        return b
     sev = "info" if u.fallback else "warning" if u.typing_only else "error"
-    verb = "no longer resolves" if was else "does not resolve"
+    verb = "does not resolve" if binding_only else "no longer resolves"
+    last = u.target.rsplit(".", 1)[-1]
+    elsewhere = new.by_name(last, kinds=("class", "function", "module")) if code != "REMOVED_API" or binding_only else []
     if elsewhere:
         b.problems.append(("MOVED_API", sev, "", f"import `{u.target}` {verb} at {version}; `{last}` is at `{elsewhere[0]}`"))
         b.fix = moved_fix(new, u.target, elsewhere[0])
-    elif was or old is None:
-        b.problems.append(("REMOVED_API", sev, "", f"import `{u.target}` {verb} at {version}"))
+    else:
+        quoted = msg.split(": ", 1)[1] if "was removed at" in msg and ": \"" in msg else ""
+        b.problems.append(("REMOVED_API", sev, "", f"import `{u.target}` {verb} at {version}" + (f": {quoted}" if quoted else "")))
     return b
 
 
@@ -223,22 +330,61 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
     a_new, a_old = _lookup(new, u.target), _lookup(old, u.target)
     b = Bound(u, a_old.path if a_old else None, a_new.path if a_new else None)
     if a_new is None:
-        if a_old is not None:
-            code, msg = gone(u.target, a_old, new, version)
-            b.problems.append((code, "error", "", _via(u, msg)))
+        found = missing(u.target, old, new, version, a_old) if (a_old is not None or u.call is not None) else None
+        if found is not None:
+            code, sev, msg = found
+            b.problems.append((code, sev, "", _via(u, msg)))
             if code == "MOVED_API":
                 b.fix = moved_fix(new, a_old.path, new.by_name(a_old.path.rsplit(".", 1)[-1], kinds=(a_old.kind,))[0])
+        else:
+            b.unknown = NOT_FOUND
         return b
     if u.call is not None and not u.via:
-        warned = new.deprecation(a_new, u.target)
-        if warned is not None:
-            b.problems.append(("DEPRECATED", "warning", "", f"`{a_new.path}` is deprecated at {version}: \"{warned}\""))
+        how = new.via(u.target)
+        if how is not None and how.warning:  # served through a deprecated name: that name is deprecated, not its target
+            b.problems.append(("DEPRECATED", "warning", "", f"`{u.target}` is deprecated at {version}: \"{how.warning}\""))
+        else:
+            warned = new.deprecation(a_new)
+            if warned is not None:
+                b.problems.append(("DEPRECATED", "warning", "", f"`{a_new.path}` is deprecated at {version}: \"{warned}\""))
+    if u.call is not None and u.call.keywords and a_new.kind in ("function", "class"):
+        try:
+            scoped = new.keyword_deprecations(a_new)
+        except Unresolved:
+            scoped = {}
+        for kw in u.call.keywords:
+            if kw in scoped:
+                b.problems.append(("DEPRECATED", "warning", kw, _via(u, f"`{a_new.path}`: passing `{kw}` is deprecated at {version}: \"{scoped[kw]}\"")))
     if a_new.signature is None or u.call is None:
+        b.unknown = NO_SIGNATURE if u.call is not None else ""
         return b
     b.signature = True
-    for code, sev, param, msg in bind_call(u.call, a_new.path, a_old.signature if a_old else None, a_new.signature, version):
+    call = _unbound(u.call, a_new) if _through_class(u) else u.call
+    for code, sev, param, msg in bind_call(call, a_new.path, a_old.signature if a_old else None, a_new.signature, version):
         b.problems.append((code, sev, param, _via(u, msg)))
     return b
+
+
+_CLASS_FIRST = ("cls", "mcs", "metacls", "klass")
+
+
+def _through_class(u: Use) -> bool:
+    """The call is written through the class (``click.Group.get_command(self, ...)``), not on an
+    instance (``bridge.save(...)``, a call site a catalog entry records)."""
+    callee = u.call.callee_text() if u.call is not None else None
+    parts = u.target.split(".")
+    return bool(callee) and len(parts) > 1 and callee.split(".")[-2:-1] == parts[-2:-1]
+
+
+def _unbound(call: Call, api: Api) -> Call:
+    """A method called through its class (``Base.m(self, x)``) gets its instance as the first
+    positional argument: the call without it (what binds to the signature, ``self`` left out).
+    A static method has no ``self``; a class method (first parameter ``cls``) binds its class."""
+    ps = api.parameters or ()
+    if (not api.method or api.signature is None or len(ps) != len(api.signature.params) + 1 or ps[0][0] in _CLASS_FIRST
+            or call.positional == 0):
+        return call
+    return replace(call, positional=call.positional - 1)
 
 
 def _bind_result(u: Use, old, new, version, covered) -> Bound:
@@ -247,6 +393,7 @@ def _bind_result(u: Use, old, new, version, covered) -> Bound:
     b = Bound(u, None, None)
     cls_new = new.returned_class(a_new) if a_new is not None else None
     if cls_new is None:
+        b.unknown = NO_RESULT_CLASS
         return b
     cls_old = old.returned_class(a_old) if (old is not None and a_old is not None) else None
     m_new, m_old = _member(new, cls_new, u.member), _member(old, cls_old, u.member)
@@ -256,7 +403,12 @@ def _bind_result(u: Use, old, new, version, covered) -> Bound:
         return b
     if m_new is None:
         if m_old is not None:
-            b.problems.append(("METHOD_CHANGED", "error", "", f"`{what}` (called on the result of `{a_new.path}`) was removed at {version}"))
+            foreign = _foreign(new, cls_new)
+            if foreign:
+                b.problems.append(("UNRESOLVED", "info", "", f"`{what}` (called on the result of `{a_new.path}`) is not in the loaded "
+                                   f"source at {version}; `{cls_new.path}` inherits from {foreign}, not followed: its members are unknown"))
+            else:
+                b.problems.append(("METHOD_CHANGED", "error", "", f"`{what}` (called on the result of `{a_new.path}`) was removed at {version}"))
         return b
     if m_new.signature is None or m_new.kind != "function":
         return b
@@ -274,6 +426,7 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
     cls_new, cls_old = _lookup(new, u.target), _lookup(old, u.target)
     b = Bound(u, None, None)
     if cls_new is None or cls_new.kind != "class":
+        b.unknown = NOT_FOUND
         return b
     if u.member == "__init__":  # super().__init__(...): the class's constructor
         m_new, m_old = cls_new, (cls_old if cls_old is not None and cls_old.kind == "class" else None)
@@ -283,10 +436,16 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
     callee = u.call.callee_text() if u.call is not None else None
     used = f"`self.{u.member}`" if u.call is None else f"`{callee}(...)`" if callee is not None else f"`{u.member}(...)`"
     if m_new is None:
-        if m_old is not None and (cls_new.path, u.member) not in patched:  # else the project adds it itself
+        foreign = _foreign(new, cls_new) if m_old is not None else ""
+        if foreign and (cls_new.path, u.member) not in patched:
+            b.problems.append(("UNRESOLVED", "info", u.member, f"`{cls_new.path}` has no `{u.member}` in the loaded source at {version}; "
+                               f"it inherits from {foreign}, not followed: its members are unknown ({u.via})"))
+        elif m_old is not None and (cls_new.path, u.member) not in patched:  # else the project adds it itself
             code = "PATCH_MISMATCH" if u.patch else "REMOVED_API"
             b.problems.append((code, "error", u.member,
                                f"`{cls_new.path}` has no `{u.member}` at {version} (it had at the old version), and {u.via} uses {used}"))
+        elif m_old is None:
+            b.unknown = NOT_FOUND  # set at run time, or by a project class: not known statically
         return b
     if u.call is None or m_new.signature is None or m_new.kind not in ("function", "class"):
         return b
@@ -301,14 +460,25 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
     return b
 
 
-def _bind_attribute(u: Use, new, version) -> Bound:
-    """``pkg.name`` read: deprecated when a module ``__getattr__`` serves it with a warning."""
+def _bind_attribute(u: Use, old, new, version) -> Bound:
+    """``pkg.name`` read (a value, a default argument, a decorator, an annotation, an ``isinstance``
+    target): removed or moved when its path no longer resolves; deprecated when a module
+    ``__getattr__`` serves it with a warning."""
     b = Bound(u, None, None)
-    if not new.exists(u.target):
+    if _status(new, u.target) == "found":
+        how = new.served.get(u.target)
+        if how is not None and how.warning:
+            b.problems.append(("DEPRECATED", "warning", "", f"`{u.target}` is served by a {how.via} that warns at {version}: \"{how.warning}\""))
         return b
-    how = new.served.get(u.target)
-    if how is not None and how.warning:
-        b.problems.append(("DEPRECATED", "warning", "", f"`{u.target}` is served by a {how.via} that warns at {version}: \"{how.warning}\""))
+    a_old = _lookup(old, u.target)
+    found = missing(u.target, old, new, version, a_old)
+    if found is not None:
+        code, sev, msg = found
+        if code == "UNRESOLVED" and old is None:
+            return b  # binding only: a read of what is not known is not a finding
+        b.problems.append((code, sev, "", msg + (" (read here)" if sev == "error" else "")))
+        if code == "MOVED_API" and a_old is not None:
+            b.fix = moved_fix(new, a_old.path, new.by_name(a_old.path.rsplit(".", 1)[-1], kinds=(a_old.kind,))[0])
     return b
 
 
@@ -355,3 +525,244 @@ def _difference(theirs: list[tuple[str, str]], mine: list[tuple[str, str]]) -> s
         return f"only {side} has {', '.join(f'`{x}`' for x in extra)}"
     kinds = [n for (n, k), (_, k2) in zip(theirs, mine) if k != k2]
     return f"kinds differ for {', '.join(f'`{x}`' for x in kinds)}"
+
+
+# -- overrides -------------------------------------------------------------------------------
+
+
+def override_signature(u: Use) -> Signature:
+    """The signature of a project override (an OVERRIDE use), ``self`` left out."""
+    return Signature([Param(n, k, "..." if n in u.defaults else None) for n, k in u.params], None)
+
+
+def _spelled(params) -> str:
+    return ", ".join(_spell(p.name, p.kind) for p in params)
+
+
+def cannot_accept(base: Signature, mine: Signature) -> list[tuple[str, bool, bool, str]]:
+    """How a call the base method accepts can fail on the override: ``(parameter, the base
+    requires it, only by keyword, why)`` per gap. A base parameter the override cannot take
+    (at its position, or by its name), a base ``*args`` / ``**kwargs`` the override lacks, and
+    a parameter the override requires that the base's callers need not pass."""
+    out: list[tuple[str, bool, bool, str]] = []
+    mpos, mnamed = mine.positional(), mine.named()
+    seen: set[str] = set()
+    for i, p in enumerate(base.positional()):
+        if i >= len(mpos) and not mine.var_args:
+            seen.add(p.name)
+            out.append((p.name, p.required, False, f"the base takes `{p.name}` as positional argument {i + 1}; "
+                        f"the override takes {len(mpos)} positional argument(s) and no `*args`"))
+    for p in base.params:
+        if p.name in seen or p.kind not in ("positional or keyword", "keyword-only"):
+            continue
+        q = mnamed.get(p.name)
+        if (q is None or q.kind == "positional-only") and not mine.var_kwargs:
+            positional_ok = p.kind == "positional or keyword"
+            out.append((p.name, p.required, positional_ok, f"the base takes `{p.name}` by keyword; the override has no "
+                        f"parameter `{p.name}` and no `**kwargs`"))
+    for kind, has in (("variadic positional", mine.var_args), ("variadic keyword", mine.var_kwargs)):
+        theirs = next((p for p in base.params if p.kind == kind), None)
+        if theirs is not None and not has:
+            out.append((_spell(theirs.name, kind), False, False, f"the base takes `{_spell(theirs.name, kind)}`; the override does not"))
+    bpos, bnamed = base.positional(), base.named()
+    for i, q in enumerate(mine.params):
+        if not q.required:
+            continue
+        at = mpos.index(q) if q in mpos else None
+        by_name = bnamed.get(q.name)
+        if by_name is not None and by_name.kind != "positional-only":
+            if not by_name.required:
+                out.append((q.name, False, False, f"the override requires `{q.name}`, which the base makes optional"))
+            continue
+        if at is not None and at < len(bpos):
+            if not bpos[at].required:
+                out.append((q.name, False, False, f"the override requires `{q.name}` (position {at + 1}), which the base makes optional"))
+            continue
+        if base.var_args and at is not None or base.var_kwargs and q.kind != "positional-only":
+            continue  # the base's callers may pass it through ``*args`` / ``**kwargs``
+        out.append((q.name, True, False, f"the override requires `{q.name}`, which the base does not take"))
+    return out
+
+
+def call_fails(call: dict, mine: Signature) -> list[str]:
+    """Why an upstream call (``api.self_calls_in``) cannot bind to the override (empty: it binds)."""
+    why = []
+    mpos, mnamed = mine.positional(), mine.named()
+    if call["positional"] > len(mpos) and not mine.var_args:
+        why.append(f"{call['positional']} positional argument(s), the override takes {len(mpos)}")
+    filled = {p.name for p in mpos[: call["positional"]]}
+    for kw in call["keywords"]:
+        q = mnamed.get(kw)
+        if q is None or q.kind == "positional-only":
+            if not mine.var_kwargs:
+                why.append(f"keyword `{kw}`, which the override does not take")
+        elif kw in filled:
+            why.append(f"`{kw}` twice (by position and by keyword)")
+    if not (call["star_args"] or call["star_kwargs"]):
+        passed = filled | set(call["keywords"])
+        missing = [p.name for p in mine.params if p.required and p.name not in passed]
+        if missing:
+            why.append("no " + ", ".join(f"`{m}`" for m in missing) + ", which the override requires")
+    return why
+
+
+def _shape(call: dict) -> str:
+    args = ["…"] * call["positional"] + [f"{k}=…" for k in call["keywords"]]
+    args += ["*…"] if call["star_args"] else []
+    args += ["**…"] if call["star_kwargs"] else []
+    return ", ".join(args)
+
+
+def _self_calls(model, cls: Api | None, name: str) -> list[dict]:
+    if model is None or cls is None or cls.kind != "class":
+        return []
+    try:
+        return model.self_calls(cls, name)
+    except Unresolved:
+        return []
+
+
+def _bind_override(u: Use, old, new, version) -> Bound:
+    """A method a project subclass defines over an upstream base's method: it must take what the
+    base takes at the new version, and every call upstream makes of it on ``self``."""
+    cls_new, cls_old = _lookup(new, u.target), _lookup(old, u.target)
+    b = Bound(u, None, None)
+    if cls_new is None or cls_new.kind != "class":
+        b.unknown = NOT_FOUND
+        return b
+    m_new = _member(new, cls_new, u.member)
+    m_old = _member(old, cls_old, u.member) if cls_old is not None and cls_old.kind == "class" else None
+    b.new, b.old = (m_new.path if m_new else None), (m_old.path if m_old else None)
+    mine = override_signature(u)
+    name = f"{u.via.split('`')[1]}.{u.member}" if "`" in u.via else u.member
+    shown = f"`{name}({_spelled(mine.params)})`"
+    if m_new is None:
+        if m_old is not None and m_old.kind == "function":
+            b.problems.append(("OVERRIDE_MISMATCH", "warning", u.member, f"{shown} overrides `{m_old.path}`, which is gone at "
+                               f"{version}: upstream no longer calls it"))
+        else:
+            b.unknown = NOT_A_USE  # a method of the project's own
+        return b
+    if m_new.kind != "function" or m_new.signature is None:
+        b.unknown = NOT_A_USE if m_new.kind != "function" else NO_SIGNATURE
+        return b
+    b.signature = True
+    calls_new = _self_calls(new, cls_new, u.member)
+    old_fails = set()
+    if m_old is not None:
+        for c in _self_calls(old, cls_old, u.member):
+            if call_fails(c, mine):
+                old_fails.add((c["caller"], _shape(c)))
+    named: set[str] = set()
+    failing: dict[tuple, list[dict]] = {}  # (shape, why, pre-existing) -> the upstream calls: one problem each
+    for c in calls_new:
+        why = call_fails(c, mine)
+        if not why:
+            continue
+        before = (c["caller"], _shape(c)) in old_fails
+        named |= set(c["keywords"]) | {p.name for p in m_new.signature.positional()[: c["positional"]]}  # said here
+        failing.setdefault((_shape(c), tuple(why), before), []).append(c)
+    for (shape, why, before), calls in failing.items():
+        where = ", ".join(f"`{c['caller']}` ({c['file']}:{c['line']})" for c in calls)
+        b.problems.append(("OVERRIDE_MISMATCH", "warning" if before else "error", u.member,
+                           f"upstream {where} call{'s' if len(calls) == 1 else ''} `self.{u.member}({shape})` at {version}; "
+                           f"the override {shown} cannot take it: " + "; ".join(why)
+                           + (" (so did the old version: not a change of this upgrade)" if before else "")))
+    old_gaps = ({g[0] for g in cannot_accept(m_old.signature, mine)}
+                if m_old is not None and m_old.kind == "function" and m_old.signature is not None else None)
+    calls_bind = bool(calls_new) and not any(p[1] == "error" for p in b.problems)
+    base = f"`{m_new.path}({_spelled(m_new.signature.params)})`"
+    for param, required, by_keyword_only, why in cannot_accept(m_new.signature, mine):
+        if param in named:
+            continue  # said with the upstream call that passes it
+        if old_gaps is not None and param in old_gaps:
+            sev, tail = "info", " (so did the old version's base: not a change of this upgrade)"
+        elif required and not (by_keyword_only and calls_bind):
+            sev, tail = ("error" if old is not None else "warning"), ""  # no old version: binding only
+        else:
+            sev = "warning"
+            tail = " (upstream's own calls of it bind)" if calls_bind else ""
+        b.problems.append(("OVERRIDE_MISMATCH", sev, param, f"{base} at {version}: the override {shown} cannot accept what "
+                           f"the base accepts: {why}{tail}"))
+    return b
+
+
+# -- receivers typed by upstream ---------------------------------------------------------------
+
+
+def _attribute_class(model, cls: Api | None, name: str) -> Api | None:
+    if model is None or cls is None or cls.kind != "class":
+        return None
+    try:
+        return model.attribute_class(cls, name)
+    except Unresolved:
+        return None
+
+
+def _bind_typed(u: Use, old, new, version) -> Bound:
+    """``self.x.m(...)`` where the upstream base declares ``x``: ``m`` of the class it declares ``x`` as.
+    The receiver's class not known (no annotation, a union, a class outside the source): not bound."""
+    cls_new, cls_old = _lookup(new, u.target), _lookup(old, u.target)
+    b = Bound(u, None, None)
+    t_new = _attribute_class(new, cls_new, u.attr)
+    if t_new is None:
+        b.unknown = NO_ATTRIBUTE_CLASS
+        return b
+    t_old = _attribute_class(old, cls_old, u.attr)
+    return _bind_on(b, t_new, t_old, old, new, version, f"`{u.attr}` is a `{t_new.path}` in `{cls_new.path}`; {u.via}")
+
+
+def _bind_annotated(u: Use, old, new, version) -> Bound:
+    """``p.m(...)`` where the project annotates ``p`` with an upstream class."""
+    t_new, t_old = _lookup(new, u.target), _lookup(old, u.target)
+    b = Bound(u, None, None)
+    if t_new is None or t_new.kind != "class":
+        b.unknown = NOT_FOUND
+        return b
+    return _bind_on(b, t_new, t_old if t_old is not None and t_old.kind == "class" else None, old, new, version, u.via)
+
+
+def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: str) -> Bound:
+    """Method ``b.use.member`` of class ``t_new`` (``t_old`` at the old version) called as ``b.use.call``."""
+    u = b.use
+    m_new, m_old = _member(new, t_new, u.member), _member(old, t_old, u.member)
+    b.new, b.old = (m_new.path if m_new else None), (m_old.path if m_old else None)
+    what = f"{t_new.path}.{u.member}"
+    if m_new is None:
+        if m_old is not None:
+            dynamic = next((d for d in ("__getattr__", "__getattribute__") if _member(new, t_new, d) is not None), None)
+            b.problems.append(("REMOVED_API", "warning" if dynamic else "error", u.member, f"`{what}` was removed at {version} ({how})"
+                               + (f"; `{t_new.path}` defines `{dynamic}`, which may still serve it" if dynamic else "")))
+        else:
+            b.unknown = NOT_FOUND  # set at run time, or not upstream's: not known statically
+        return b
+    if m_new.signature is None or m_new.kind not in ("function", "class") or u.call is None:
+        return b
+    b.signature = True
+    for code, sev, param, msg in bind_call(u.call, what, m_old.signature if m_old else None, m_new.signature, version):
+        if (m_old is None and code not in ("REMOVED_PARAM", "NEW_REQUIRED_PARAM")) or code == "RETURN_CHANGED":
+            continue
+        b.problems.append((code, sev, param, f"{msg} ({how})"))
+    return b
+
+
+def coverage(bound: list[Bound]) -> dict:
+    """What the audit saw of the code: uses found, checked, and unknown by reason (imports and
+    a project's own methods left out)."""
+    uses = [b for b in bound if b.use.kind != IMPORT and b.unknown != NOT_A_USE]
+    unknown: dict[str, int] = {}
+    for b in uses:
+        if b.unknown:
+            unknown[b.unknown] = unknown.get(b.unknown, 0) + 1
+    return {"found": len(uses), "checked": len(uses) - sum(unknown.values()), "unknown": dict(sorted(unknown.items()))}
+
+
+BEHAVIOUR = "behaviour changes (same signature, other semantics) are outside a static audit"
+
+
+def coverage_text(cov: dict) -> str:
+    """``12 uses found, 9 checked, 3 unknown (2 <reason>, 1 <reason>)``."""
+    unknown = cov.get("unknown", {})
+    n = sum(unknown.values())
+    why = f" ({', '.join(f'{k} {r}' for r, k in unknown.items())})" if n else ""
+    return f"{cov.get('found', 0)} uses found, {cov.get('checked', 0)} checked, {n} unknown{why}"

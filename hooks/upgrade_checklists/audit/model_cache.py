@@ -171,12 +171,38 @@ def _served_in(data) -> dict[str, Served]:
 
 
 # How each question's answer is written and read: (to JSON, from JSON).
+def _calls_out(v: list[dict]) -> list[dict]:
+    return [dict(c) for c in v]
+
+
+_CALL_FIELDS = {"file": str, "line": int, "caller": str, "positional": int, "keywords": list, "star_args": bool, "star_kwargs": bool}
+
+
+def _calls_in(v) -> list[dict]:
+    """Upstream calls (``api.self_calls_in``) read back: exactly their fields, each of its type."""
+    if type(v) is not list:
+        raise PlainError("expected a list")
+    out = []
+    for c in v:
+        if type(c) is not dict or set(c) != set(_CALL_FIELDS) or any(type(c[k]) is not t for k, t in _CALL_FIELDS.items()):
+            raise PlainError("not an upstream call")
+        _paths(c["keywords"])
+        out.append(dict(c))
+    return out
+
+
 _CODECS = {
+    "calls": (_calls_out, _calls_in),
     "api": (_api_out, _api_in),
     "bool": (bool, _typed(bool)),
     "str?": (lambda v: v, _opt_str),
     "paths": (list, _paths),
+    "texts": (dict, lambda v: {_typed(str)(k): _typed(str)(x) for k, x in (v.items() if type(v) is dict else _bad())}),
 }
+
+
+def _bad():
+    raise PlainError("expected a dict")
 
 
 class CachedModel(ServedNames):
@@ -339,6 +365,9 @@ class CachedModel(ServedNames):
     def resolves(self, dotted: str) -> bool:
         return self._ask(["resolves", dotted], "bool", lambda m: m.resolves(dotted))
 
+    def status(self, dotted: str) -> str:
+        return self._ask(["status", dotted], "str?", lambda m: m.status(dotted))
+
     def canonical(self, path: str) -> str | None:
         return self._ask(["canonical", path], "str?", lambda m: m.canonical(path))
 
@@ -355,8 +384,20 @@ class CachedModel(ServedNames):
     def member(self, cls: Api, name: str) -> Api | None:
         return self._ask(["member", cls.path, cls.kind, name], "api", lambda m: m.member(cls, name))
 
+    def foreign_bases(self, cls: Api) -> list[str]:
+        return self._ask(["foreign_bases", cls.path, cls.kind], "paths", lambda m: m.foreign_bases(cls))
+
     def returned_class(self, api: Api) -> Api | None:
         return self._ask(["returned_class", api.path, api.kind], "api", lambda m: m.returned_class(api))
 
+    def keyword_deprecations(self, api: Api) -> dict[str, str]:
+        return self._ask(["keyword_deprecations", api.path, api.kind], "texts", lambda m: m.keyword_deprecations(api))
+
     def declared_deprecation(self, api: Api) -> str | None:
         return self._ask(["declared_deprecation", api.path, api.kind], "str?", lambda m: m.declared_deprecation(api))
+
+    def self_calls(self, cls: Api, name: str) -> list[dict]:
+        return self._ask(["self_calls", cls.path, cls.kind, name], "calls", lambda m: m.self_calls(cls, name))
+
+    def attribute_class(self, cls: Api, name: str) -> Api | None:
+        return self._ask(["attribute_class", cls.path, cls.kind, name], "api", lambda m: m.attribute_class(cls, name))

@@ -26,7 +26,7 @@ from packaging.utils import canonicalize_name
 from upgrade_checklists.audit import fetch as fetching
 from upgrade_checklists.audit.api import Unresolved
 from upgrade_checklists.project.cache import ScanCache
-from upgrade_checklists.audit.bind import bind_uses
+from upgrade_checklists.audit.bind import bind_uses, coverage
 from upgrade_checklists.core.checklist import Checklist
 from upgrade_checklists.core.config import Config
 from upgrade_checklists.audit.entries import Anchors, entry_bound, entry_findings, entry_uses, not_resolved, resolve_entries
@@ -73,6 +73,7 @@ class Auditor:
         self.git_pins: dict[tuple[str, str], str] = {}  # (package, ref) -> repository of a git pin
         self._parsed: Sources | None = None
         self.store = project_store(cfg, check)
+        self.fell_back: list[str] = []  # sources fetched from the index after git failed (a note each)
 
     # -- fetching -------------------------------------------------------------------
 
@@ -121,6 +122,8 @@ class Auditor:
                 else:
                     path = fetching.fetch_index(cl.package, version, cache_dir=self.cache_dir, timeout=self.timeout)
                 self._fetched[key] = path
+                if errors:  # git failed: said with -v
+                    self.fell_back.append(f"{cl.package} {version}: the git source failed ({errors[0]}); the index's was used")
                 return path
             except fetching.FetchError as exc:
                 errors.append(f"{kind}: {exc}")
@@ -222,6 +225,7 @@ class Auditor:
                     t.findings.append(f)
                     break
         result.findings = _unique(result.findings)
+        result.notes += sorted(self.fell_back)
         return result
 
     def _package(self, key: str) -> str:
@@ -273,6 +277,7 @@ class Auditor:
         t.resolved = sum(r.new is not None for r in resolved)
         t.calls = sum(b.use.kind != IMPORT and b.use.call is not None for b in bound)
         t.bound = sum(b.signature for b in bound)
+        t.coverage = coverage(bound)
         anchors = Anchors(cl, resolved)
 
         def add(code: str, severity: str, message: str, file: str | None = None, line: int | None = None, at: int | None = None,

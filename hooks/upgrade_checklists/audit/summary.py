@@ -5,7 +5,7 @@ Dependency Resolution (focused packages moved only through the lock files, and l
 overriding pins), Dockerfile Changes (from the status file's Package Impact Matrix), the
 API Compatibility Audit per package (breaking changes ordered Primary -> Secondary ->
 Tertiary, module moves, version-guarded code; or "No breaking changes found"), a
-per-entry table (verdict OK / BREAKS / CHANGED-UNUSED / UNRESOLVED, call sites bound),
+per-entry table (verdict OK / BREAKS / DEPRECATED / CHANGED-UNUSED / UNRESOLVED, call sites bound),
 and Unresolved Issues. Written also when a step failed (the failure is listed under
 Unresolved Issues). The text is normalised with mdformat (``--wrap=88``, gfm, tables) so
 that formatting it again changes nothing.
@@ -17,6 +17,7 @@ import datetime
 import hashlib
 
 from upgrade_checklists.audit.pipeline import AuditResult
+from upgrade_checklists.audit.bind import BEHAVIOUR, coverage_text
 from upgrade_checklists.project.cache import ScanCache
 from upgrade_checklists.core.findings import Finding
 from upgrade_checklists.audit.targets import Target
@@ -86,12 +87,16 @@ def render(result: AuditResult, *, requested: str, date: datetime.date | None = 
 def _package(t: Target, tier_of, introduced: dict) -> list[str]:
     arrow = f"{_v(t.old)} → {_v(t.new)}" if t.old else f"at {_v(t.new)}"
     out = [f"#### {t.package} ({arrow}){_at(t)}", ""]
+    unresolved = sum(1 for f in t.findings if f.code == "UNRESOLVED" and f.file is not None)
     out += [f"Why: {t.why}. Source: {t.source or '—'}. Resolved {t.resolved} of {len(t.checklist.entries)} catalog APIs "
-            f"upstream; bound {t.bound} of {t.calls} call sites.", ""]
+            f"upstream; bound {t.bound} of {t.calls} call sites"
+            + (f"; {unresolved} use(s) in the code could not be resolved (`UNRESOLVED`, info)." if unresolved else "."), ""]
     if getattr(t, "not_resolved", None):
         out += [f"Not resolved ({len(t.not_resolved)}):", ""]
         out += [f"- entry {n}{f' `{api}`' if api else ''}: {why}" for n, api, why in t.not_resolved]
         out.append("")
+    if getattr(t, "coverage", None):
+        out += [f"Coverage: {coverage_text(t.coverage)}. Not checked: {BEHAVIOUR}.", ""]
     mine = t.findings
     breaking = [f for f in mine if f.severity == "error" and f.code not in GUARDS and f.code != "FETCH"]
     moves = [f for f in mine if f.code == "MOVED_API"]
@@ -119,6 +124,11 @@ def _package(t: Target, tier_of, introduced: dict) -> list[str]:
         for f in sorted(guards, key=lambda f: (f.file or "", f.line or 0, f.code)):
             out.append(f"- {_where(f)} {_guard_status(f)}: {f.message}")
         out.append("")
+    deprecated = [f for f in mine if f.code == "DEPRECATED"]
+    if deprecated:
+        out += ["**Deprecations (work now, warn at the new version):**", ""]
+        out += [f"- {_where(f)} {f.message}" for f in sorted(deprecated, key=lambda f: (f.file or "", f.line or 0, f.message))]
+        out.append("")
     if any(f.code == "FETCH" for f in mine):
         out += ["**Not audited:** the upstream source could not be fetched (see Unresolved Issues)", ""]
     elif not breaking:
@@ -145,6 +155,8 @@ def verdicts(t: Target) -> list[tuple[int, str, str, int]]:
             verdict = "BREAKS"
         elif any(f.code == "UNRESOLVED" for f in mine) or any(f.code == "FETCH" for f in t.findings):
             verdict = "UNRESOLVED"
+        elif any(f.code == "DEPRECATED" for f in mine):
+            verdict = "DEPRECATED"
         elif any(f.code in CHANGES for f in mine):
             verdict = "CHANGED-UNUSED"
         else:

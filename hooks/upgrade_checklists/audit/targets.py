@@ -46,6 +46,8 @@ class Target:
     transitive: bool = False  # moved through a lock file only: no pin changed
     findings: list[Finding] = field(default_factory=list)  # this target's findings (set by the audit)
     entry_bound: dict[int, int] = field(default_factory=dict)  # catalog entry number -> call sites bound
+    #: uses of the package found in the code, checked, and unknown by reason (``bind.coverage``)
+    coverage: dict = field(default_factory=dict)
 
     @property
     def variant_label(self) -> str:
@@ -76,7 +78,7 @@ def plan(cfg: Config, checklists: list[Checklist], specs: list[str], from_versio
         if from_version is not None:
             check_version(from_version, "--from")
         if specs:
-            return _from_specs(specs, by_name, now, from_version, cfg.checklists), notes
+            return _from_specs(specs, by_name, now, from_version, cfg.checklists, notes), notes
         before = resolve(Reader(cfg.root, base_ref), packages, cfg.manifests)
         return _moved(by_name, now, before, base_ref, notes), notes
     except VersionError as exc:
@@ -92,7 +94,7 @@ def _validated(pin: Pin | None, what: str) -> Pin | None:
 
 
 def _from_specs(specs: list[str], by_name: dict[str, Checklist], now: dict[str, Pins], from_version: str | None,
-                where: str) -> list[Target]:
+                where: str, notes: list[str] | None = None) -> list[Target]:
     targets = []
     for spec in specs:
         name, version, variant = parse_spec(spec)
@@ -118,6 +120,9 @@ def _from_specs(specs: list[str], by_name: dict[str, Checklist], now: dict[str, 
                 old = (pinned.version, pinned.git)
             else:
                 old = (None, None)
+                if pinned is None and notes is not None:  # a range (or no) pin: nothing says what the old version was
+                    notes.append(f"{cl.package} @ {v}: no exact pin and no --from: only {version} is checked (binding "
+                                 f"only, no old/new comparison); give --from OLD to compare")
             groups.setdefault(old, []).append(v)
         for (old, old_git), vs in groups.items():
             targets.append(Target(cl.package, cl, old, version, "command line", variants=vs, old_git=old_git, new_git=new_git))

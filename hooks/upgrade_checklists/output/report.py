@@ -232,6 +232,7 @@ def render(findings: list[Finding], fmt: str, *, checklists: int, files_scanned:
         lines = [text_line(f) for f in findings if not (hide_info and f.at_source and f.severity == "info")]
         errors = sum(f.severity == "error" and f.code != "FETCH" for f in findings)
         more = f" ({len(hidden)} info not listed; -v lists them)" if hidden else ""
+        lines += [coverage_line(p) for p in extra.get("packages", []) if p.get("coverage")]
         lines.append(f"Audited {len(extra.get('packages', []))} package(s): {errors} breaking, {len(findings) - errors} other{more}.")
         return "".join(line + "\n" for line in lines)
     if fmt == "concise":
@@ -240,6 +241,14 @@ def render(findings: list[Finding], fmt: str, *, checklists: int, files_scanned:
             lines.extend(summary_lines(findings, ctx))
         return "".join(line + "\n" for line in lines)
     return render_text(findings, ctx)
+
+
+def coverage_line(package: dict) -> str:
+    """The audit's coverage of one package, said before its count line."""
+    from upgrade_checklists.audit.bind import BEHAVIOUR, coverage_text
+
+    arrow = f"{package['old_version']} -> {package['new_version']}" if package.get("old_version") else f"at {package['new_version']}"
+    return f"Coverage, {package['package']} {arrow}: {coverage_text(package['coverage'])}; {BEHAVIOUR}."
 
 
 def anchor(f: Finding, ctx: Context) -> tuple[str, int, str | None]:

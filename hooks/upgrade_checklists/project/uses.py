@@ -15,7 +15,18 @@ A use is reached through a file's imports of the package (any alias):
   a class, and ``self.…`` in a function patched onto the class;
 - ``attribute``: a ``pkg.name`` read (a name a module ``__getattr__`` may serve with a warning);
 - ``patch``: a function assigned onto an upstream class (``Cls.m = f``,
-  ``setattr(Cls, "m", f)``), with its parameters.
+  ``setattr(Cls, "m", f)``), with its parameters;
+- ``override``: a method a project subclass of an upstream class defines (``def m``),
+  with its parameters (``self`` left out) and which of them have defaults: ``bind.py``
+  checks it against the upstream base's ``m`` and against upstream's own ``self.m(...)``
+  calls (constructors, ``__init__`` / ``__new__`` / ``__init_subclass__``, are not
+  overrides in that sense: upstream calls them through the class, with the project's
+  own arguments);
+- ``typed``: a method called on an attribute of ``self`` that the upstream base declares
+  (``self.kind.g(self)``): its class is what upstream declares the attribute as;
+- ``annotated``: a method called on a parameter the project annotates with an upstream
+  class (``def f(arg: click.Argument): arg.make_metavar()``; ``Optional[X]`` / ``X | None``
+  are ``X``), as long as the function does not assign the name again.
 
 Nothing here knows the upstream source: ``bind.py`` binds the uses to it.
 """
@@ -31,6 +42,13 @@ from upgrade_checklists.project.calls import Call, _inside, bindings, dotted, fi
 from upgrade_checklists.project.values import assignments_onto
 
 IMPORT, CALL, RESULT, MEMBER, PATCH, ATTRIBUTE = "import", "call", "result", "member", "patch", "attribute"
+OVERRIDE = "override"
+TYPED = "typed"  # ``self.x.m(...)``: a method of the class upstream declares attribute ``x`` of (``Use.attr``)
+ANNOTATED = "annotated"  # ``p.m(...)`` where the project annotates ``p: pkg.Cls``: a method of that class
+#: methods whose override is not checked against the base: constructors (upstream calls them through the class)
+_NOT_OVERRIDES = frozenset({"__init__", "__new__", "__init_subclass__", "__class_getitem__"})
+#: decorators that make a ``def`` something other than a plain method
+_NOT_METHODS = frozenset({"property", "cached_property", "setter", "getter", "deleter", "overload", "abstractproperty"})
 
 _PARAM_KINDS = ("positional-only", "positional or keyword", "variadic positional", "keyword-only", "variadic keyword")
 
@@ -53,6 +71,8 @@ class Use:
     function_file: str = ""  # PATCH: ... and in which file
     guarded: bool = False  # PATCH: under a ``hasattr(Cls, "m")`` test (applied only where upstream lacks it)
     guard_line: int | None = None  # PATCH and its MEMBER uses: the ``if`` around the assignment
+    defaults: tuple[str, ...] = ()  # OVERRIDE: the parameters with a default (``params`` leaves ``self`` out)
+    attr: str = ""  # TYPED: the attribute of ``self`` the method is called on (its class: the upstream declaration's)
 
 
 def module_name(rel: str) -> str:
@@ -141,6 +161,7 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
         if bound:
             out += _imports(rel, tree, modules)
             out += _attributes(rel, tree, bound)
+            out += _annotated(rel, text, tree, bound, modules)
             for c in find_calls(text, tree, modules):
                 out.append(Use(rel, c.line, CALL, c.api, call=c))
                 if c.assigned_to:
@@ -193,6 +214,56 @@ def _attributes(rel: str, tree: ast.Module, bound: dict[str, str]) -> list[Use]:
             if path is not None and (node.lineno, path) not in seen:
                 seen.add((node.lineno, path))
                 out.append(Use(rel, node.lineno, ATTRIBUTE, path))
+    return out
+
+
+def _annotation_class(ann: ast.AST | None, bound: dict[str, str], modules: list[str]) -> str | None:
+    """The upstream class an annotation names (``pkg.Cls``, ``Optional[pkg.Cls]``, ``pkg.Cls | None``,
+    ``"pkg.Cls"``), or None."""
+    if ann is None:
+        return None
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            ann = ast.parse(ann.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        sides = [x for x in (ann.left, ann.right) if not (isinstance(x, ast.Constant) and x.value is None)]
+        return _annotation_class(sides[0], bound, modules) if len(sides) == 1 else None
+    if isinstance(ann, ast.Subscript) and (dotted(ann.value) or "").rsplit(".", 1)[-1] == "Optional":
+        return _annotation_class(ann.slice, bound, modules)
+    path = resolve(ann, bound) if isinstance(ann, (ast.Name, ast.Attribute)) else None
+    return path if path is not None and _inside(path, modules) else None
+
+
+def _annotated(rel: str, text: str, tree: ast.Module, bound: dict[str, str], modules: list[str]) -> list[Use]:
+    """Methods called on parameters annotated with an upstream class (the name not assigned again)."""
+    out: list[Use] = []
+    lines = None
+    for fn in statements(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        a = fn.args
+        typed = {p.arg: cls for p in a.posonlyargs + a.args + a.kwonlyargs
+                 if (cls := _annotation_class(p.annotation, bound, modules)) is not None}
+        if not typed:
+            continue
+        reassigned = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        lines = lines if lines is not None else text.splitlines()
+        funcs = set()
+        for stmt, node, where in statement_calls(fn):
+            f = node.func
+            if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in typed
+                    and f.value.id not in reassigned):
+                funcs.add(id(f))
+                c = make_call(f.attr, where, node, stmt, lines)
+                out.append(Use(rel, c.line, ANNOTATED, typed[f.value.id], f.attr, call=c,
+                               via=f"`{f.value.id}` annotated `{typed[f.value.id]}` in `{fn.name}`"))
+        for node in walk(fn):  # ``p.y`` read: an attribute of the class
+            if (isinstance(node, ast.Attribute) and id(node) not in funcs and isinstance(node.ctx, ast.Load)
+                    and isinstance(node.value, ast.Name) and node.value.id in typed and node.value.id not in reassigned):
+                out.append(Use(rel, node.lineno, ANNOTATED, typed[node.value.id], node.attr,
+                               via=f"`{node.value.id}` annotated `{typed[node.value.id]}` in `{fn.name}`"))
     return out
 
 
@@ -290,6 +361,13 @@ def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], pa
         f = node.func
         if not isinstance(f, ast.Attribute):
             continue
+        if (isinstance(f.value, ast.Attribute) and isinstance(f.value.value, ast.Name) and f.value.value.id == me
+                and f.value.attr not in own and f.value.attr not in written):
+            c = make_call(f.attr, where, node, stmt, lines)
+            out.append(Use(rel, c.line, TYPED, target, f.attr, call=c, via=f"{via}, through `{me}.{f.value.attr}`",
+                           attr=f.value.attr))
+            called.add(id(f))
+            continue
         if isinstance(f.value, ast.Name) and f.value.id == me:
             if f.attr in own or f.attr in written:
                 continue
@@ -304,6 +382,11 @@ def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], pa
         c = make_call(f.attr, where, node, stmt, lines)
         out.append(Use(rel, c.line, MEMBER, target, f.attr, call=c, via=how))
     for node in walk(fn):
+        inner = node.value if isinstance(node, ast.Attribute) else None
+        if (isinstance(inner, ast.Attribute) and id(node) not in called and isinstance(node.ctx, ast.Load)
+                and isinstance(inner.value, ast.Name) and inner.value.id == me and inner.attr not in own
+                and inner.attr not in written):  # ``self.x.y`` read: an attribute of the class upstream declares x as
+            out.append(Use(rel, node.lineno, TYPED, target, node.attr, via=f"{via}, through `{me}.{inner.attr}`", attr=inner.attr))
         if (isinstance(node, ast.Attribute) and id(node) not in called and isinstance(node.value, ast.Name)
                 and node.value.id == me and node.attr not in own):
             write = isinstance(node.ctx, ast.Store)
@@ -466,6 +549,9 @@ class _Project:
             for fn in self.node(cls).body:
                 if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     out += _self_uses(cls.file, text, fn, base, f"subclass `{short}`", own, parents_own)
+                    over = _override(cls.file, fn, base, short)
+                    if over is not None:
+                        out.append(over)
                     if fn.name == "__init__" and fn.args.kwarg and _forwards(fn, fn.args.kwarg.arg):
                         mine = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
                         forwards[name] = (base, mine, fn.args.kwarg.arg)
@@ -525,6 +611,27 @@ class _Project:
                         if mc.api not in own:
                             out.append(Use(rel, mc.line, MEMBER, base, mc.api, call=mc, via=f"a `{short}` instance"))
         return out
+
+
+def _override(rel: str, fn, base: str, short: str) -> Use | None:
+    """The ``def`` of a method in project class ``short`` (subclassing ``base``) as an OVERRIDE use."""
+    if fn.name in _NOT_OVERRIDES:
+        return None
+    decorators = {_decorator(d) for d in fn.decorator_list}
+    if decorators & _NOT_METHODS:
+        return None
+    params = _params(fn)
+    if "staticmethod" not in decorators:
+        if not params or params[0][1] not in _PARAM_KINDS[:2]:
+            return None  # no ``self`` to bind the instance to: not a method we can read
+        params = params[1:]
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    with_default = {p.arg for p in positional[len(positional) - len(a.defaults):]} if a.defaults else set()
+    with_default |= {p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
+    return Use(rel, fn.lineno, OVERRIDE, base, fn.name, via=f"subclass `{short}`", params=params,
+               function_line=fn.lineno, function_file=rel,
+               defaults=tuple(n for n, _k in params if n in with_default))
 
 
 def _runtime_aliases(body: list[ast.stmt]):
