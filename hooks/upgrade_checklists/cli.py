@@ -165,9 +165,17 @@ def _parser() -> argparse.ArgumentParser:
                          description="Write a first checklist for PACKAGE from a scan of the code.")
     new.add_argument("package", help="the pip name; the checklist is <checklists>/<PACKAGE>.md")
     new.add_argument("--github", required=True, metavar="ORG/REPO", help="upstream repository")
-    new.add_argument("--branch-template", default="v${VERSION}", help="git tag/branch for a version (default: v${VERSION})")
+    new.add_argument("--branch-template", default=None,
+                     help="git tag/branch for a version (default: from the tags of a local upstream clone that git_url "
+                          "names, else v${VERSION}: check it against upstream's tags)")
     new.add_argument("--import-name", action="append", default=[], metavar="MODULE", help="import path (repeatable; default: found in the code)")
     new.add_argument("--upstream-path", action="append", default=[], metavar="PATH", help="upstream file or directory worth reading (repeatable)")
+    new.add_argument("--lines", action="store_true", help="record line numbers in call-site references (default: file and "
+                     "enclosing function only, which do not go stale)")
+    new.add_argument("--folder-min", type=int, default=None, metavar="N",
+                     help="one row for a folder of at least N importers that are not the library's own code "
+                          "(tests, examples, scripts; default: 5; 0: a row per file)")
+    new.add_argument("--max-entries", type=int, default=None, metavar="N", help="catalog at most N APIs (default: 30)")
     audit = sub.add_parser("audit", parents=[common], formatter_class=raw, epilog=AUDIT_EPILOG,
                            help="audit the code against new upstream versions (the upgrade-audit hook)",
                            description="Check the code's call sites against a dependency's new upstream release.")
@@ -402,9 +410,27 @@ def _new(args: argparse.Namespace, cfg: config.Config) -> int:
 
     if not re.match(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$", args.package):
         raise ConfigError(f"{args.package!r} is not a valid package name")
-    made = create(cfg, args.package, args.github, args.branch_template, args.import_name, args.upstream_path)
+    from upgrade_checklists.check.folders import FOLDER_MIN
+    from upgrade_checklists.check.new import MAX_ENTRIES
+
+    for flag, value in (("--folder-min", args.folder_min), ("--max-entries", args.max_entries)):
+        if value is not None and value < 0:
+            raise ConfigError(f"{flag} must be 0 or more, not {value}")
+    made = create(cfg, args.package, args.github, args.branch_template, args.import_name, args.upstream_path,
+                  lines=args.lines, folder_min=FOLDER_MIN if args.folder_min is None else args.folder_min,
+                  max_entries=MAX_ENTRIES if args.max_entries is None else args.max_entries)
     print(f"Created {_rel(made.path, cfg)}: {made.files} files, {made.entries} API entries "
           f"(import names: {', '.join(made.import_names)})")
+    if made.folder_rows:
+        print(f"  {made.rows} rows; one per folder for {', '.join(made.folder_rows)}")
+    if made.omitted:
+        print(f"  {made.omitted} less used APIs not catalogued (`check --select UNCATALOGUED` lists them)")
+    if made.guards:
+        print(f"  {made.guards} version guard{'s' if made.guards != 1 else ''} listed")
+    if made.template_from is None:
+        print(f"  branch_template: {made.branch_template} is a guess: check it against upstream's tag names")
+    elif made.template_from != "--branch-template":
+        print(f"  branch_template: {made.branch_template}, from {made.template_from}")
     if made.status_updated:
         print(f"Added a row to {cfg.status_file}")
     return 0

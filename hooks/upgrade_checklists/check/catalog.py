@@ -431,6 +431,8 @@ def _check_guard(res: Result, cl: Checklist, lines: list[str], g: Guard, snippet
             hint = f" (nearest: line {near[0]}: {'; '.join(near[1][:2])})" if near else ""
             res.findings.append(Finding(cl.rel, g.ref_line, "GUARD", f"version guard `{code}` is not in `{g.file}`{hint}", g.file, g.line, cl.package))
             return
+        if not g.parts:  # anchored by file (and function) alone: found is enough
+            return
         spans = [sp for u in answer if u and u.get("at") for sp in u["at"]]
         _check_numbers(res, cl, lines, g.parts, [], spans, count, "version guard", g.file, "GUARD", f" `{code}` in `{g.file}`",
                        level=level)

@@ -21,6 +21,7 @@ from upgrade_checklists.core.checklist import Checklist, Row
 from upgrade_checklists.core.config import Config
 from upgrade_checklists.core.files import Skipped, read_file
 from upgrade_checklists.core.findings import Finding
+from upgrade_checklists.check.folders import suggested_folder
 from upgrade_checklists.project.history import paths_ever
 from upgrade_checklists.project.result import Result, ensure_full
 from upgrade_checklists.project.scan import SKIP_DIRS, Facts, Import
@@ -234,10 +235,17 @@ def _compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> 
                 add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` was deleted", row.file, None, pkg, {"remove": True}))
             else:  # no history to tell a deletion from a typo: a person decides
                 add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` does not exist", row.file, None, pkg))
+    user_tiers: dict[str, str | None] | None = None
     for path, imps in sorted(missing.items()):
         tier, _ = tiers.tier_of(path)
         line = cl.tier_lines.get(tier or "", cl.section_lines.get("affected", 1))
         where = f"belongs in {tier.capitalize()}" if tier else "no tier rule matches its location"
+        if tier:
+            if user_tiers is None:
+                user_tiers = {p: tiers.tier_of(p)[0] for p in users}
+            folder = suggested_folder(cfg.root, path, user_tiers)
+            if folder:  # tests, examples, scripts: one row for the folder lists the next one too
+                where += f"; or list its folder: a `{folder[0]}` row lists every importer below it, {folder[1]} today"
         shown = _shown(imps)
         fix = {"tier": tier, "cell": ", ".join(usage_parts(imps))} if tier else None
         add(Finding(cl.rel, line, "MISSING", f"`{path}` imports {shown} but no tier lists it ({where})", path, imps[0].line, pkg, fix))
