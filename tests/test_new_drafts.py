@@ -415,6 +415,9 @@ class AVeryLongClassNameThatPushesTheReference:
             return wk.paint(None, mode="a", depth=2)
 ''')
     wk.write("tests/test_many.py", "import widgetkit as wk\n\n" + "".join(f"wk.t{i}()\n" for i in range(20)))
+    # a repository that formats its Markdown with mdformat (tables padded as mdformat pads them)
+    wk.write(".pre-commit-config.yaml", "repos:\n  - repo: https://github.com/executablebooks/mdformat\n"
+                                        "    rev: 0.7.17\n    hooks:\n      - id: mdformat\n")
     assert new(wk, "--max-entries", "4").code == 0
     path = wk.path / "checklists/widgetkit.md"
     before = path.read_text()

@@ -177,8 +177,8 @@ def test_a_table_without_its_delimiter_row_is_one_format_finding(repo: Repo) -> 
     assert r.code == 1
     assert r.lines == [
         "checklists/fakepkg-core.md:23:1: FORMAT broken table: lines start with '|' but there is no '| --- |' delimiter row",
-        "checklists/fakepkg-core.md:21:1: MISSING `tests/test_more.py` imports `fakepkg.core` but no tier lists it (belongs in Tertiary)"
-        " (tests/test_more.py:1)",
+        "checklists/fakepkg-core.md:21:1: MISSING `tests/test_more.py` imports `fakepkg.core` but no tier lists it (belongs in Tertiary;"
+        " or list its folder: a `tests/` row lists every importer below it, 2 today) (tests/test_more.py:1)",
     ]  # the FORMAT finding first; `tests/test_core.py`, named in the broken table, is not MISSING
 
 
