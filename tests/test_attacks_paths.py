@@ -56,10 +56,13 @@ def commit(root: Path) -> None:
 
 
 def age(root: Path) -> None:
+    """Every file an hour old, and its ctime (which cannot be set) past the racy window:
+    a cache entry or run record is stored only for files unchanged for two seconds."""
     then = time.time() - 3600
     for p in [root, *root.rglob("*")]:
         if ".git" not in p.parts and not p.is_symlink():
             os.utime(p, (then, then))
+    time.sleep(2.1)
 
 
 def snapshot(folder: Path) -> dict[str, bytes | str]:
@@ -228,7 +231,7 @@ def test_the_run_record_sees_a_changed_gitignored_catalog_reference(tmp_path: Pa
     assert uc(root, "check").returncode == 0
     assert "its outcome is reused" in uc(root, "check", "-v").stderr
     (root / "build/gen.py").write_text("gen(2)\n")
-    os.utime(root / "build/gen.py", (time.time() - 60,) * 2)
+    age(root)
     warm = uc(root, "check")
     assert warm.returncode == 1 and "SNIPPET" in warm.stdout, warm.stdout
     (root / "build/gen.py").unlink()
@@ -313,6 +316,7 @@ def test_an_empty_or_own_cache_dir_is_used(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "repo")
     (root / "cache").mkdir()
     set_config(root, 'cache_dir = "cache"')
+    age(root)
     assert uc(root, "check").returncode == 0
     assert (root / "cache/.gitignore").read_text() == IGNORE_TEXT
     assert uc(root, "check").returncode == 0  # its own files: used again
@@ -411,6 +415,7 @@ def test_an_empty_gitignore_left_by_an_older_run_is_repaired(tmp_path: Path) -> 
     root = make_repo(tmp_path / "repo")
     (root / ".upgrade-checklists-cache").mkdir()
     (root / ".upgrade-checklists-cache/.gitignore").write_text("")
+    age(root)
     assert uc(root, "check").returncode == 0
     assert (root / ".upgrade-checklists-cache/.gitignore").read_text() == IGNORE_TEXT
     assert git(root, "status", "--porcelain") == ""
