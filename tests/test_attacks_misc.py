@@ -209,8 +209,8 @@ def test_18_lone_cr_line_endings_are_checked_and_fixed(repo: Repo) -> None:
     text = CHECKLIST.replace(*STALE_RANGE).replace("\n", "\r")
     repo.write(CL, text.encode())
     r = uc(repo, "check", "--output-format", "concise")
-    assert r.returncode == 1 and r.stderr == "", r
-    assert r.stdout.splitlines()[0] == ("checklists/fakepkg-core.md:50:1: LINE entry 2: snippet in `app/engine/core.py` "
+    assert r.returncode == 0 and r.stderr == "", r  # a stale line number is a warning (strict-lines is off)
+    assert r.stdout.splitlines()[0] == ("checklists/fakepkg-core.md:50:1: LINE [warning] entry 2: snippet in `app/engine/core.py` "
                                         "is now at lines 10-13 (recorded lines 11-14) (app/engine/core.py:10)")
     r = uc(repo, "check", "--fix")
     assert r.returncode == 1 and r.stderr == "", r
@@ -240,7 +240,7 @@ def test_17_a_baselined_value_change_does_not_hide_another_value(repo: Repo) -> 
     "`=2` is now `=4`" also matched "`=2` is now `=64`"."""
     core = "app/engine/core.py"
     repo.edit(core, "tensor_model_parallel_size=2", "tensor_model_parallel_size=4")
-    r = uc(repo, "check", "--baseline", "known.json")
+    r = uc(repo, "check", "--write-baseline", "known.json")
     assert r.returncode == 0 and "not shown: 1 in the baseline" in r.stdout, r
     assert [f["code"] for f in json.loads((repo.path / "known.json").read_text())["findings"]] == ["SNIPPET"]
     # where the finding is may move: two lines above the call, the same finding

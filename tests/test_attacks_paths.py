@@ -56,13 +56,21 @@ def commit(root: Path) -> None:
 
 
 def age(root: Path) -> None:
-    """Every file an hour old, and its ctime (which cannot be set) past the racy window:
-    a cache entry or run record is stored only for files unchanged for two seconds."""
     then = time.time() - 3600
     for p in [root, *root.rglob("*")]:
         if ".git" not in p.parts and not p.is_symlink():
             os.utime(p, (then, then))
-    time.sleep(2.1)
+
+
+def settled(root: Path) -> None:
+    """Wait until every file below ``root`` changed more than two seconds ago: a run record or a
+    cache entry is not stored for a file in git's racy window, and a file's change time (which
+    the racy rule reads) cannot be set back like its mtime. (In-process tests move the clock
+    instead: conftest.settle.)"""
+    newest = max(os.lstat(p).st_ctime_ns for p in [root, *root.rglob("*")])
+    wait = (newest + 2_050_000_000 - time.time_ns()) / 1e9
+    if wait > 0:
+        time.sleep(wait)
 
 
 def snapshot(folder: Path) -> dict[str, bytes | str]:
@@ -208,6 +216,7 @@ def test_the_run_record_sees_a_deleted_gitignored_file(tmp_path: Path) -> None:
     (root / "build").mkdir()
     (root / "build/gen.txt").write_text("uses fakepkg.core to generate\n")
     age(root)
+    settled(root)
     cold = uc(root, "check", "--no-cache")
     assert cold.returncode == 0, cold.stdout + cold.stderr
     assert uc(root, "check").returncode == 0  # cold: writes the record
@@ -228,10 +237,11 @@ def test_the_run_record_sees_a_changed_gitignored_catalog_reference(tmp_path: Pa
     (root / "build").mkdir()
     (root / "build/gen.py").write_text("gen(1)\n")
     age(root)
+    settled(root)
     assert uc(root, "check").returncode == 0
     assert "its outcome is reused" in uc(root, "check", "-v").stderr
     (root / "build/gen.py").write_text("gen(2)\n")
-    age(root)
+    os.utime(root / "build/gen.py", (time.time() - 60,) * 2)
     warm = uc(root, "check")
     assert warm.returncode == 1 and "SNIPPET" in warm.stdout, warm.stdout
     (root / "build/gen.py").unlink()
@@ -316,7 +326,7 @@ def test_an_empty_or_own_cache_dir_is_used(tmp_path: Path) -> None:
     root = make_repo(tmp_path / "repo")
     (root / "cache").mkdir()
     set_config(root, 'cache_dir = "cache"')
-    age(root)
+    settled(root)
     assert uc(root, "check").returncode == 0
     assert (root / "cache/.gitignore").read_text() == IGNORE_TEXT
     assert uc(root, "check").returncode == 0  # its own files: used again
@@ -406,6 +416,7 @@ def test_a_full_disk_while_the_cache_is_made_leaves_no_empty_gitignore(tmp_path:
     assert r.returncode == 0, r.stderr  # the check itself does not depend on its cache
     ignore = root / ".upgrade-checklists-cache/.gitignore"
     assert not ignore.exists() or ignore.read_text() == IGNORE_TEXT
+    settled(root)
     assert uc(root, "check").returncode == 0
     assert ignore.read_text() == IGNORE_TEXT
     assert git(root, "status", "--porcelain") == ""  # the cache ignores itself
@@ -415,7 +426,7 @@ def test_an_empty_gitignore_left_by_an_older_run_is_repaired(tmp_path: Path) -> 
     root = make_repo(tmp_path / "repo")
     (root / ".upgrade-checklists-cache").mkdir()
     (root / ".upgrade-checklists-cache/.gitignore").write_text("")
-    age(root)
+    settled(root)
     assert uc(root, "check").returncode == 0
     assert (root / ".upgrade-checklists-cache/.gitignore").read_text() == IGNORE_TEXT
     assert git(root, "status", "--porcelain") == ""

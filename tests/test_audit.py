@@ -622,3 +622,25 @@ def test_guard_at_a_drifted_line_is_checked_where_its_quoted_expression_now_is(p
     assert [l.split(" (checklists/")[0] for l in r.lines if l.startswith("app/engine/lora.py:")] == [
         "app/engine/lora.py:9:1: GUARD_NEEDED [info] `fakepkg.core.bridge.AutoBridge` still lacks `save_hf_adapter`: "
         "the guard (and its patch) is still needed"]
+
+
+def test_guards_recorded_without_a_line_are_found_by_their_code(project: Repo, upstreams: Path) -> None:
+    """``new`` writes version guards by file and function, with no line that could go stale."""
+    project.edit("checklists/fakepkg-core.md",
+                 "- `app/engine/lora.py:4` — `hasattr(AutoBridge, \"save_hf_adapter\")` guard; patch applied when upstream lacks it.\n"
+                 "- `app/engine/compat.py:4` — version comparison with 2.0.0.\n"
+                 "- `app/engine/compat.py:8` — `try` import of the new helper location.\n",
+                 "- `app/engine/lora.py` (`apply_patch`) — `hasattr(AutoBridge, \"save_hf_adapter\")`: a feature check.\n"
+                 "- `app/engine/compat.py` — `Version(fakepkg.core.__version__) < Version(\"2.0.0\")`: a version comparison.\n"
+                 "- `app/engine/compat.py` — `from fakepkg.core.tools import helper`: a `try` import.\n"
+                 "- `app/engine/compat.py` — `fakepkg.core.gone()`: quoted code that is not there.\n")
+    bump(project, upstreams)
+    r = audit(project)
+    guards = sorted(l.split(" (checklists/")[0] for l in r.lines if "GUARD_" in l)
+    assert guards == [
+        "app/engine/compat.py:1:1: GUARD_UNKNOWN [warning] version guard `app/engine/compat.py` not found",
+        "app/engine/compat.py:4:1: GUARD_DEAD [warning] version comparison with 2.0.0: at or below the new version 2.0.0, the guard can be removed",
+        "app/engine/compat.py:8:1: GUARD_DEAD [warning] the primary import `fakepkg.core.tools.helper` now resolves: the ImportError fallback can be removed",
+        "app/engine/lora.py:4:1: GUARD_DEAD [warning] `fakepkg.core.bridge.AutoBridge` now has `save_hf_adapter`: the `hasattr` guard can be removed, once callers follow the native signature",
+        "app/engine/lora.py:4:1: GUARD_MISMATCH native `fakepkg.core.bridge.AutoBridge.save_hf_adapter(self, model, path, peft_config, base_model_name_or_path)` differs from the patch `save_hf_adapter(self, model, path, peft_config, show_progress, base_model_name_or_path)` (line 8): only in the patch: `show_progress`; names and order must match exactly",
+    ]

@@ -51,7 +51,7 @@ def test_clean_entry_with_every_pattern(repo: Repo) -> None:
 def test_wrapped_reference_line_and_fix(repo: Repo) -> None:
     add_entry(repo, "Called inside `lib/jobs.py`\n(`Runner.start`, lines 6–8):\n\n" + SNIPPET)
     r = repo.run("check")
-    assert r.lines == [f"{CL}:64:1: LINE entry 3: snippet in `lib/jobs.py` is now at lines 7-9 (recorded lines 6-8) (lib/jobs.py:7)"]
+    assert r.lines == [f"{CL}:64:1: LINE [warning] entry 3: snippet in `lib/jobs.py` is now at lines 7-9 (recorded lines 6-8) (lib/jobs.py:7)"]
     assert repo.run("check", "--fix").code == 1
     assert "Called inside `lib/jobs.py`\n(`Runner.start`, lines 7–9):\n" in repo.read(CL)
     assert repo.run("check", "--fix").out == "All checks passed (1 checklist, 8 files scanned).\n"
@@ -61,8 +61,8 @@ def test_every_number_of_a_multi_number_reference(repo: Repo) -> None:
     add_entry(repo, "Set in `lib/jobs.py` (lines 2, 14):\n\n```python\nfrom fakepkg.core import parallel_state as mpu\n...\nmpu.destroy()\n```\n")
     r = repo.run("check")
     assert r.lines == [
-        f"{CL}:63:1: LINE entry 3: snippet in `lib/jobs.py` is now at line 1 (recorded line 2) (lib/jobs.py:1)",
-        f"{CL}:63:1: LINE entry 3: snippet in `lib/jobs.py` is now at line 13 (recorded line 14) (lib/jobs.py:13)",
+        f"{CL}:63:1: LINE [warning] entry 3: snippet in `lib/jobs.py` is now at line 1 (recorded line 2) (lib/jobs.py:1)",
+        f"{CL}:63:1: LINE [warning] entry 3: snippet in `lib/jobs.py` is now at line 13 (recorded line 14) (lib/jobs.py:13)",
     ]
     repo.run("check", "--fix")
     assert "Set in `lib/jobs.py` (lines 1, 13):" in repo.read(CL)
@@ -79,7 +79,7 @@ def test_snippet_finding_never_hides_line(repo: Repo) -> None:
     add_entry(repo, "Called in `lib/jobs.py` (line 9):\n\n```python\nmpu.initialize_model_parallel(tensor_model_parallel_size=4)\nreturn mpu.get_rank()\n```\n")
     r = repo.run("check")
     assert r.lines == [
-        f"{CL}:63:1: LINE entry 3: snippet in `lib/jobs.py` is now at line 10 (recorded line 9) (lib/jobs.py:10)",
+        f"{CL}:63:1: LINE [warning] entry 3: snippet in `lib/jobs.py` is now at line 10 (recorded line 9) (lib/jobs.py:10)",
         f"{CL}:65:1: SNIPPET entry 3: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=4)`: "
         "`tensor_model_parallel_size=4` is now `tensor_model_parallel_size=size` (nearest match `lib/jobs.py:7`) (lib/jobs.py:7)",
     ]
@@ -109,19 +109,19 @@ def test_missing_path_reported_once_with_the_nearest_existing_path(repo: Repo) -
 def test_also_used_in_a_function_of_the_previous_file(repo: Repo) -> None:
     add_entry(repo, "Called in `lib/jobs.py` (line 10):\n\n```python\nreturn mpu.get_rank()\n```\n\nAlso used in `stop` (line 11).\n")
     r = repo.run("check")
-    assert r.lines == [f"{CL}:69:1: LINE entry 3: snippet in `lib/jobs.py` is now at line 12 (recorded line 11) (lib/jobs.py:12)"]
+    assert r.lines == [f"{CL}:69:1: LINE [warning] entry 3: snippet in `lib/jobs.py` is now at line 12 (recorded line 11) (lib/jobs.py:12)"]
 
 
 def test_reference_without_snippet_located_by_code_quoted_in_its_paragraph(repo: Repo) -> None:
     add_entry(repo, "**Check:** also imported directly in `lib/jobs.py` (line 2) via\n"
                     "`from fakepkg.core import parallel_state as mpu`.\n")
-    assert repo.run("check").lines == [f"{CL}:63:1: LINE entry 3: snippet in `lib/jobs.py` is now at line 1 (recorded line 2) (lib/jobs.py:1)"]
+    assert repo.run("check").lines == [f"{CL}:63:1: LINE [warning] entry 3: snippet in `lib/jobs.py` is now at line 1 (recorded line 2) (lib/jobs.py:1)"]
 
 
 def test_guard_located_by_its_quoted_expression(repo: Repo) -> None:
     repo.edit("app/engine/core.py", "def build(model):\n", "def build(model):\n    '''Build.'''\n")
     r = repo.run("check")
-    assert f'{CL}:63:1: GUARD version guard `hasattr(mpu, "destroy")` in `app/engine/core.py` is now at line 8 (recorded line 7) (app/engine/core.py:8)' in r.lines
+    assert f'{CL}:63:1: GUARD [warning] version guard `hasattr(mpu, "destroy")` in `app/engine/core.py` is now at line 8 (recorded line 7) (app/engine/core.py:8)' in r.lines
     repo.run("check", "--fix")
     assert '- `app/engine/core.py:8` — `hasattr(mpu, "destroy")` guard' in repo.read(CL)
     repo.edit("app/engine/core.py", 'hasattr(mpu, "destroy")', 'hasattr(mpu, "teardown")')

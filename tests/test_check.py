@@ -61,7 +61,7 @@ def test_no_false_positives_from_comments_strings_or_substrings(repo: Repo) -> N
 def test_stale_listed_file_gone(repo: Repo) -> None:
     repo.remove("app/tools/names.py")
     r = repo.run("check")
-    assert r.lines == ["checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` does not exist"]
+    assert r.lines == ["checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` was deleted"]  # git held it
     assert r.code == 1
 
 
@@ -139,10 +139,10 @@ def test_line_moved_snippet(repo: Repo) -> None:
     repo.edit("app/engine/core.py", "def build(model):\n", "def build(model):\n    # one more line\n")
     r = repo.run("check")
     assert r.lines == [
-        "checklists/fakepkg-core.md:36:1: LINE entry 1: snippet in `app/engine/core.py` is now at line 10 (recorded line 9) (app/engine/core.py:10)",
-        "checklists/fakepkg-core.md:50:1: LINE entry 2: snippet in `app/engine/core.py` is now at lines 11-14 (recorded lines 10-13) (app/engine/core.py:11)",
+        "checklists/fakepkg-core.md:36:1: LINE [warning] entry 1: snippet in `app/engine/core.py` is now at line 10 (recorded line 9) (app/engine/core.py:10)",
+        "checklists/fakepkg-core.md:50:1: LINE [warning] entry 2: snippet in `app/engine/core.py` is now at lines 11-14 (recorded lines 10-13) (app/engine/core.py:11)",
         # the guard's quoted expression moved down with it
-        'checklists/fakepkg-core.md:63:1: GUARD version guard `hasattr(mpu, "destroy")` in `app/engine/core.py` is now at line 8 (recorded line 7) (app/engine/core.py:8)',
+        'checklists/fakepkg-core.md:63:1: GUARD [warning] version guard `hasattr(mpu, "destroy")` in `app/engine/core.py` is now at line 8 (recorded line 7) (app/engine/core.py:8)',
     ]
 
 
@@ -150,7 +150,7 @@ def test_snippet_is_whitespace_insensitive(repo: Repo) -> None:
     repo.edit("app/engine/core.py", "    return DDP(\n        model,\n        config=None,\n    )\n", "    return DDP(model,  config=None,)\n")
     r = repo.run("check")
     assert r.lines == [
-        "checklists/fakepkg-core.md:50:1: LINE entry 2: snippet in `app/engine/core.py` is now at line 10 (recorded lines 10-13) (app/engine/core.py:10)"
+        "checklists/fakepkg-core.md:50:1: LINE [warning] entry 2: snippet in `app/engine/core.py` is now at line 10 (recorded lines 10-13) (app/engine/core.py:10)"
     ]
 
 
@@ -170,7 +170,7 @@ def test_snippet_gone_and_file_gone(repo: Repo) -> None:
 def test_guard_reference(repo: Repo) -> None:
     repo.edit("checklists/fakepkg-core.md", "`app/engine/core.py:7`", "`app/engine/core.py:60`")
     r = repo.run("check")  # the quoted expression says where the guard is
-    assert r.lines == ['checklists/fakepkg-core.md:63:1: GUARD version guard `hasattr(mpu, "destroy")` in `app/engine/core.py` is now at line 7 (recorded line 60) (app/engine/core.py:7)']
+    assert r.lines == ['checklists/fakepkg-core.md:63:1: GUARD [warning] version guard `hasattr(mpu, "destroy")` in `app/engine/core.py` is now at line 7 (recorded line 60) (app/engine/core.py:7)']
     repo.edit("checklists/fakepkg-core.md", '`hasattr(mpu, "destroy")` guard', "guard")
     r = repo.run("check")  # nothing quoted: only the file's length can be checked
     assert r.lines == ["checklists/fakepkg-core.md:63:1: GUARD version guard `app/engine/core.py:60` is past the end of the file (13 lines) (app/engine/core.py:60)"]
@@ -223,7 +223,7 @@ def test_deleted_listed_file_concerns_every_commit(repo: Repo) -> None:
 def test_github_format(repo: Repo) -> None:
     repo.remove("app/tools/names.py")
     r = repo.run("check", "--format", "github")
-    assert r.out == "::error file=checklists/fakepkg-core.md,line=25,title=STALE::`app/tools/names.py` does not exist; fixable with `upgrade-checklists check --fix`\n"
+    assert r.out == "::error file=checklists/fakepkg-core.md,line=25,title=STALE::`app/tools/names.py` was deleted; fixable with `upgrade-checklists check --fix`\n"
 
 
 def test_json_format_envelope(repo: Repo) -> None:
@@ -242,7 +242,8 @@ def test_json_format_envelope(repo: Repo) -> None:
             "severity": "error",
             "fixable": True,
         }],
-        "summary": {"checklists": 1, "files_scanned": 9, "findings_by_code": {"MISSING": 1}, "fixable": 1,
+        "summary": {"checklists": 1, "files_scanned": 9, "findings_by_code": {"MISSING": 1},
+                    "findings_by_severity": {"error": 1}, "fixable": 1,
                     "not_shown": {"baseline": 0, "ignored": 0, "other_files": 0}},
     }
 
@@ -260,9 +261,9 @@ def test_hook_run_without_files_reports_only_what_concerns_deleted_files(repo: R
     r = repo.run("check")
     assert r.code == 1
     assert r.lines == [
-        "checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` does not exist",
-        "checklists/fakepkg-core.md:26:1: MOVED `tests/test_core.py` moved to `app/tools/test_core.py` "
-        "(same name, same imports) (app/tools/test_core.py:2)",
+        "checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` was deleted",
+        "checklists/fakepkg-core.md:26:1: MOVED `tests/test_core.py` was renamed to `app/tools/test_core.py` (git)"
+        " (app/tools/test_core.py:2)",
     ]
     # outside pre-commit, no file arguments still mean the whole repository
     monkeypatch.delenv("PRE_COMMIT")

@@ -15,7 +15,6 @@ import pytest
 
 from conftest import Repo
 from upgrade_checklists.core import files
-from upgrade_checklists.core.checklist import REMOVAL_MARK
 from upgrade_checklists.check.rows import usage_parts
 from upgrade_checklists.project.scan import Import
 
@@ -35,25 +34,33 @@ def _unaligned(repo: Repo) -> str:
 # 1. line separators other than \n -------------------------------------------------------
 
 
+def _deleted(repo: Repo, rel: str) -> None:
+    """``rel`` committed, then deleted: git reports it deleted, and ``--fix`` removes its row."""
+    repo.write(rel, "x = 1\n")
+    repo.commit(f"add {rel}")
+    repo.remove(rel)
+
+
 @pytest.mark.parametrize("sep", ["\x85", "\u2028", "\u2029", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e"])
 def test_line_separators_are_not_line_breaks(repo: Repo, sep: str) -> None:
+    _deleted(repo, "app/engine/old.py")
     text = _unaligned(repo).replace("## Affected Files", f"Owner: infra{sep}team.\n\n## Affected Files")
-    text = text.replace(GONE_ROW, GONE_ROW + "\n| `app/engine/__init__.py` | `DistributedDataParallel` |")
+    text = text.replace(GONE_ROW, GONE_ROW + "\n| `app/engine/old.py` | `DistributedDataParallel` |")
     repo.write(CL, text)
     assert repo.run("check").codes == ["STALE"]
     assert repo.run("check", "--fix").code == 1
-    expected = text.replace("| `app/engine/__init__.py` | `DistributedDataParallel` |",
-                            f"| `app/engine/__init__.py` | `DistributedDataParallel` {REMOVAL_MARK} |")
+    expected = text.replace("\n| `app/engine/old.py` | `DistributedDataParallel` |", "")  # that row, no other line
     assert repo.read(CL) == expected
     assert repo.run("check").code == 0
 
 
 def test_lone_carriage_returns_count_as_markdown_it_counts_them(repo: Repo) -> None:
+    _deleted(repo, "app/engine/old.py")
     text = _unaligned(repo).replace("## Affected Files", "Owner:\rinfra.\n\n## Affected Files")
-    text = text.replace(GONE_ROW, GONE_ROW + "\n| `app/engine/__init__.py` | `x` |")
+    text = text.replace(GONE_ROW, GONE_ROW + "\n| `app/engine/old.py` | `x` |")
     repo.write(CL, text)
     assert repo.run("check", "--fix").code == 1
-    expected = text.replace("| `app/engine/__init__.py` | `x` |", f"| `app/engine/__init__.py` | `x` {REMOVAL_MARK} |")
+    expected = text.replace("\n| `app/engine/old.py` | `x` |", "")
     assert (repo.path / CL).read_bytes() == expected.encode()
     assert repo.run("check").code == 0
 
@@ -437,6 +444,7 @@ def test_row_split_by_a_pipe_in_a_code_span_is_not_reported_fixable(repo: Repo) 
     found = sorted((f["code"], f["file"], f["fixable"]) for f in repo.run("check", "--format", "json").json()["findings"])
     assert found == [("CHANGED", "app/utils/other.py", False),  # `fakepkg.core` is not in the row
                      ("CHANGED", "app/utils/other.py", False),  # `parallel_state`, `mpu` match nothing
+                     ("FORMAT", None, False),  # the row has an extra cell: what follows the pipe is not read
                      ("MISSING", "app/utils/fourth.py", True)]
     out = repo.run("check", "--format", "text").out
     changed = [line for line in out.splitlines() if "app/utils/other.py" in line and "CHANGED" in line]
@@ -446,6 +454,6 @@ def test_row_split_by_a_pipe_in_a_code_span_is_not_reported_fixable(repo: Repo) 
     assert "[*] 1 fixable with" in out
     r = repo.run("check", "--fix")
     assert r.code == 1 and f"Fixing {CL}" in r.out
-    assert repo.run("check").codes == ["CHANGED", "CHANGED"]
+    assert repo.run("check").codes == ["CHANGED", "CHANGED", "FORMAT"]
     assert "| `app/utils/fourth.py` | `fakepkg.core` |" in repo.read(CL)
     assert "`parallel_state` (as `mpu`), `a|b` |\n" in repo.read(CL)

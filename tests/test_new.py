@@ -35,14 +35,15 @@ def other(repo: Repo) -> Repo:
 
 def test_new_creates_a_checklist_that_passes_check(other: Repo) -> None:
     r = other.run("new", "otherlib-core", "--github", "acme/otherlib")
-    assert (r.code, r.out) == (0, "Created checklists/otherlib-core.md: 2 files, 4 API entries (import names: otherlib_core)\n")
+    assert (r.code, r.out) == (0, "Created checklists/otherlib-core.md: 2 files, 4 API entries (import names: otherlib_core)\n"
+                                  "  branch_template: v${VERSION} is a guess: check it against upstream's tag names\n")
     text = other.read("checklists/otherlib-core.md")
     assert text.startswith(
         "---\npackage: otherlib-core\ngithub: acme/otherlib\nbranch_template: v${VERSION}\n"
         "upstream_paths:\n  - otherlib_core/\nimport_names:\n  - otherlib_core\n---\n\n## Affected Files\n"
     )
     assert "| `app/models/lm.py` | `otherlib_core` (as `oc`), `Dense`, `build` (as `make`) |" in text
-    assert "| `tests/test_lm.py` | `Dense`         |" in text
+    assert "| `tests/test_lm.py` | `Dense` |" in text  # compact: the repository does not run mdformat
     # all in Secondary (app/): the most used first, then by name
     assert [l for l in text.splitlines() if l.startswith("### ") and l[4].isdigit()] == [
         "### 1. `otherlib_core.layers.Dense`",
@@ -50,16 +51,20 @@ def test_new_creates_a_checklist_that_passes_check(other: Repo) -> None:
         "### 3. `otherlib_core.layers.build`",
         "### 4. `otherlib_core.utils.ready`",
     ]
-    assert ("Called in `app/models/lm.py` (lines 6-9), 1 of 2 uses in 2 files:\n\n```python\nlayer = Dense(\n"
-            "    units=4,\n    activation=\"relu\",\n)\n```") in text
+    # anchored by file and function, no line numbers; the uses not shown are counted by folder
+    assert ("Called in `app/models/lm.py` (`model`):\n\n```python\nlayer = Dense(\n"
+            "    units=4,\n    activation=\"relu\",\n)\n```\n\nUsed 2 times in 2 files; also in `tests/` (1 use).") in text
     assert ("**Check:** `units`, `activation` are still accepted as keywords; the result (`layer`)\nkeeps its type."
             in text)
-    assert ("Called in `app/models/lm.py` (line 11):\n\n```python\nreturn make(layer, x)\n```\n\n**Check:** The 2 "
+    assert ("Called in `app/models/lm.py` (`model`):\n\n```python\nreturn make(layer, x)\n```\n\n**Check:** The 2 "
             "positional arguments are still in the same order; the return value,\nwhich the code uses, keeps its type.") in text
     assert other.run("check").code == 0
 
 
 def test_new_output_is_mdformat_stable(other: Repo) -> None:
+    """In a repository that formats Markdown with mdformat (its pre-commit configuration runs
+    it), the draft is written as mdformat writes it: padded tables."""
+    other.write(".pre-commit-config.yaml", "repos:\n  - repo: https://github.com/hukkin/mdformat\n    hooks:\n      - id: mdformat\n")
     other.run("new", "otherlib-core", "--github", "acme/otherlib")
     path = other.path / "checklists/otherlib-core.md"
     before = path.read_text()
@@ -145,14 +150,24 @@ def test_new_orders_entries_by_tier_then_by_use(other: Repo) -> None:
     ]
 
 
-def test_new_shortens_a_long_statement_to_its_first_lines(other: Repo) -> None:
+def test_new_never_cuts_a_statement_and_prefers_a_short_one(other: Repo) -> None:
     args = "".join(f"    arg{i}={i},\n" for i in range(12))
     other.write("app/models/big.py", f"from otherlib_core.layers import Dense\n\nLAYER = Dense(\n{args})\n")
     other.run("new", "otherlib-core", "--github", "acme/otherlib", "--import-name", "otherlib_core.layers")
     text = other.read("checklists/otherlib-core.md")
-    assert ("Called in `app/models/big.py` (line 3), 1 of 3 uses in 3 files:\n\n```python\nLAYER = Dense(\n"
-            "    arg0=0,\n    arg1=1,\n    arg2=2,\n    arg3=3,\n...\n```") in text
-    assert other.run("check").code == 0  # the check reads `...` as elided code: the snippet is found
+    # Dense has a 5-line call in app/models/lm.py: that one is shown, not the 14-line one, and nothing is cut
+    assert "### 1. `otherlib_core.layers.Dense`\n\nCalled in `app/models/lm.py` (`model`):\n\n```python\nlayer = Dense(\n" in text
+    assert "arg0" not in text and "\n...\n" not in text
+    assert other.run("check").code == 0
+
+
+def test_new_shows_a_long_call_whole_when_it_is_the_only_one(other: Repo) -> None:
+    args = "".join(f"    arg{i}={i},\n" for i in range(12))
+    other.write("app/models/big.py", f"import otherlib_core as oc\n\nLAYER = oc.wide(\n{args})\n")
+    other.run("new", "otherlib-core", "--github", "acme/otherlib")
+    text = other.read("checklists/otherlib-core.md")
+    assert f"Called in `app/models/big.py`:\n\n```python\nLAYER = oc.wide(\n{args})\n```" in text
+    assert other.run("check").code == 0
 
 
 def test_new_names_module_attributes_and_what_the_code_reads_from_a_result(other: Repo) -> None:
@@ -167,7 +182,7 @@ def test_new_names_module_attributes_and_what_the_code_reads_from_a_result(other
     ))
     other.run("new", "otherlib-core", "--github", "acme/otherlib")
     text = other.read("checklists/otherlib-core.md")
-    assert ("### 3. `otherlib_core.__version__`\n\nUsed in `app/models/ver.py` (line 3):\n\n```python\n"
+    assert ("### 3. `otherlib_core.__version__`\n\nUsed in `app/models/ver.py`:\n\n```python\n"
             "OLD = otherlib_core.__version__ < \"2\"\n```\n\n**Check:** `__version__` still exists on `otherlib_core`, "
             "with the same meaning.") in text
     assert ("**Check:** `mode` is still accepted as a keyword; the positional argument is still the\nfirst "

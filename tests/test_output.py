@@ -69,30 +69,32 @@ def two(repo: Repo) -> Repo:
 PLAIN = """\
 checklists/fakepkg-core.md:
   17 MISSING [*] `app/utils/new.py:1` imports `fakepkg.core` but no tier lists it (belongs in Secondary)
-  25 STALE [*] `app/tools/names.py` does not exist
+  25 STALE [*] `app/tools/names.py` was deleted
   38 SNIPPET entry 1: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: `tensor_model_parallel_size=2` is now `tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`)
 
 checklists/otherlib.md:
   11 MISSING [*] `app/engine/use_ol.py:1` imports `otherlib.helper`, `otherlib.alpha` and 2 more but no tier lists it (belongs in Primary)
-  29 LINE [*] entry 1: snippet in `app/utils/ol.py:4` is now at line 4 (recorded line 3)
+  29 LINE [*] [warning] entry 1: snippet in `app/utils/ol.py:4` is now at line 4 (recorded line 3)
 
-Found 5 findings in 2 checklists: 2 MISSING, 1 LINE, 1 SNIPPET, 1 STALE.
+Found 5 findings (4 errors, 1 warning) in 2 checklists: 2 MISSING, 1 LINE, 1 SNIPPET, 1 STALE.
+A warning does not fail the run; the errors do.
 [*] 4 fixable with `upgrade-checklists check --fix`.
 """
 
-B, R, C, G, X = "\x1b[1m", "\x1b[1;31m", "\x1b[36m", "\x1b[1;32m", "\x1b[0m"
+B, R, C, G, X, Y = "\x1b[1m", "\x1b[1;31m", "\x1b[36m", "\x1b[1;32m", "\x1b[0m", "\x1b[1;33m"
 
 COLOURED = f"""\
 {B}checklists/fakepkg-core.md{X}:
   {C}17{X} {R}MISSING{X} {C}[*]{X} `app/utils/new.py:1` imports `fakepkg.core` but no tier lists it (belongs in Secondary)
-  {C}25{X} {R}STALE{X} {C}[*]{X} `app/tools/names.py` does not exist
+  {C}25{X} {R}STALE{X} {C}[*]{X} `app/tools/names.py` was deleted
   {C}38{X} {R}SNIPPET{X} entry 1: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: `tensor_model_parallel_size=2` is now `tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`)
 
 {B}checklists/otherlib.md{X}:
   {C}11{X} {R}MISSING{X} {C}[*]{X} `app/engine/use_ol.py:1` imports `otherlib.helper`, `otherlib.alpha` and 2 more but no tier lists it (belongs in Primary)
-  {C}29{X} {R}LINE{X} {C}[*]{X} entry 1: snippet in `app/utils/ol.py:4` is now at line 4 (recorded line 3)
+  {C}29{X} {Y}LINE{X} {C}[*]{X} [warning] entry 1: snippet in `app/utils/ol.py:4` is now at line 4 (recorded line 3)
 
-Found 5 findings in 2 checklists: 2 MISSING, 1 LINE, 1 SNIPPET, 1 STALE.
+Found 5 findings (4 errors, 1 warning) in 2 checklists: 2 MISSING, 1 LINE, 1 SNIPPET, 1 STALE.
+A warning does not fail the run; the errors do.
 {C}[*]{X} 4 fixable with `upgrade-checklists check --fix`.
 """
 
@@ -171,11 +173,12 @@ def test_statistics(two: Repo) -> None:
     r = two.run("check", "--statistics", "--format", "text")
     assert (r.code, r.out) == (1, """\
 2  MISSING  [*] a file imports the package but no tier lists it
-1  LINE     [*] a call-site snippet now starts at another line
+1  LINE     [*] a catalog reference's line number is stale (a warning unless strict-lines = true)
 1  SNIPPET      a call-site snippet no longer occurs in its file
 1  STALE    [*] a listed file is gone, or neither imports the package nor matches its row
 
-Found 5 findings in 2 checklists: 2 MISSING, 1 LINE, 1 SNIPPET, 1 STALE.
+Found 5 findings (4 errors, 1 warning) in 2 checklists: 2 MISSING, 1 LINE, 1 SNIPPET, 1 STALE.
+A warning does not fail the run; the errors do.
 [*] 4 fixable with `upgrade-checklists check --fix`.
 """)
 
@@ -202,23 +205,25 @@ def test_concise_is_one_line_per_finding(two: Repo) -> None:
     r = two.run("check", "--format", "concise")
     assert r.out == """\
 checklists/fakepkg-core.md:17:1: MISSING `app/utils/new.py` imports `fakepkg.core` but no tier lists it (belongs in Secondary) (app/utils/new.py:1)
-checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` does not exist
+checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` was deleted
 checklists/fakepkg-core.md:38:1: SNIPPET entry 1: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: `tensor_model_parallel_size=2` is now `tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`) (app/engine/core.py:9)
 checklists/otherlib.md:11:1: MISSING `app/engine/use_ol.py` imports `otherlib.helper`, `otherlib.alpha`, `otherlib.beta`, `otherlib.gamma` but no tier lists it (belongs in Primary) (app/engine/use_ol.py:1)
-checklists/otherlib.md:29:1: LINE entry 1: snippet in `app/utils/ol.py` is now at line 4 (recorded line 3) (app/utils/ol.py:4)
-Found 5 findings in 2 checklists: 2 MISSING, 1 LINE, 1 SNIPPET, 1 STALE.
+checklists/otherlib.md:29:1: LINE [warning] entry 1: snippet in `app/utils/ol.py` is now at line 4 (recorded line 3) (app/utils/ol.py:4)
+Found 5 findings (4 errors, 1 warning) in 2 checklists: 2 MISSING, 1 LINE, 1 SNIPPET, 1 STALE.
+A warning does not fail the run; the errors do.
 [*] 4 fixable with `upgrade-checklists check --fix`.
 """
 
 
 def test_fix_in_text_says_what_was_rewritten_and_what_is_left(two: Repo) -> None:
     r = two.run("check", "--fix", "--format", "text")
-    # the MISSING row turned Secondary's `_None._` into a table: the snippet is 2 lines down
+    # the MISSING row turned Secondary's `_None._` into a table (2 lines more), the deleted file's row went
+    # (1 line less): the snippet is 1 line down
     assert (r.code, r.out) == (1, """\
 Fixing checklists/fakepkg-core.md
 Fixing checklists/otherlib.md
 checklists/fakepkg-core.md:
-  40 SNIPPET entry 1: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: `tensor_model_parallel_size=2` is now `tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`)
+  39 SNIPPET entry 1: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: `tensor_model_parallel_size=2` is now `tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`)
 
 Found 1 finding in 1 checklist: 1 SNIPPET.
 Rewrote 2 files with --fix; review and stage them.
@@ -238,9 +243,9 @@ def test_json_is_pure_with_fix(two: Repo) -> None:
 
 def test_json_severity_and_fixable(two: Repo) -> None:
     doc = two.run("check", "--format", "json").json()
-    assert [(f["code"], f["fixable"]) for f in doc["findings"]] == [
-        ("MISSING", True), ("STALE", True), ("SNIPPET", False), ("MISSING", True), ("LINE", True)]
-    assert {f["severity"] for f in doc["findings"]} == {"error"}
+    assert [(f["code"], f["severity"], f["fixable"]) for f in doc["findings"]] == [
+        ("MISSING", "error", True), ("STALE", "error", True), ("SNIPPET", "error", False), ("MISSING", "error", True),
+        ("LINE", "warning", True)]  # a stale line number: a warning (no strict-lines)
     assert doc["summary"]["fixable"] == 4
 
 
@@ -252,10 +257,10 @@ def test_github_annotations_on_the_source_line(two: Repo, monkeypatch: pytest.Mo
         # MISSING: on the import, in the pull request's diff
         f"::error file=app/utils/new.py,line=1,title=MISSING::`app/utils/new.py` imports `fakepkg.core` but no tier lists it (belongs in Secondary) (checklist checklists/fakepkg-core.md:17){fix}",
         # STALE: the file is gone, so on the checklist's row
-        f"::error file=checklists/fakepkg-core.md,line=25,title=STALE::`app/tools/names.py` does not exist{fix}",
+        f"::error file=checklists/fakepkg-core.md,line=25,title=STALE::`app/tools/names.py` was deleted{fix}",
         "::error file=app/engine/core.py,line=9,title=SNIPPET::entry 1: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: `tensor_model_parallel_size=2` is now `tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`) (checklist checklists/fakepkg-core.md:38)",
         f"::error file=app/engine/use_ol.py,line=1,title=MISSING::`app/engine/use_ol.py` imports `otherlib.helper`, `otherlib.alpha`, `otherlib.beta`, `otherlib.gamma` but no tier lists it (belongs in Primary) (checklist checklists/otherlib.md:11){fix}",
-        f"::error file=app/utils/ol.py,line=4,title=LINE::entry 1: snippet in `app/utils/ol.py` is now at line 4 (recorded line 3) (checklist checklists/otherlib.md:29){fix}",
+        f"::warning file=app/utils/ol.py,line=4,title=LINE::entry 1: snippet in `app/utils/ol.py` is now at line 4 (recorded line 3) (checklist checklists/otherlib.md:29){fix}",
     ]
 
 
@@ -271,17 +276,17 @@ def test_github_step_summary_is_appended(two: Repo, tmp_path, monkeypatch: pytes
 | Code | Findings | Fixable | Meaning |
 | --- | ---: | ---: | --- |
 | `MISSING` | 2 | 2 | a file imports the package but no tier lists it |
-| `LINE` | 1 | 1 | a call-site snippet now starts at another line |
+| `LINE` | 1 | 1 | a catalog reference's line number is stale (a warning unless strict-lines = true) |
 | `SNIPPET` | 1 | 0 | a call-site snippet no longer occurs in its file |
 | `STALE` | 1 | 1 | a listed file is gone, or neither imports the package nor matches its row |
 
 | Where | Code | Message |
 | --- | --- | --- |
 | `app/utils/new.py:1` | `MISSING` | `app/utils/new.py` imports `fakepkg.core` but no tier lists it (belongs in Secondary) [*] |
-| `checklists/fakepkg-core.md:25` | `STALE` | `app/tools/names.py` does not exist [*] |
+| `checklists/fakepkg-core.md:25` | `STALE` | `app/tools/names.py` was deleted [*] |
 | `app/engine/core.py:9` | `SNIPPET` | entry 1: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: `tensor_model_parallel_size=2` is now `tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`) |
 | `app/engine/use_ol.py:1` | `MISSING` | `app/engine/use_ol.py` imports `otherlib.helper`, `otherlib.alpha`, `otherlib.beta`, `otherlib.gamma` but no tier lists it (belongs in Primary) [*] |
-| `app/utils/ol.py:4` | `LINE` | entry 1: snippet in `app/utils/ol.py` is now at line 4 (recorded line 3) [*] |
+| `app/utils/ol.py:4` | `LINE` | [warning] entry 1: snippet in `app/utils/ol.py` is now at line 4 (recorded line 3) [*] |
 
 [*] 4 fixable with `upgrade-checklists check --fix`.
 
@@ -312,14 +317,14 @@ def test_help_per_command_has_examples_codes_and_exit_codes(capsys) -> None:
     top = capsys.readouterr().out
     assert top.startswith("usage: upgrade-checklists [-h] [--version] COMMAND ...\n\nKeep per-dependency API checklists true")
     assert "The command line" not in top
-    assert "exit codes:\n  0  no findings (or --exit-zero)\n" in top
+    assert "exit codes:\n  0  no findings, or warnings only (or --exit-zero)\n" in top
     assert main(["check", "--help"]) == 0
     check = capsys.readouterr().out
     assert "  upgrade-checklists check --fix                    rewrite checklists to repair [*] findings\n" in check
     assert "  MISSING     [*] a file imports the package but no tier lists it\n" in check
     assert "  SNIPPET         a call-site snippet no longer occurs in its file\n" in check
     assert "<!-- upgrade-checklists: ignore[SNIPPET,LINE] -->" in check
-    assert "  2  usage, configuration or internal error\n" in check
+    assert "  2  usage, configuration or internal error (e.g. a --baseline file that is missing)\n" in check
     assert "--output-format {text,concise,json,sarif,github}, --format {text,concise,json,sarif,github}" in check
     for command in ("new", "audit"):
         assert main([command, "--help"]) == 0
@@ -361,9 +366,9 @@ def test_sarif_is_valid_and_points_at_the_source(two: Repo) -> None:
         ("STALE", "STALE", "error", ("checklists/fakepkg-core.md", 25), [], True),
         ("SNIPPET", "SNIPPET", "error", ("app/engine/core.py", 9), [("checklists/fakepkg-core.md", 38)], False),
         ("MISSING", "MISSING", "error", ("app/engine/use_ol.py", 1), [("checklists/otherlib.md", 11)], True),
-        ("LINE", "LINE", "error", ("app/utils/ol.py", 4), [("checklists/otherlib.md", 29)], True),
+        ("LINE", "LINE", "warning", ("app/utils/ol.py", 4), [("checklists/otherlib.md", 29)], True),
     ]
-    assert run["results"][1]["message"] == {"text": "`app/tools/names.py` does not exist"}
+    assert run["results"][1]["message"] == {"text": "`app/tools/names.py` was deleted"}
 
 
 def test_sarif_fingerprints_ignore_line_numbers(two: Repo) -> None:
@@ -407,7 +412,7 @@ def test_headers_are_relative_to_the_current_directory(two: Repo, monkeypatch: p
     assert main(["check", "--format", "text", "--select", "STALE"]) == 1
     assert capsys.readouterr().out.splitlines()[:2] == [
         "../../checklists/fakepkg-core.md:",
-        "  25 STALE [*] `app/tools/names.py` does not exist",
+        "  25 STALE [*] `app/tools/names.py` was deleted",
     ]
 
 

@@ -65,15 +65,15 @@ def test_checklist_structure_hook(repo: Repo, precommit_home: Path, hooks_repo: 
     git(repo.path, "rm", "-q", "app/tools/names.py")
     r = try_repo(repo, precommit_home, hooks_repo, "checklist-structure")
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "checklists/fakepkg-core.md:\n  25 STALE [*] `app/tools/names.py` does not exist\n" in r.stdout
+    assert "checklists/fakepkg-core.md:\n  25 STALE [*] `app/tools/names.py` was deleted\n" in r.stdout
     git(repo.path, "reset", "-q", "--hard")
 
     # moving a listed file fails with MOVED
     git(repo.path, "mv", "tests/test_core.py", "app/tools/test_core.py")
     r = try_repo(repo, precommit_home, hooks_repo, "checklist-structure")
     assert r.returncode == 1, r.stdout + r.stderr
-    assert ("checklists/fakepkg-core.md:\n  26 MOVED [*] `tests/test_core.py` moved to `app/tools/test_core.py:2` "
-            "(same name, same imports)\n") in r.stdout
+    assert ("checklists/fakepkg-core.md:\n  26 MOVED [*] `tests/test_core.py` was renamed to `app/tools/test_core.py:2` "
+            "(git)\n") in r.stdout
 
 
 def test_upgrade_audit_manual_hook(tmp_path: Path, capsys, precommit_home: Path, hooks_repo: tuple[Path, str]) -> None:
@@ -180,5 +180,5 @@ repos:
     out = r.stdout + r.stderr
     assert r.returncode == 1, out
     assert re.search(r"^checklist structure\.+Failed$", out, re.M), out
-    assert "checklists/fakepkg-core.md:\n  25 STALE [*] `app/tools/names.py` does not exist\n" in out
+    assert "checklists/fakepkg-core.md:\n  25 STALE [*] `app/tools/names.py` was deleted\n" in out
     assert "late.py" not in out

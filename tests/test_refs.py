@@ -102,3 +102,18 @@ def test_guard_reference_path_line_and_quoted_expression() -> None:
     g = read_guard_ref("- `pkg/platforms/gpu.py` and `fallback.py` — tries `a.Worker` first.", 5)
     assert (g.file, g.parts, g.codes) == ("pkg/platforms/gpu.py", [], ["a.Worker"])
     assert read_guard_ref("_None._", 5) is None
+
+
+def test_a_reference_anchored_by_symbol_alone_has_a_qualname_and_no_numbers() -> None:
+    (cs,) = read_references("Called in `app/engine/core.py` (`Engine.build`):", 7, None)
+    assert (cs.file, cs.qualname, cs.line, cs.parts, cs.ref_line) == ("app/engine/core.py", "Engine.build", None, [], 7)
+    (cs,) = read_references("Called in `app/engine/core.py`\n(`Engine.build`):", 7, None)  # wrapped by a formatter
+    assert cs.qualname == "Engine.build"
+    # prose in the parenthesis is not a symbol anchor
+    (cs,) = read_references("Called in `app/engine/core.py` (see `Engine.build` too):", 7, None)
+    assert cs.qualname is None
+
+
+def test_a_guard_anchored_by_file_and_symbol_has_no_numbers() -> None:
+    ref = read_guard_ref("- `app/compat.py` (`draw`) — `hasattr(wk, \"turbo\")`: a feature check.", 3)
+    assert (ref.file, ref.parts, ref.codes[:2]) == ("app/compat.py", [], ["draw", 'hasattr(wk, "turbo")'])

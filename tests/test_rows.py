@@ -48,9 +48,9 @@ def test_glob_row_is_never_narrowed_to_a_move(repo: Repo) -> None:
     repo.write("tests/elsewhere/conf.py", PLUGIN)
     assert repo.run("check").lines == [
         "checklists/fakepkg-core.md:21:1: MISSING `tests/elsewhere/conf.py` imports `fakepkg.core.plugins` but no tier lists it"
-        " (belongs in Tertiary) (tests/elsewhere/conf.py:1)",
-        "checklists/fakepkg-core.md:27:1: STALE `tests/plugins/*/conf.py` matches no file",
-    ]
+        " (belongs in Tertiary; or list its folder: a `tests/` row lists every importer below it, 2 today) (tests/elsewhere/conf.py:1)",
+        "checklists/fakepkg-core.md:27:1: STALE `tests/plugins/*/conf.py` matches no file (its files were deleted)",
+    ]  # git held a file it matched: --fix removes the row
 
 
 def test_glob_row_tier_is_judged_per_file(repo: Repo) -> None:
@@ -121,7 +121,7 @@ def test_worded_directory_cell_is_a_summary_not_a_listing(repo: Repo) -> None:
     repo.commit()
     assert repo.run("check").lines == [
         "checklists/fakepkg-core.md:21:1: MISSING `tests/plugins/one.py` imports `fakepkg.core.plugins` but no tier lists it"
-        " (belongs in Tertiary) (tests/plugins/one.py:1)",
+        " (belongs in Tertiary; or list its folder: a `tests/` row lists every importer below it, 2 today) (tests/plugins/one.py:1)",
         "checklists/fakepkg-core.md:27:1: CHANGED `tests/plugins/` (1 file below): `plugins.unused_thing` no longer match anything in the files",
     ]
 

@@ -144,9 +144,9 @@ def test_inline_comment_does_not_disturb_fix(repo: Repo) -> None:
 
 def test_baseline_round_trip(repo: Repo) -> None:
     three_findings(repo)
-    r = repo.run("check", "--baseline", "known.json")
+    r = repo.run("check", "--write-baseline", "known.json")
     assert (r.code, r.lines) == (0, [])
-    assert r.err == "Wrote known.json with 3 known findings; from now on only new ones are reported\n"
+    assert r.err == "Wrote known.json with 3 known findings; check with --baseline known.json to report only new ones\n"
     assert r.out == "All checks passed (1 checklist, 8 files scanned; not shown: 3 in the baseline).\n"
     doc = json.loads(repo.read("known.json"))
     assert doc == {"version": 1, "tool": "upgrade-checklists", "findings": [
@@ -155,7 +155,7 @@ def test_baseline_round_trip(repo: Repo) -> None:
         {"code": "SNIPPET", "checklist": CL, "file": "app/engine/core.py",
          "message": "entry 1: documented code changed: `mpu.initialize_model_parallel(tensor_model_parallel_size=2)`: "
                     "`tensor_model_parallel_size=2` is now `tensor_model_parallel_size=4` (nearest match `app/engine/core.py:9`)"},
-        {"code": "STALE", "checklist": CL, "file": "app/tools/names.py", "message": "`app/tools/names.py` does not exist"},
+        {"code": "STALE", "checklist": CL, "file": "app/tools/names.py", "message": "`app/tools/names.py` was deleted"},
     ]}
     # the baseline exists now: the same findings pass, without writing it again
     r = repo.run("check", "--baseline", "known.json")
@@ -176,7 +176,9 @@ Not shown: 3 in the baseline.
 def test_baseline_ignores_line_numbers(repo: Repo) -> None:
     repo.edit("app/engine/core.py", "def build(model):\n", "def build(model):\n    pass\n")
     assert repo.run("check").codes == ["GUARD", "LINE", "LINE"]  # the guard's line moved too
-    assert repo.run("check", "--baseline", "b.json").code == 0
+    assert repo.run("check", "--write-baseline", "b.json").code == 0
+    repo.edit("pyproject.toml", 'roots = ["app", "tests"]', 'roots = ["app", "tests"]\nstrict-lines = true')  # errors now
+    assert repo.run("check").code == 1 and repo.run("check", "--baseline", "b.json").code == 0
     # the code moves again: the LINE findings now name other lines, and still match
     repo.edit("app/engine/core.py", "def build(model):\n", "def build(model):\n    pass\n")
     assert repo.run("check", "--baseline", "b.json").code == 0
@@ -187,14 +189,14 @@ def test_baseline_ignores_line_numbers(repo: Repo) -> None:
 
 def test_baseline_counts_identical_findings(repo: Repo) -> None:
     repo.write("b.json", json.dumps({"version": 1, "findings": [
-        {"code": "STALE", "checklist": CL, "file": "app/tools/names.py", "message": "`app/tools/names.py` does not exist"}]}))
+        {"code": "STALE", "checklist": CL, "file": "app/tools/names.py", "message": "`app/tools/names.py` was deleted"}]}))
     repo.remove("app/tools/names.py")
     assert repo.run("check", "--baseline", "b.json").code == 0
     # each entry absorbs one finding: the same finding twice is one new finding
     from upgrade_checklists.output.baseline import read, subtract
     from upgrade_checklists.core.findings import Finding
 
-    twice = [Finding(CL, n, "STALE", "`app/tools/names.py` does not exist", "app/tools/names.py") for n in (25, 40)]
+    twice = [Finding(CL, n, "STALE", "`app/tools/names.py` was deleted", "app/tools/names.py") for n in (25, 40)]
     new, matched = subtract(twice, read(repo.path / "b.json", "b.json"))
     assert (new, matched) == ([twice[1]], 1)
 
@@ -202,7 +204,7 @@ def test_baseline_counts_identical_findings(repo: Repo) -> None:
 def test_baseline_with_paths_and_fix(repo: Repo) -> None:
     three_findings(repo)
     # written from every finding even when paths narrow the report
-    assert repo.run("check", "--baseline", "b.json", "app/utils/new.py").code == 0
+    assert repo.run("check", "--write-baseline", "b.json", "app/utils/new.py").code == 0
     assert len(json.loads(repo.read("b.json"))["findings"]) == 3
     # baselined findings are not fixed either
     before = repo.read(CL)

@@ -1,6 +1,6 @@
 """The command line: argument parsing, output streams and exit codes only.
 
-Exit codes (as ruff): 0 clean, 1 findings (or files rewritten), 2 usage or
+Exit codes (as ruff): 0 clean (or warnings only), 1 errors (or files rewritten), 2 usage or
 configuration error, or an internal error (crash.py: one line, traceback in a log).
 """
 
@@ -27,9 +27,9 @@ DESCRIPTION = "Keep per-dependency API checklists true to the code, and audit de
 
 EXIT_CODES = """\
 exit codes:
-  0  no findings (or --exit-zero)
-  1  findings reported, or files rewritten by --fix
-  2  usage, configuration or internal error"""
+  0  no findings, or warnings only (or --exit-zero)
+  1  errors reported, or files rewritten by --fix
+  2  usage, configuration or internal error (e.g. a --baseline file that is missing)"""
 
 MAIN_EPILOG = f"""\
 examples:
@@ -54,8 +54,10 @@ examples:
   upgrade-checklists check --statistics             counts per code
   upgrade-checklists check --select MISSING,STALE   only these codes
   upgrade-checklists check --ignore SNIPPET         every code but these
+  upgrade-checklists check --write-baseline .upgrade-checklists-baseline.json
+                             record today's findings (once, and after working some down)
   upgrade-checklists check --baseline .upgrade-checklists-baseline.json
-                             first run writes the file; later runs report only new findings
+                             report only findings not in the file; a missing file is an error
   upgrade-checklists check --output-format sarif > findings.sarif
 
 codes ([*]: fixable with --fix):
@@ -128,11 +130,16 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     common = argparse.ArgumentParser(add_help=False, formatter_class=raw)
-    common.add_argument("--config", type=Path, metavar="FILE", help="TOML file with a [tool.upgrade-checklists] table (default: ./pyproject.toml)")
+    common.add_argument("--config", type=Path, metavar="FILE",
+                        help="the configuration: a pyproject.toml with a [tool.upgrade-checklists] table, or an "
+                             "upgrade-checklists.toml (default: the nearest of them in the current directory or above; "
+                             "its directory is the repository root)")
     common.add_argument("--output-format", "--format", dest="format", choices=report.FORMATS, default="text",
                         help="text (grouped per checklist), concise (one line each), json, sarif or github (default: text)")
     common.add_argument("--no-cache", action="store_true", help="neither read nor write the scan cache")
-    common.add_argument("-v", "--verbose", action="store_true", help="say where import names and tiers came from; audit: list info findings too")
+    common.add_argument("-v", "--verbose", action="store_true",
+                        help="notes on stderr: where each checklist's import names and the tiers came from, files "
+                             "skipped, what was scanned or reused from the last run; audit: also list its info findings")
 
     check = sub.add_parser("check", parents=[common], formatter_class=raw, epilog=CHECK_EPILOG,
                            help="compare checklists with the code (the checklist-structure hook)",
@@ -143,8 +150,11 @@ def _parser() -> argparse.ArgumentParser:
     mode.add_argument("--diff", action="store_true", help="print the diff --fix would apply; change nothing")
     check.add_argument("--select", action="append", metavar="CODE[,CODE]", help="report only these codes (ALL: every code)")
     check.add_argument("--ignore", action="append", metavar="CODE[,CODE]", help="never report these codes")
-    check.add_argument("--baseline", type=Path, metavar="FILE",
-                       help="FILE missing: write the current findings to it and exit 0; else report only findings not in it")
+    base = check.add_mutually_exclusive_group()
+    base.add_argument("--baseline", type=Path, metavar="FILE",
+                      help="report only findings not in FILE (a missing FILE is an error: write it with --write-baseline)")
+    base.add_argument("--write-baseline", type=Path, metavar="FILE",
+                      help="write the current findings to FILE (replacing it) and exit 0; later runs pass --baseline FILE")
     check.add_argument("--statistics", action="store_true", help="counts per code instead of the findings")
     check.add_argument("-q", "--quiet", action="store_true", help="the findings only: no summary, no 'Fixing' lines")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings (2 still means an error)")
@@ -155,9 +165,17 @@ def _parser() -> argparse.ArgumentParser:
                          description="Write a first checklist for PACKAGE from a scan of the code.")
     new.add_argument("package", help="the pip name; the checklist is <checklists>/<PACKAGE>.md")
     new.add_argument("--github", required=True, metavar="ORG/REPO", help="upstream repository")
-    new.add_argument("--branch-template", default="v${VERSION}", help="git tag/branch for a version (default: v${VERSION})")
+    new.add_argument("--branch-template", default=None,
+                     help="git tag/branch for a version (default: from the tags of a local upstream clone that git_url "
+                          "names, else v${VERSION}: check it against upstream's tags)")
     new.add_argument("--import-name", action="append", default=[], metavar="MODULE", help="import path (repeatable; default: found in the code)")
     new.add_argument("--upstream-path", action="append", default=[], metavar="PATH", help="upstream file or directory worth reading (repeatable)")
+    new.add_argument("--lines", action="store_true", help="record line numbers in call-site references (default: file and "
+                     "enclosing function only, which do not go stale)")
+    new.add_argument("--folder-min", type=int, default=None, metavar="N",
+                     help="one row for a folder of at least N importers that are not the library's own code "
+                          "(tests, examples, scripts; default: 5; 0: a row per file)")
+    new.add_argument("--max-entries", type=int, default=None, metavar="N", help="catalog at most N APIs (default: 30)")
     audit = sub.add_parser("audit", parents=[common], formatter_class=raw, epilog=AUDIT_EPILOG,
                            help="audit the code against new upstream versions (the upgrade-audit hook)",
                            description="Check the code's call sites against a dependency's new upstream release.")
@@ -264,14 +282,16 @@ def _check_paused(args: argparse.Namespace, cfg: config.Config) -> int:
         kept = suppress.apply_inline(outcome.findings, cfg, runcache.inline_of(outcome), outcome.inline_warnings,
                                      chosen, ignored)
         findings = kept.findings
-        if args.baseline is not None and known is None:
+        if args.write_baseline is not None:
             from upgrade_checklists.output import baseline  # imported where used: a plain commit run never needs it
-            where = _argument_path(args.baseline, cfg)
-            if not os.path.lexists(where):
-                baseline.write(where, findings)
-                print(f"Wrote {args.baseline} with {len(findings)} known finding{'s' if len(findings) != 1 else ''}; "
-                      "from now on only new ones are reported", file=sys.stderr)
-            known = baseline.read(where, str(args.baseline))
+            where = _argument_path(args.write_baseline, cfg)  # a committed symlink does not lead the write out
+            baseline.write(where, findings)
+            print(f"Wrote {args.write_baseline} with {len(findings)} known finding{'s' if len(findings) != 1 else ''}; "
+                  f"check with --baseline {args.write_baseline} to report only new ones", file=sys.stderr)
+            known = baseline.read(where, str(args.write_baseline))
+        if args.baseline is not None and known is None:
+            from upgrade_checklists.output import baseline
+            known = baseline.read(_argument_path(args.baseline, cfg), str(args.baseline))
         if known is not None:
             from upgrade_checklists.output import baseline
             findings, ctx.baselined = baseline.subtract(findings, known)
@@ -325,7 +345,7 @@ def _check_paused(args: argparse.Namespace, cfg: config.Config) -> int:
             f.write(report.step_summary(findings, ctx))
     if args.exit_zero:
         return 0
-    return 1 if findings or fixed else 0
+    return 1 if any(f.fails for f in findings) or fixed else 0
 
 
 #: the last full run's result (its facts, parsed checklists, the catalogs' syntax trees),
@@ -390,9 +410,27 @@ def _new(args: argparse.Namespace, cfg: config.Config) -> int:
 
     if not re.match(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$", args.package):
         raise ConfigError(f"{args.package!r} is not a valid package name")
-    made = create(cfg, args.package, args.github, args.branch_template, args.import_name, args.upstream_path)
+    from upgrade_checklists.check.folders import FOLDER_MIN
+    from upgrade_checklists.check.new import MAX_ENTRIES
+
+    for flag, value in (("--folder-min", args.folder_min), ("--max-entries", args.max_entries)):
+        if value is not None and value < 0:
+            raise ConfigError(f"{flag} must be 0 or more, not {value}")
+    made = create(cfg, args.package, args.github, args.branch_template, args.import_name, args.upstream_path,
+                  lines=args.lines, folder_min=FOLDER_MIN if args.folder_min is None else args.folder_min,
+                  max_entries=MAX_ENTRIES if args.max_entries is None else args.max_entries)
     print(f"Created {_rel(made.path, cfg)}: {made.files} files, {made.entries} API entries "
           f"(import names: {', '.join(made.import_names)})")
+    if made.folder_rows:
+        print(f"  {made.rows} rows; one per folder for {', '.join(made.folder_rows)}")
+    if made.omitted:
+        print(f"  {made.omitted} less used APIs not catalogued (`check --select UNCATALOGUED` lists them)")
+    if made.guards:
+        print(f"  {made.guards} version guard{'s' if made.guards != 1 else ''} listed")
+    if made.template_from is None:
+        print(f"  branch_template: {made.branch_template} is a guess: check it against upstream's tag names")
+    elif made.template_from != "--branch-template":
+        print(f"  branch_template: {made.branch_template}, from {made.template_from}")
     if made.status_updated:
         print(f"Added a row to {cfg.status_file}")
     return 0

@@ -293,11 +293,13 @@ class Auditor:
         t.not_resolved += not_resolved(resolved, bound, new, t.new)
         t.entry_bound.update(entry_bound(resolved, bound))
         for g in cl.guards:
-            source = read_text(self.cfg.root, g.file) if g.line is not None else None  # never through a link leading out
-            if source is None:
-                add("GUARD_UNKNOWN", "warning", f"version guard `{g.file}:{g.line}` not found", g.file, g.line, g.ref_line)
+            source = read_text(self.cfg.root, g.file)  # never through a link leading out
+            # where its quoted expression now is (a guard recorded without a line: found by its code)
+            line = (located_guard_line(source, g) or g.line) if source is not None else None
+            if line is None:
+                shown = f"`{g.file}:{g.line}`" if g.line is not None else f"`{g.file}`"
+                add("GUARD_UNKNOWN", "warning", f"version guard {shown} not found", g.file, g.line, g.ref_line)
                 continue
-            line = located_guard_line(source, g) or g.line  # where its quoted expression now is
             for r in _guard(source, line, new, names, t.new):
                 add(r.code, r.severity, r.message, g.file, line, g.ref_line)
         listed = {(g.file, g.line) for g in cl.guards}

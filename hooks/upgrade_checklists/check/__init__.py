@@ -2,6 +2,7 @@
 
     compare.py       the pipeline: read -> scan -> compare -> result
     rows.py          Affected Files rows: MISSING / STALE / MOVED / CHANGED / TIER
+    folders.py       folders (and globs) of like users: one row for many files (new, MISSING hints)
     catalog.py       catalog references and version guards: SNIPPET / LINE / GUARD
     status.py        the status file's table: STATUS
     matrix.py        the Package Impact Matrix against the manifests: MATRIX

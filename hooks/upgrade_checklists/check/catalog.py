@@ -18,25 +18,54 @@ import difflib
 import os
 from pathlib import Path
 
+from upgrade_checklists.core import gitfiles
 from upgrade_checklists.core.checklist import Checklist, Guard, text_lines
 from upgrade_checklists.core.findings import Finding
 from upgrade_checklists.core.refs import Part
+from upgrade_checklists.project.history import paths_ever
 from upgrade_checklists.project.result import Result
 from upgrade_checklists.project.snippets import Snippets, distance as _distance, guard_code, is_glob, quoted_code as _quoted_code, snippet_units
 from upgrade_checklists.core.files import is_inside
 
 
+def renamed_references(root: Path, checklists: list[Checklist], snippets: Snippets, cache=None) -> dict[str, str]:
+    """``{old: new}`` for the files catalog references and version guards name that are
+    gone and that git saw renamed; git is asked once a run, and only about paths its
+    history ever held (a path it never held is a typo, not a rename)."""
+    absent = {p for cl in checklists for p in [*(cs.file for e in cl.entries for cs in e.call_sites), *(g.file for g in cl.guards)]}
+    absent = {p for p in absent if not is_glob(p) and _in_repository(root, p) and not snippets.exists(p)}
+    if not absent:
+        return {}
+    held = paths_ever(root, cache)
+    absent = sorted(p for p in absent if held is not None and p in held)
+    return gitfiles.renames(root, absent) if absent else {}
 
-def check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
+
+def check_catalog(res: Result, cl: Checklist, snippets: Snippets, strict_lines: bool = True,
+                  moved: dict[str, str] | None = None) -> None:
+    """``strict_lines``: a stale line number (LINE, a drifted version-guard line) is an
+    error; else a warning (``severity``), reported and fixable, never failing a run.
+    ``moved``: :func:`renamed_references` (a reference to a renamed file: MOVED, fixable)."""
+    level = "error" if strict_lines else "warning"
     add = res.findings.append
     pkg = cl.package
     lines = text_lines(cl.text)  # as markdown-it counts them (a lone CR breaks a line)
     missing_reported: set[str] = set()
 
     nearest: dict[str, str | None] = {}
+    # references to files git saw renamed (followed by --fix); a row naming the old path speaks for it
+    moved = moved or {}
+    in_rows = {f for row in cl.rows for f in (row.files or (row.file,))}
 
     def missing(path: str, at: int, code: str, what: str, line: int | None) -> str | None:
-        """Report a path that does not exist (once); the nearest existing path, if any."""
+        """Report a path that does not exist (once); the nearest existing path, if any:
+        where git says it was renamed to (a fixable MOVED), else a likely typo's meaning."""
+        if path in moved:
+            if path not in missing_reported and path not in in_rows:
+                missing_reported.add(path)
+                add(Finding(cl.rel, at, "MOVED", f"{what} `{path}` was renamed to `{moved[path]}` (git)", moved[path], None, pkg,
+                            {"old": path, "new": moved[path], "reference": True}))
+            return moved[path]
         out = snippets.outside.get(path)
         if path not in nearest:
             nearest[path] = nearest_path(snippets.root, path) if out is None else None
@@ -93,12 +122,12 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets) -> None:
                 wholes.append(snippets.def_span(f, q) if q else None)
             what = f"entry {e.number}: snippet in `{f}`"
             count = snippets.line_count(f, _numbers(cs.parts))
-            _check_numbers(res, cl, lines, cs.parts, cs.words, spans, count, what, f, "LINE", wholes=wholes)
+            _check_numbers(res, cl, lines, cs.parts, cs.words, spans, count, what, f, "LINE", wholes=wholes, level=level)
     outside = _outside_repository(cl, snippets)
     for g in cl.guards:
         if outside(g.file) and snippets.line_count(g.file) is None:
             continue  # another repository's file (the subsection's note in -v says so)
-        _check_guard(res, cl, lines, g, snippets, missing)
+        _check_guard(res, cl, lines, g, snippets, missing, level)
 
 
 def _outside_repository(cl: Checklist, snippets: Snippets):
@@ -211,7 +240,16 @@ def nearest_path(root: Path, path: str) -> str | None:
     except OSError:
         return None
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
-    return (folder / close[0]).relative_to(root).as_posix() if close else None
+    if close:
+        return (folder / close[0]).relative_to(root).as_posix()
+    if "/" not in path or (root / path.rsplit("/", 1)[0]).is_dir():
+        return None
+    # a typo in a folder's name (`pkg/utlis/io.py`): the closest of the files git lists with
+    # a name like this one's
+    listed = gitfiles.project_files(root, ["."]) or []
+    alike = [p for p in listed if difflib.SequenceMatcher(None, p.rsplit("/", 1)[-1], name).ratio() >= 0.75]
+    close = difflib.get_close_matches(path, alike, n=1, cutoff=0.8)
+    return close[0] if close else None
 
 
 def _check_snippet(res: Result, cl: Checklist, number: int, code: str, fence_line: int, per_file: dict[str, list | None]) -> None:
@@ -262,14 +300,28 @@ def _ok(n: int, spans: list, end: bool) -> bool:
     return False
 
 
-def wrong_parts(parts: list[Part], spans: list, wholes: list | None = None) -> list[tuple[Part, int, int]]:
+def _range_ok(a: int, b: int, spans: list) -> bool:
+    """A recorded range ``a-b`` is right when ``a`` is where a matched statement, or a
+    statement or function enclosing one, starts, and ``b`` is inside that same statement
+    or function (a function that grew at its end, or a range that stops short of its
+    end, is not stale)."""
+    for start, stop, starts, ends, _ in spans:
+        if a == start and start <= b <= stop:
+            return True
+        if any(a == s and s <= b <= e for s, e in zip(starts, ends)):
+            return True
+    return False
+
+
+def wrong_parts(parts: list[Part], spans: list, wholes: list | None = None, lenient: bool = False) -> list[tuple[Part, int, int]]:
     """(part, new start, new end) for every part whose number(s) are not where the
     matched statements are. Each matched statement belongs to its nearest part; a part
     naming a function (``wholes[i]``: its span) is read against the statements inside
     it, else against the function itself. A wrong range becomes whichever is most like
     what was recorded (length first, then place): the statements it owns (in one
     function), the function it names, or, when its start is right, that start to the
-    end of either."""
+    end of either. ``lenient`` (not ``strict-lines``): a range is also right when it starts
+    where a statement or function starts and ends inside it (:func:`_range_ok`)."""
     wholes = wholes or [None] * len(parts)
     owned: dict[int, list] = {i: [] for i in range(len(parts))}
     for sp in spans:
@@ -285,6 +337,8 @@ def wrong_parts(parts: list[Part], spans: list, wholes: list | None = None) -> l
             continue
         start_ok = _ok(p.start.value, mine_all, False)
         if start_ok and (p.end is None or _ok(p.end.value, mine_all, True)):
+            continue
+        if lenient and p.end is not None and _range_ok(p.start.value, p.end.value, mine_all):
             continue
         a, b = p.start.value, (p.end or p.start).value
         nearest = min(owned[i] or mine_all, key=lambda sp: (_distance(sp, a, b), sp[0]))
@@ -341,25 +395,30 @@ def _numbers(parts) -> list[int]:
     return [n.value for p in parts for n in (p.start, p.end) if n is not None]
 
 
-def _check_numbers(res, cl, lines, parts, words, spans, count, what, file, code, subject="", wholes=None) -> None:
+def _check_numbers(res, cl, lines, parts, words, spans, count, what, file, code, subject="", wholes=None,
+                   level: str = "error") -> None:
+    """Findings (of ``code``, severity ``level``) for the numbers of ``parts`` that are not where ``spans`` are."""
     if not spans and not any(wholes or []):
         for p in parts:
             for n in (p.start, p.end):
                 if n is not None and count is not None and n.value > count:
-                    res.findings.append(Finding(cl.rel, n.line, code, f"{what}: line {n.value} is past the end of the file ({count} lines)", file, None, cl.package))
+                    res.findings.append(Finding(cl.rel, n.line, code, f"{what}: line {n.value} is past the end of the file ({count} lines)", file, None, cl.package,
+                                                severity=level))
         return
-    for p, start, end in wrong_parts(parts, spans, wholes):
+    for p, start, end in wrong_parts(parts, spans, wholes, lenient=level != "error"):
         was = _shown(p.start.value, p.end.value if p.end else None)
         now = _shown(start, end if p.end else None)
         edits = _edits(lines, parts, words, p, start, end)
         msg = f"{what}{subject} is now at {now} (recorded {was})"
-        res.findings.append(Finding(cl.rel, p.start.line, code, msg, file, start, cl.package, {"edits": edits} if edits else None))
+        res.findings.append(Finding(cl.rel, p.start.line, code, msg, file, start, cl.package, {"edits": edits} if edits else None,
+                                    severity=level))
 
 
 # --- version guards -------------------------------------------------------------------------
 
 
-def _check_guard(res: Result, cl: Checklist, lines: list[str], g: Guard, snippets: Snippets, missing) -> None:
+def _check_guard(res: Result, cl: Checklist, lines: list[str], g: Guard, snippets: Snippets, missing, level: str = "error") -> None:
+    """GUARD: a missing file or expression is an error; a drifted line number is of severity ``level``."""
     count = snippets.line_count(g.file, [g.line, *_numbers(g.parts)])
     if count is None:
         missing(g.file, g.ref_line, "GUARD", "version guard", g.line)
@@ -372,8 +431,11 @@ def _check_guard(res: Result, cl: Checklist, lines: list[str], g: Guard, snippet
             hint = f" (nearest: line {near[0]}: {'; '.join(near[1][:2])})" if near else ""
             res.findings.append(Finding(cl.rel, g.ref_line, "GUARD", f"version guard `{code}` is not in `{g.file}`{hint}", g.file, g.line, cl.package))
             return
+        if not g.parts:  # anchored by file (and function) alone: found is enough
+            return
         spans = [sp for u in answer if u and u.get("at") for sp in u["at"]]
-        _check_numbers(res, cl, lines, g.parts, [], spans, count, "version guard", g.file, "GUARD", f" `{code}` in `{g.file}`")
+        _check_numbers(res, cl, lines, g.parts, [], spans, count, "version guard", g.file, "GUARD", f" `{code}` in `{g.file}`",
+                       level=level)
         return
     if g.line is not None and g.line > count:
         res.findings.append(Finding(cl.rel, g.ref_line, "GUARD", f"version guard `{g.file}:{g.line}` is past the end of the file ({count} lines)", g.file, g.line, cl.package))

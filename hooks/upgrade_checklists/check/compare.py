@@ -14,11 +14,12 @@ from __future__ import annotations
 import gc
 import os
 
-from upgrade_checklists.check.catalog import check_catalog, likely_matches, questions
+from upgrade_checklists.check.catalog import check_catalog, likely_matches, questions, renamed_references
 from upgrade_checklists.check.matrix import check_matrix, read_ahead_job
 from upgrade_checklists.check.rows import compare_rows, forget_listing, listed_paths, names_plan
 from upgrade_checklists.check.status import check_status
 from upgrade_checklists.core import files as _files
+from upgrade_checklists.core import gitfiles
 from upgrade_checklists.core.config import Config, ConfigError
 from upgrade_checklists.core.files import Skipped
 from upgrade_checklists.project import history, status_tables
@@ -69,6 +70,7 @@ def _run_check(cfg: Config, use_cache: bool, uncatalogued: bool, files: list[str
     forget_listing(cfg.root, files)
     history.forget()
     _files.forget()
+    gitfiles.forget_renames()
     res.cache = ScanCache(cache_directory(cfg) if use_cache else None, str(cfg.root.resolve()))
     snippets = res.snippets = Snippets(cfg.root, res.cache)
     likely = _read(cfg, res, snippets if compare else None)
@@ -138,9 +140,10 @@ def _compare(cfg: Config, res: Result, listed: set[str], snippets: Snippets, unc
         compare_rows(cfg, res, cl, res.tiers)
         per_rows.append(res.findings[mark:])
         del res.findings[mark:]
+    moved = renamed_references(cfg.root, checklists, snippets, res.cache)
     for cl, rows in zip(checklists, per_rows):
         view = Result()  # check_catalog adds findings only
-        check_catalog(view, cl, snippets)
+        check_catalog(view, cl, snippets, cfg.strict_lines, moved)
         res.findings += rows + view.findings
     snippets.save()
     res.asked, res.ceilings = set(snippets.files), dict(snippets.ceilings)

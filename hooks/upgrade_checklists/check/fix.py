@@ -18,7 +18,7 @@ from pathlib import Path
 from wcwidth import wcswidth, wcwidth
 
 from upgrade_checklists.core.atomic import write_atomic, write_atomic_any  # noqa: F401 (the writers --fix uses)
-from upgrade_checklists.core.checklist import (REMOVAL_MARK, Checklist, line_end, parse_checklist, split_lines, split_row,
+from upgrade_checklists.core.checklist import (Checklist, line_end, parse_checklist, split_lines, split_row,
                                                top_level_none, top_level_table)
 from upgrade_checklists.core.refs import bounded_int
 from upgrade_checklists.core.config import Config, ConfigError
@@ -44,6 +44,25 @@ def width(text: str) -> int:
     A control character (``wcswidth`` -1) counts 0, where mdformat's own padding goes astray."""
     w = wcswidth(text)
     return w if w >= 0 else sum(max(0, wcwidth(ch)) for ch in text)
+
+
+PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+#: a hook of the repository's pre-commit configuration that runs mdformat (its repo, id or entry names it)
+_MDFORMAT_HOOK_RE = re.compile(r"^[ \t]*(?:-[ \t]*)?(?:repo|id|entry)[ \t]*:[ \t]*[^#\n]*mdformat", re.M | re.I)
+
+
+def padded_by_default(root: Path) -> bool:
+    """How a new table is written where the file shows no style of its own: padded (aligned
+    as mdformat writes it) when the repository formats Markdown with mdformat (its
+    ``.pre-commit-config.yaml`` names an mdformat hook), else compact: one changed row then
+    never re-pads the others. The file is read as text (a line naming mdformat), never loaded."""
+    from upgrade_checklists.core.files import Skipped, read_file
+
+    try:
+        text = read_file(root, PRE_COMMIT_CONFIG).decode("utf-8", errors="replace")
+    except (Skipped, OSError, ValueError):
+        return False
+    return _MDFORMAT_HOOK_RE.search(text) is not None
 
 
 def cell_path(cell: str) -> str:
@@ -213,7 +232,10 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
         if top_level_table(lines, a, b):  # one inside a blockquote or list is left alone (not fixable)
             ed.tables[tier] = Table.parse(lines[a:b])
             ed.ranges[tier] = (a, b)
-    style = next((t.aligned for t in ed.tables.values()), True)
+    # a tier's new table (its `_None._` replaced): in the style of the file's other tables, else the repository's
+    style = next((t.aligned for t in ed.tables.values()), None)
+    if style is None:
+        style = padded_by_default(res.root) if res.root is not None else False
     eol = line_end(lines[0]) if lines else "\n"
     rows = {row.line: row for row in cl.rows}
 
@@ -235,6 +257,7 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
 
     line_ops: list[Finding] = []
     moves: list[tuple[str, int, str]] = []  # (tier, row index, target tier)
+    removed_files: list[str] = []  # the files of the rows removed (deleted, as git reports)
     additions: list[Finding] = []
     # 1. edits inside existing rows (row indexes are still those of the file)
     for f in sorted(findings, key=lambda f: (f.checklist_line or 0, f.code)):
@@ -242,8 +265,8 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
         if f.code == "MISSING":
             additions.append(f)
             continue
-        if f.code in ("LINE", "GUARD", "NUMBERING"):
-            line_ops.append(f)
+        if f.code in ("LINE", "GUARD", "NUMBERING") or (f.code == "MOVED" and fx.get("reference")):
+            line_ops.append(f)  # numbers, or a renamed file's path in catalog references and guards
             continue
         where = locate(f.checklist_line or 0)
         if where is None:
@@ -254,9 +277,10 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
         if len(row) < 2:
             row += [""] * (2 - len(row))
         if f.code == "STALE" and "new" not in fx:
-            if not fx.get("mark") or REMOVAL_MARK in " ".join(row):
-                continue  # only a row whose file is gone is marked; never a live one
-            row[-1] = f"{row[-1]} {REMOVAL_MARK}".strip()
+            if fx.get("remove"):  # a file git reports deleted (or a renamed file's second row)
+                moves.append((tier, idx, None))
+                removed_files.append(f.file or "")
+            continue  # a live row is never marked nor removed: a person decides
         elif f.code == "CHANGED" and "add" in fx:
             row[1] = ", ".join(p for p in [row[1], *fx["add"]] if p)
         elif f.code == "CHANGED" and "strike" in fx:
@@ -276,12 +300,24 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
             line_ops.append(f)
         t.set_row(idx, row)
         ed.dirty.add(tier)
-    # 2. rows that change tier (from the bottom, so that indexes stay valid)
-    for tier, idx, target in sorted(set(moves), key=lambda m: -m[1]):
-        dest = table_for(target)
-        if dest is not None:
-            dest.add_row(ed.tables[tier].remove_row(idx))
-            ed.dirty.update((tier, target))
+    # 2. rows removed or moved to another tier: every row taken out first (from the bottom of
+    # each table, so that indexes stay valid), then added where it goes
+    removed = {(tier, idx) for tier, idx, target in moves if target is None}
+    ops = {(tier, idx): target for tier, idx, target in sorted(moves, key=lambda m: m[2] is not None)
+           if target is None or (tier, idx) not in removed}  # one operation a row: a removal wins
+    ops = {(tier, idx, target) for (tier, idx), target in ops.items()}
+    taken: list[tuple[str, list[str]]] = []
+    for tier, idx, target in sorted(ops, key=lambda m: (m[0], -m[1])):
+        dest = table_for(target) if target is not None else None
+        if target is not None and dest is None:
+            continue  # the tier takes no row (a table in a list or quote): the row stays
+        row = ed.tables[tier].remove_row(idx)
+        ed.dirty.add(tier)
+        if target is not None:
+            taken.append((target, row))
+    for target, row in taken:
+        ed.tables[target].add_row(row)
+        ed.dirty.add(target)
     # 3. new rows
     for f in additions:
         t = table_for(f.fix["tier"])
@@ -294,17 +330,19 @@ def _fix_checklist(cl: Checklist, findings: list[Finding], res: Result) -> str |
     new = _assemble(out, ed, eol)
     if new != cl.text:
         renamed = {f.fix["old"]: f.fix["new"] for f in findings if f.code in ("MOVED", "STALE") and "new" in (f.fix or {})}
-        _keep_rows(cl, new, renamed)
+        _keep_rows(cl, new, renamed, removed_files)
     return new
 
 
-def _keep_rows(cl: Checklist, new: str, renamed: dict[str, str]) -> None:
-    """Refuse a rewrite that loses a row: ``--fix`` adds rows, marks them, moves them
-    between tiers and renames their files, but never removes one. Every row of the
-    checklist as read (its file renamed where a MOVED finding renames it) must be a row of
-    the rewritten checklist as markdown-it reads it, as often as before; else the rewrite
-    is wrong (a structure the edits did not foresee) and nothing is written."""
+def _keep_rows(cl: Checklist, new: str, renamed: dict[str, str], dropped: list[str]) -> None:
+    """Refuse a rewrite that loses a row it did not decide to remove: ``--fix`` adds rows,
+    moves them between tiers, renames their files, and removes only the rows of files git
+    reports deleted (``dropped``). Every other row of the checklist as read (its file
+    renamed where a MOVED finding renames it) must be a row of the rewritten checklist as
+    markdown-it reads it, as often as before; else the rewrite is wrong (a structure the
+    edits did not foresee) and nothing is written."""
     before = Counter(renamed.get(row.file, row.file) for row in cl.rows)
+    before -= Counter(renamed.get(f, f) for f in dropped)
     after = Counter(row.file for row in parse_checklist(cl.path, cl.rel, new).rows)
     lost = before - after
     if lost:

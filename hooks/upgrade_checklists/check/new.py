@@ -1,13 +1,20 @@
 """``upgrade-checklists new PACKAGE``: write a first checklist from a scan of the code.
 
-Frontmatter from options (validated like any checklist's), Affected Files from the
+Frontmatter from options (validated like any checklist's; ``branch_template`` from the
+tag names of a local upstream clone when ``git_url`` names one), Affected Files from the
 files that import the package (tiers by location; with no tiers configured, tests/ and
-examples/ are Tertiary), and one API Usage Catalog entry per distinct API the code calls
-or reads as an attribute (``pkg.__version__``), ordered by tier and then by how often it
-is used. A name that is only imported is documented in its file's row, not pinned to an
-import line. Snippets are the call's own statement (its first lines and ``...`` when it
-is long); the Check line names what that call relies on: the keywords it passes, its
-positional arguments, and what the code reads from the result.
+examples/ are Tertiary): one row per file of the library's own code, one directory row
+for a folder of like users (``folders.py``). An API Usage Catalog entry per distinct API
+the code calls, reads as an attribute (``pkg.__version__``) or subclasses, ranked
+together by the best tier of their call sites, then by how often they are used, and
+bounded (``MAX_ENTRIES``). Each entry shows at most ``MAX_SITES`` call sites, whole
+statements taken from the library's own files first, anchored by file and enclosing
+``Class.function`` (no line numbers unless asked: they go stale, symbols do not); the
+other sites are counted by folder. Names resolve as Python binds them (``calls.Scopes``).
+The Check line names what the call relies on: the keywords it passes, its positional
+arguments, and what the code reads from the result. Version guards (``hasattr(pkg…)``,
+comparisons of the package's version, ``try: import … except ImportError``) are listed
+in Version-Guarded Code. A package that no file imports is an error: nothing is written.
 """
 
 from __future__ import annotations
@@ -15,17 +22,22 @@ from __future__ import annotations
 import ast
 import os
 import re
+import subprocess
+import tempfile
 import textwrap
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from upgrade_checklists.project.calls import Call, dotted, find_attribute_uses, find_calls
+from upgrade_checklists.project.calls import Call, Scopes, bindings, dotted, find_attribute_uses, find_calls, resolve
+from upgrade_checklists.core import proc
 from upgrade_checklists.core.checklist import TIERS, read_checklist
 from upgrade_checklists.project.checklists import load_checklists
 from upgrade_checklists.core.config import Config, ConfigError
 from upgrade_checklists.core.files import Skipped, read_file
 from upgrade_checklists.core.findings import has_control
-from upgrade_checklists.check.fix import Table, status_text, write_atomic
+from upgrade_checklists.check.fix import Table, padded_by_default, status_text, write_atomic
+from upgrade_checklists.check.folders import FOLDER_MIN, folder_groups, glob_groups, like_user
 from upgrade_checklists.check.rows import usage_parts
 from upgrade_checklists.project.scan import Facts, Prefilter, iter_sources, scan_file
 from upgrade_checklists.project.tiers import TierRules
@@ -37,6 +49,19 @@ _TIER_TITLES = {
     "tertiary": "Tertiary (tests, tools, examples)",
 }
 
+#: with no tiers configured, these locations are Tertiary
+DEFAULT_TERTIARY = ("tests/", "examples/")
+#: bounds that keep a draft readable (a numpy-scale dependency used in 80 files):
+MAX_ENTRIES = 30  # catalog entries; the rest are named in one line (``check --select UNCATALOGUED`` finds them)
+MAX_SITES = 2  # call sites shown per entry; the others are counted by folder
+MAX_FOLDERS = 3  # folders named in an entry's "also used in" line
+MAX_GUARDS = 25  # version-guard items
+MAX_NAMES = 6  # subclasses named in a base-class entry's Check line
+MAX_ROW_TOKENS = 6  # tokens of a folder row
+#: a statement longer than this shows the call inside it, when that is shorter
+MAX_SNIPPET_LINES = 8
+DEFAULT_BRANCH_TEMPLATE = "v${VERSION}"
+
 
 @dataclass
 class Created:
@@ -45,6 +70,12 @@ class Created:
     entries: int
     import_names: list[str]
     status_updated: bool
+    rows: int = 0
+    folder_rows: list[str] = field(default_factory=list)
+    omitted: int = 0  # APIs beyond MAX_ENTRIES
+    guards: int = 0
+    branch_template: str = DEFAULT_BRANCH_TEMPLATE
+    template_from: str | None = None  # where branch_template came from (None: the default, unchecked)
 
 
 def candidates(package: str) -> list[str]:
@@ -62,8 +93,21 @@ def candidates(package: str) -> list[str]:
     return sorted(out, key=len, reverse=True)
 
 
-def create(cfg: Config, package: str, github: str, branch_template: str,
-           import_names: list[str], upstream_paths: list[str]) -> Created:
+@dataclass
+class _File:
+    """One importer, parsed once."""
+
+    rel: str
+    source: str
+    tree: ast.Module
+    scopes: Scopes
+    lines: list[str]
+    symbols: list[tuple[int, int, str]]  # (first line, last line, qualname) of each def and class
+
+
+def create(cfg: Config, package: str, github: str, branch_template: str | None,
+           import_names: list[str], upstream_paths: list[str], *, lines: bool = False,
+           folder_min: int = FOLDER_MIN, max_entries: int = MAX_ENTRIES) -> Created:
     from upgrade_checklists.core import files
     from upgrade_checklists.check.compare import setting_file
 
@@ -73,6 +117,9 @@ def create(cfg: Config, package: str, github: str, branch_template: str,
     path = cfg.checklist_dir / f"{package}.md"
     if os.path.lexists(path):
         raise ConfigError(f"{path.relative_to(cfg.root).as_posix()} already exists; new never overwrites a checklist")
+    template_from = "--branch-template" if branch_template else None
+    if not branch_template:
+        branch_template, template_from = _template_from_tags(cfg, github)
     sources = iter_sources(cfg.root, cfg.roots, cfg.exclude)
     guessed = not import_names
     names = import_names or cfg.import_names.get(package) or candidates(package)
@@ -87,6 +134,10 @@ def create(cfg: Config, package: str, github: str, branch_template: str,
     front += [f"  - {_yaml(p)}" for p in paths]
     front += ["import_names:"] + [f"  - {n}" for n in names] + ["---", ""]
     _validate(cfg, path, "\n".join(front) + _skeleton())
+    if not users:
+        where = ", ".join(dict.fromkeys(f"{r.rstrip('/')}/" if r not in ("", ".") else "./" for r in cfg.roots))
+        raise ConfigError(f"no file in {where} imports {package} (as {', '.join(names)}): nothing to draft; "
+                          "pass --import-name if its import path is another")
     cfg.checklist_dir.mkdir(parents=True, exist_ok=True)  # the first checklist makes the folder
 
     tiers = TierRules.build(cfg, load_checklists(cfg))
@@ -95,38 +146,76 @@ def create(cfg: Config, package: str, github: str, branch_template: str,
         tiers = TierRules(sorted(tiers.rules + [(d, "tertiary") for d in DEFAULT_TERTIARY if d.rstrip("/") not in known],
                                  key=lambda r: -len(r[0].rstrip("/"))), True)
     tier_of = {rel: tiers.tier_of(rel)[0] or "secondary" for rel in users}
-    rows: dict[str, list[list[str]]] = {t: [] for t in TIERS}
+    rank = {t: i for i, t in enumerate(TIERS)}
+    like = {rel: like_user(cfg.root, rel, tier_of[rel]) for rel in users}
+
+    def rank_of(rel: str) -> tuple[int, bool]:  # the library's own files before tests and examples
+        tier = tier_of.get(rel) or tiers.tier_of(rel)[0] or "secondary"
+        return rank[tier], like.get(rel, like_user(cfg.root, rel, tier))
+
+    groups = folder_groups(cfg.root, dict(tier_of), folder_min)
+    grouped = {f for files in groups.values() for f in files}
+    globs = glob_groups(cfg.root, dict(tier_of), [f for f in sorted(users) if f not in grouped], folder_min)
+    for pattern, files in globs.items():  # a folder row the glob covers whole is not needed
+        for folder in [d for d, fs in groups.items() if set(fs) <= set(files)]:
+            del groups[folder]
+        grouped.update(files)
+    rows: dict[str, list[tuple[str, list[str]]]] = {t: [] for t in TIERS}
     for rel in sorted(users):
-        rows[tier_of[rel]].append([f"`{rel}`", ", ".join(usage_parts(users[rel].imports_of(names)))])
+        if rel not in grouped:
+            rows[tier_of[rel]].append((rel, [f"`{rel}`", ", ".join(usage_parts(users[rel].imports_of(names)))]))
+    for folder, files in groups.items():
+        rows[tier_of[files[0]]].append((folder, [f"`{folder}`", _folder_cell(files, users, names)]))
+    for pattern, files in globs.items():  # compared file by file: the import name covers any import
+        rows[tier_of[files[0]]].append((pattern, [f"`{pattern}`", ", ".join(f"`{n}`" for n in names) + "; every file it matches"]))
 
     body = ["## Affected Files", ""]
     for tier in TIERS:
         body += [f"### {_TIER_TITLES[tier]}", ""]
         if rows[tier]:
-            t = Table.new(["File", "Imports / Usage"], aligned=True)
-            for row in rows[tier]:
+            t = Table.new(["File", "Imports / Usage"], aligned=padded_by_default(cfg.root))  # compact unless mdformat formats Markdown
+            for _key, row in sorted(rows[tier]):
                 t.add_row(row)
             body += [line.rstrip("\n") for line in t.render()]
         else:
             body.append("_None._")
         body.append("")
-    entries = _entries(cfg, users, names, tier_of)
-    entries += _base_class_entries(cfg, sources, names, entries)
-    entries = [e for e in entries if not has_control([e.api, e.rel, *(r for r, _ in e.also)])  # never written into the checklist
-               and not has_control([e.call.snippet, e.check, *(c.snippet for _, c in e.also)], allow="\n\t")]
+
+    parsed = _parse(cfg, users, names)
+    entries = _entries(parsed, names, rank_of)
+    entries = _merge_base_classes(cfg, sources, parsed, names, entries, rank_of)
+    # nothing with a control character is written into the checklist
+    entries = [e for e in entries if not has_control([e.api, *(s.rel for s in e.sites), *(r for r, _ in e.rest)])
+               and not has_control([e.check, *(s.check for s in e.sites), *(s.shown[0] for s in e.sites)], allow="\n\t")]
+    entries.sort(key=lambda e: (e.rank, -e.count, e.api))
+    omitted = entries[max_entries:]
+    entries = entries[:max_entries]
     body += ["## API Usage Catalog", ""]
+    if omitted:
+        shown = ", ".join(f"`{e.api}`" for e in omitted[:8]) + (f" and {len(omitted) - 8} more" if len(omitted) > 8 else "")
+        body += [wrap(f"_The {len(entries)} APIs used most, in the most exposed files, are catalogued; "
+                      f"{len(omitted)} more are used less: {shown} (`check --select UNCATALOGUED` lists them)._"), ""]
     for i, e in enumerate(entries, 1):
-        snippet, end = _shortened(e.call)
-        where = f"line {e.call.line}" if e.call.line == end else f"lines {e.call.line}-{end}"
-        verb = "Called" if e.called else "Used"
-        others = f", 1 of {e.count} uses in {e.files} file{'s' if e.files > 1 else ''}" if e.count > 1 else ""
-        body += [f"### {i}. `{e.api}`", "", f"{verb} in `{e.rel}` ({where}){others}:", "", "```python", snippet, "```", ""]
-        for r, c in e.also:  # a subclassed base class: the subclass's uses of it
-            body += [f"Called in `{r}` (line {c.line}):", "", "```python", c.snippet, "```", ""]
-        body += [textwrap.fill(f"**Check:** {e.check}", 88, break_long_words=False, break_on_hyphens=False), ""]
+        body += [f"### {i}. `{e.api}`", ""]
+        for n, site in enumerate(e.sites):
+            verb = ("Called" if e.called else "Used") if n == 0 else "Also"
+            snippet, first, last = site.shown
+            where = _where(site.rel, site.symbol, first, last, lines)
+            verb = verb if n == 0 else ("Also called" if e.called else "Also used")
+            body += [wrap(f"{verb} in {where}:"), "", "```python", snippet, "```", ""]
+        if e.rest:
+            body += [wrap(_also(e)), ""]
+        body += [wrap(f"**Check:** {e.check}"), ""]
     if not entries:
         body += ["_None yet._", ""]
-    body += ["## Version-Guarded Code", "", "_None._", ""]
+    guards = _guards(parsed, names, package, rank_of)
+    body += ["## Version-Guarded Code", ""]
+    if guards:
+        body += [g.item(lines) for g in guards[:MAX_GUARDS]] + [""]
+        if len(guards) > MAX_GUARDS:
+            body += [f"_{len(guards) - MAX_GUARDS} more guards of these kinds are not listed._", ""]
+    else:
+        body += ["_None._", ""]
     text = "\n".join(front) + "\n" + "\n".join(body)
     write_atomic_new(path, text)
 
@@ -138,7 +227,82 @@ def create(cfg: Config, package: str, github: str, branch_template: str,
         if new != old:
             write_atomic(sp, new)
             status = True
-    return Created(path, len(users), len(entries), names, status)
+    return Created(path, len(users), len(entries), names, status, sum(len(r) for r in rows.values()), sorted(groups) + sorted(globs),
+                   len(omitted), len(guards), branch_template, template_from)
+
+
+_WORD = re.compile(r"(?:[^\s`]*`[^`]*`)+[^\s`]*|\S+")
+
+
+def wrap(text: str, width: int = 88, indent: str = "") -> str:
+    """Greedy wrap at spaces, a code span never broken (as mdformat wraps, so that the
+    draft is mdformat-stable); continuation lines start with ``indent``."""
+    lines: list[str] = []
+    line = ""
+    for word in _WORD.findall(text):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = indent + word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def _where(rel: str, symbol: str | None, first: int, last: int, lines: bool) -> str:
+    """``(`Class.method`)``, or with ``--lines`` ``(`Class.method`, lines N-M)``."""
+    numbers = (f"line {first}" if first == last else f"lines {first}-{last}") if lines else ""
+    inside = ", ".join(x for x in (f"`{symbol}`" if symbol else "", numbers) if x)
+    return f"`{rel}`" + (f" ({inside})" if inside else "")
+
+
+def _also(e: "Entry") -> str:
+    """Where the sites not shown are, by folder (folders do not go stale as files move)."""
+    parts = [f"`{folder}` ({uses} use{'s' if uses != 1 else ''})" if folder else f"the top folder ({uses} use{'s' if uses != 1 else ''})"
+             for folder, uses in e.rest[:MAX_FOLDERS]]
+    more = len(e.rest) - MAX_FOLDERS
+    where = ", ".join(parts) + (f" and {more} more folder{'s' if more != 1 else ''}" if more > 0 else "")
+    return f"Used {e.count} times in {e.files} file{'s' if e.files != 1 else ''}; also in {where}."
+
+
+def _folder_cell(files: list[str], users: dict[str, Facts], names: list[str]) -> str:
+    """The imports most of a folder's files share (a token no file below matches any
+    more is CHANGED: the shared ones stay true longest)."""
+    counts: Counter[str] = Counter()
+    for rel in files:
+        counts.update(set(usage_parts(users[rel].imports_of(names))))
+    common = [t for t, n in counts.most_common() if n >= 2][:MAX_ROW_TOKENS] or [counts.most_common(1)[0][0]]
+    return ", ".join(common) + f"; {'all' if len(files) > 1 else 'its'} files below"
+
+
+def _template_from_tags(cfg: Config, github: str) -> tuple[str, str | None]:
+    """``branch_template`` from the tag names of a local upstream clone (``git_url``
+    naming a path); the default and None when there is none (nothing is fetched)."""
+    url = cfg.git_url.replace("{github}", github) if cfg.git_url.count("{github}") == 1 else ""
+    local = url[len("file://"):] if url.startswith("file://") else url
+    if not local or "://" in local or local.startswith("-") or not re.match(r"^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9_.][A-Za-z0-9_.-]*$", github) or ".." in github or not os.path.isdir(local):
+        return DEFAULT_BRANCH_TEMPLATE, None
+    try:  # an upstream's git: a fresh folder, no inherited GIT_* variable, no user configuration
+        r = proc.run(["git", "ls-remote", "--tags", "--", os.path.realpath(local)], kind=proc.GIT_UPSTREAM, timeout=60, text=True)
+    except (OSError, subprocess.SubprocessError):
+        return DEFAULT_BRANCH_TEMPLATE, None
+    tags = [ln.split("refs/tags/", 1)[1] for ln in r.stdout.splitlines() if "refs/tags/" in ln and not ln.endswith("^{}")]
+    template = template_of(tags) if r.returncode == 0 else None
+    return (template, f"the tags of {local}") if template else (DEFAULT_BRANCH_TEMPLATE, None)
+
+
+_VERSION_TAIL = re.compile(r"(\d+(?:\.\d+)+)$")
+
+
+def template_of(tags: list[str]) -> str | None:
+    """The template most release tags follow: ``v1.2.3`` -> ``v${VERSION}``,
+    ``core_r0.16.0`` -> ``core_r${VERSION}``; None when no tag ends in a version."""
+    prefixes = Counter(t[: m.start()] for t in tags if (m := _VERSION_TAIL.search(t)))
+    if not prefixes:
+        return None
+    prefix = prefixes.most_common(1)[0][0]
+    return prefix + "${VERSION}" if re.match(r"^[A-Za-z0-9._/+-]*$", prefix) else None
+
 
 
 def _yaml(value: str) -> str:
@@ -152,8 +316,6 @@ def _skeleton() -> str:
 
 def _validate(cfg: Config, path: Path, text: str) -> None:
     """Refuse values that a checklist would reject (before anything is written)."""
-    import tempfile
-
     with tempfile.TemporaryDirectory() as tmp:
         probe = Path(tmp) / path.name
         probe.write_text(text, encoding="utf-8")
@@ -189,65 +351,147 @@ def _users(cfg: Config, sources: list[str], names: list[str]) -> dict[str, Facts
     return out
 
 
-#: with no tiers configured, these locations are Tertiary
-DEFAULT_TERTIARY = ("tests/", "examples/")
-#: a longer snippet shows its first lines, then ``...`` (the check reads ``...`` as elided code)
-MAX_SNIPPET_LINES = 6
+def _parse(cfg: Config, users: dict[str, Facts], names: list[str]) -> dict[str, _File]:
+    out = {}
+    for rel in sorted(users):
+        try:
+            source = read_file(cfg.root, rel).decode("utf-8", errors="replace")
+            tree = ast.parse(source)
+            scopes = Scopes(tree, names)
+        except (Skipped, OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            continue  # unreadable, or too deep for ast: its scan says PARSE
+        out[rel] = _File(rel, source, tree, scopes, source.splitlines(), _symbols(tree))
+    return out
+
+
+def _symbols(tree: ast.Module) -> list[tuple[int, int, str]]:
+    """(first line, last line, ``Class.method``) of every def and class, decorators included."""
+    out = []
+    todo: list[tuple[ast.AST, str]] = [(tree, "")]
+    while todo:
+        node, prefix = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                first = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                out.append((first, child.end_lineno or child.lineno, name))
+                todo.append((child, name + "."))
+            elif not isinstance(child, ast.expr):
+                todo.append((child, prefix))
+    return out
+
+
+def symbol_at(symbols: list[tuple[int, int, str]], line: int) -> str | None:
+    """The innermost def or class around ``line`` (None at module level)."""
+    inside = [s for s in symbols if s[0] <= line <= s[1]]
+    return max(inside, key=lambda s: (s[0], -s[1]))[2] if inside else None
+
+
+@dataclass
+class Site:
+    rel: str
+    call: Call
+    check: str
+    rank: tuple[int, bool]
+    symbol: str | None
+    shown: tuple[str, int, int]  # the snippet and the lines it covers
 
 
 @dataclass
 class Entry:
     api: str
-    rel: str  # the file of the call site shown
-    call: Call  # the call site shown (for an attribute use: the line that reads it)
+    sites: list[Site]  # shown
     check: str
     called: bool
     count: int  # uses across the code
     files: int
-    also: list[tuple[str, Call]] = field(default_factory=list)  # further call sites shown (a subclassed base class)
+    rank: tuple[int, bool]  # of its best call site
+    rest: list[tuple[str, int]] = field(default_factory=list)  # (folder, uses) of the sites not shown, most first
 
 
-def _entries(cfg: Config, users: dict[str, Facts], names: list[str], tier_of: dict[str, str]) -> list[Entry]:
-    """One entry per distinct API the code calls or reads as an attribute, ordered by the
-    best tier of the files that use it, then by how often it is used, then by name."""
-    uses: dict[str, list[tuple[str, Call, str]]] = {}  # api -> (file, use, check)
-    called: set[str] = set()
-    attributes: dict[str, list[tuple[str, Call]]] = {}
-    for rel in sorted(users):
-        try:
-            source = read_file(cfg.root, rel).decode("utf-8", errors="replace")
-            tree = ast.parse(source)
-        except (Skipped, OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-            continue  # unreadable, or too deep for ast: its scan says PARSE
-        for call in find_calls(source, tree, names):
-            called.add(call.api)
-            uses.setdefault(call.api, []).append((rel, call, _check_text(call, _result_reads(tree, call))))
-        for api, use in find_attribute_uses(source, tree, names):
-            attributes.setdefault(api, []).append((rel, use))
-    for api, found in attributes.items():
-        if api in called or any(c.startswith(api + ".") for c in called):
+def _shown(f: _File, call: Call) -> tuple[str, int, int]:
+    """The call's whole statement; when that is long, the whole call inside it, if shorter.
+    Never cut: a snippet cut inside an open call documents nothing the check can find."""
+    if call.end_line - call.line < MAX_SNIPPET_LINES or call.node is None:
+        return call.snippet, call.line, call.end_line
+    node = call.node
+    inner = Call(call.api, node.lineno, node.end_lineno or node.lineno, _segment(f.lines, node))
+    if inner.end_line - inner.line < call.end_line - call.line:
+        return inner.snippet, inner.line, inner.end_line
+    return call.snippet, call.line, call.end_line
+
+
+def _segment(lines: list[str], node: ast.AST) -> str:
+    from upgrade_checklists.project.calls import _segment as segment
+
+    return segment(lines, node)
+
+
+def _site(f: _File, call: Call, check: str, rank_of) -> Site:
+    shown = _shown(f, call)
+    return Site(f.rel, call, check, rank_of(f.rel), symbol_at(f.symbols, call.line), shown)
+
+
+def _order(site: Site) -> tuple:
+    """Best first: the library's own, most exposed files; then a short snippet; then place."""
+    length = site.shown[2] - site.shown[1]
+    return (site.rank, length >= MAX_SNIPPET_LINES, site.rel, site.call.line)
+
+
+def _entry(api: str, sites: list[Site], called: bool) -> Entry:
+    sites = sorted(sites, key=_order)
+    shown = [sites[0]]
+    seen = set(sites[0].call.keywords)
+    for s in sites[1:]:  # a second site only when it shows keywords the first does not
+        if len(shown) >= MAX_SITES:
+            break
+        if set(s.call.keywords) - seen and s.rel != shown[0].rel and s.shown[2] - s.shown[1] < MAX_SNIPPET_LINES:
+            shown.append(s)
+            seen |= set(s.call.keywords)
+    rest: Counter[str] = Counter()
+    for s in sites:
+        if s not in shown:
+            rest[s.rel.rsplit("/", 1)[0] + "/" if "/" in s.rel else ""] += 1
+    return Entry(api, shown, sites[0].check, called, len(sites), len({s.rel for s in sites}), sites[0].rank,
+                 sorted(rest.items(), key=lambda x: (-x[1], x[0])))
+
+
+def _entries(parsed: dict[str, _File], names: list[str], rank_of) -> list[Entry]:
+    """One entry per distinct API the code calls or reads as an attribute."""
+    uses: dict[str, list[Site]] = {}
+    attributes: dict[str, list[Site]] = {}
+    for rel, f in parsed.items():
+        scopes = f.scopes
+        for call in find_calls(f.source, f.tree, names, scopes):
+            uses.setdefault(call.api, []).append(_site(f, call, _check_text(call, _result_reads(f, call)), rank_of))
+        for api, use in find_attribute_uses(f.source, f.tree, names, scopes):
+            owner, _, attr = api.rpartition(".")
+            whole = _statement_at(f, use.line)  # the statement around the read, not its line (which may cut a call)
+            if whole is not None:
+                use = Call(api, whole[1], whole[2], whole[0], used=True)
+            else:
+                use = Call(api, use.line, use.line, _attribute_text(f, use.line, attr))
+            attributes.setdefault(api, []).append(_site(f, use, f"`{attr}` still exists on `{owner}`, with the same meaning.", rank_of))
+    out = [_entry(api, sites, True) for api, sites in uses.items()]
+    for api, sites in attributes.items():
+        if api in uses or any(c.startswith(api + ".") for c in uses):
             continue  # a module or class whose members are called: those entries cover it
-        owner, _, attr = api.rpartition(".")
-        uses[api] = [(rel, use, f"`{attr}` still exists on `{owner}`, with the same meaning.") for rel, use in found]
-    rank = {t: i for i, t in enumerate(TIERS)}
-    out = []
-    for api, found in uses.items():
-        best = min(rank[tier_of[rel]] for rel, _, _ in found)
-        rel, call, check = next(u for u in found if rank[tier_of[u[0]]] == best)
-        out.append((best, -len(found), api, Entry(api, rel, call, check, api in called, len(found), len({u[0] for u in found}))))
-    return [e for *_, e in sorted(out, key=lambda x: x[:3])]
+        out.append(_entry(api, sites, False))
+    return out
 
 
-def _result_reads(tree: ast.Module, call: Call) -> list[str]:
+def _result_reads(f: _File, call: Call) -> list[str]:
     """The attributes the code reads on the call's result after the call, in the function
     (or module) that makes it: ``out = f(x)`` then ``out.logits`` -> ``[logits]``."""
     if not call.assigned_to:
         return []
-    scope: ast.AST = tree
-    for node in ast.walk(tree):  # the innermost function around the call
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= call.line <= (node.end_lineno or 0):
-            if scope is tree or node.lineno >= scope.lineno:
-                scope = node
+    scope: ast.AST = f.tree
+    node = call.node
+    while node is not None:  # the innermost function around the call
+        node = f.scopes.parent.get(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            scope = node
+            break
     out: list[str] = []
     for node in ast.walk(scope):
         if (isinstance(node, ast.Attribute) and node.lineno >= call.line and node.attr not in out
@@ -256,58 +500,211 @@ def _result_reads(tree: ast.Module, call: Call) -> list[str]:
     return out
 
 
-def _base_class_entries(cfg: Config, sources: list[str], names: list[str], entries: list[Entry]) -> list[Entry]:
-    """One entry per upstream class the project subclasses: the ``class`` statement, then the
-    subclass's uses of it (``super().__init__(...)``, ``self.x``, ``self.m(...)``) as further
-    call sites. A class that already has an entry gets these sites and Check text added."""
-    known = {e.api: e for e in entries}
-    parsed = {}
+def _attribute_text(f: _File, line: int, attr: str) -> str:
+    """The attribute read at ``line`` as written (``np.newaxis``), when no whole simple
+    statement holds it (a compound statement's header): an expression the check finds."""
+    for node in ast.walk(f.tree):
+        if isinstance(node, ast.Attribute) and node.lineno == line and node.attr == attr:
+            return ast.get_source_segment(f.source, node) or attr
+    return attr
+
+
+def _class_header(f: _File, line: int) -> tuple[str, int]:
+    """The whole ``class`` statement's header at ``line`` (its bases may span lines)."""
+    for node in ast.walk(f.tree):
+        if isinstance(node, ast.ClassDef) and node.lineno == line:
+            last = max(line, node.body[0].lineno - 1) if node.body and node.body[0].lineno > line else line
+            head = textwrap.dedent("\n".join(f.lines[line - 1:last])).rstrip()
+            while last > line and (not f.lines[last - 1].strip() or f.lines[last - 1].strip().startswith("#")):
+                last -= 1
+                head = textwrap.dedent("\n".join(f.lines[line - 1:last])).rstrip()
+            if head.endswith(":"):
+                return head, last
+    return f.lines[line - 1].strip(), line
+
+
+def _statement_at(f: _File, line: int) -> tuple[str, int, int] | None:
+    """The whole simple statement around ``line`` (None inside a compound header)."""
+    best = None
+    for node in ast.walk(f.tree):
+        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            if best is None or node.lineno >= best.lineno and (node.end_lineno or 0) <= (best.end_lineno or 0):
+                best = node
+    if best is None or any(getattr(best, b, None) for b in ("body", "orelse", "finalbody", "handlers")):
+        return None
+    end = best.end_lineno or best.lineno
+    if end - best.lineno >= MAX_SNIPPET_LINES:
+        return None
+    return _segment(f.lines, best), best.lineno, end
+
+
+def _merge_base_classes(cfg: Config, sources: list[str], parsed: dict[str, _File], names: list[str],
+                        entries: list[Entry], rank_of) -> list[Entry]:
+    """An entry per upstream class the project subclasses (at any depth, across files):
+    the ``class`` statement, then the subclass's uses of it (``super().__init__(...)``,
+    ``self.x``, ``self.m(...)``). A class that already has an entry gets these added.
+    Ranked with the others, by the tier of the subclasses' files."""
+    texts = {}
     for rel in sources:
+        if rel in parsed:
+            texts[rel] = (parsed[rel].source, parsed[rel].tree)
+            continue
         try:
             text = read_file(cfg.root, rel).decode("utf-8", errors="replace")
-            parsed[rel] = (text, ast.parse(text))
+            texts[rel] = (text, ast.parse(text))
         except (Skipped, OSError, SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-    found = subclasses(parsed, names)
+    found = subclasses(texts, names)
     if not found:
-        return []
-    uses = [u for u in find_uses(parsed, names) if u.kind == MEMBER and u.via.startswith("subclass ")]
-    out = []
+        return entries
+    known = {e.api: e for e in entries}
+    uses = [u for u in find_uses(texts, names) if u.kind == MEMBER and u.via.startswith("subclass ")]
+    files: dict[str, _File] = {}
+
+    def file(rel: str) -> _File:
+        if rel not in files:
+            files[rel] = parsed.get(rel) or _File(rel, texts[rel][0], texts[rel][1], Scopes(texts[rel][1], names),
+                                                 texts[rel][0].splitlines(), _symbols(texts[rel][1]))
+        return files[rel]
+
     for base in dict.fromkeys(b for b, *_ in found):
         mine = [(qual, rel, line) for b, qual, rel, line in found if b == base]
-        first_qual, first_rel, first_line = mine[0]
-        lines = parsed[first_rel][0].splitlines()
-        head = Call(base, first_line, first_line, lines[first_line - 1].strip())
-        shorts = {q.rsplit(".", 1)[-1] for q, _r, _l in mine}
-        sites, members = [], []
+        shorts = list(dict.fromkeys(q.rsplit(".", 1)[-1] for q, _r, _l in mine))
+        heads = []
+        for qual, rel, line in mine:
+            f = file(rel)
+            text, last = _class_header(f, line)
+            heads.append(Site(rel, Call(base, line, last, text), "", rank_of(rel), symbol_at(f.symbols, line), (text, line, last)))
+        heads.sort(key=_order)
+        members, sites = [], []
         for u in uses:
-            if u.target == base and u.via.split("`")[1] in shorts:
-                members.append(f"`{u.member}()`" if u.call is not None else f"`{u.member}`")
-                if len(sites) < 3 and (u.file, u.line) not in {(r, c.line) for r, c in sites} and (u.file, u.line) != (first_rel, first_line):
-                    text = parsed[u.file][0].splitlines()[u.line - 1].strip()
-                    sites.append((u.file, Call(base, u.line, u.line, text)))
-        who = ", ".join(f"`{q.rsplit('.', 1)[-1]}`" for q, _r, _l in mine)
+            if u.target != base or u.via.split("`")[1] not in shorts:
+                continue
+            members.append(f"`{u.member}()`" if u.call is not None else f"`{u.member}`")
+            if len(sites) < MAX_SITES - 1 and u.file not in {s.rel for s in sites}:
+                f = file(u.file)
+                stmt = _statement_at(f, u.line)
+                if stmt is not None:
+                    sites.append(Site(u.file, Call(base, stmt[1], stmt[2], stmt[0]), "", rank_of(u.file), symbol_at(f.symbols, stmt[1]), stmt))
+        who = ", ".join(f"`{n}`" for n in shorts[:MAX_NAMES]) + (f" and {len(shorts) - MAX_NAMES} more" if len(shorts) > MAX_NAMES else "")
         check = f"subclassed by {who}"
         members = list(dict.fromkeys(members))
         if members:
-            check += f"; what it uses through `self` / `super()` still exists on `{base.rsplit('.', 1)[-1]}`: " + ", ".join(members[:8])
-        check += "; `__init__` still takes what the subclass passes and forwards."
+            check += f"; what they use through `self` / `super()` still exists on `{base.rsplit('.', 1)[-1]}`: " + ", ".join(members[:8])
+        check += "; `__init__` still takes what the subclasses pass and forward."
         if base in known:
             e = known[base]
-            e.also = [(r, c) for r, c in [(first_rel, head), *sites] if (r, c.line) != (e.rel, e.call.line)]
+            merged: dict[tuple[str, int], Site] = {}
+            at_heads = {(h.rel, h.shown[1]) for h in heads}  # `wk.Widget` read in a class header: the header says more
+            for x in [x for x in e.sites if (x.rel, x.shown[1]) not in at_heads] + [heads[0]] + sites:
+                merged.setdefault((x.rel, x.shown[1]), x)
+            e.sites = list(merged.values())[:MAX_SITES]
             e.check = e.check.rstrip(".") + "; " + check
+            e.rank = min(e.rank, heads[0].rank)
         else:
-            out.append(Entry(base, first_rel, head, check[0].upper() + check[1:], True, 1, 1, sites))
-    return out
+            e = Entry(base, [heads[0], *sites][:MAX_SITES], check[0].upper() + check[1:], True, len(heads) + len(members),
+                      len({s.rel for s in heads}), heads[0].rank)
+            rest: Counter[str] = Counter(h.rel.rsplit("/", 1)[0] + "/" if "/" in h.rel else "" for h in heads[1:])
+            e.rest = sorted(rest.items(), key=lambda x: (-x[1], x[0]))
+            e.count = len(heads)
+            entries.append(e)
+    return entries
 
 
-def _shortened(call: Call) -> tuple[str, int]:
-    """The snippet to show and the last line it covers: the whole statement when short,
-    else its first lines and ``...`` (then only the first line is recorded)."""
-    lines = call.snippet.split("\n")
-    if len(lines) <= MAX_SNIPPET_LINES:
-        return call.snippet, call.end_line
-    return "\n".join(lines[: MAX_SNIPPET_LINES - 1] + ["..."]), call.line
+# --- version guards ------------------------------------------------------------------
+
+
+@dataclass
+class Guard:
+    rel: str
+    line: int
+    symbol: str | None
+    code: str
+    kind: str  # "hasattr", "version", "import"
+    rank: tuple[int, bool]
+    subject: str = ""  # the attribute of a hasattr guard
+
+    def item(self, lines: bool) -> str:
+        place = f"`{self.rel}:{self.line}`" if lines else f"`{self.rel}`"
+        if self.symbol:
+            place += f" (`{self.symbol}`)"
+        why = {
+            "hasattr": f"the code it guards is for versions without `{self.subject}`; it can go once every supported version has it",
+            "version": "a version comparison; the branch for older versions can go once the oldest supported version is past it",
+            "import": "in a `try` whose `except ImportError` falls back; the fallback can go once this import always works",
+        }[self.kind]
+        return wrap(f"- {place} — `{self.code}`: {why}.", indent="  ")
+
+
+_VERSION_FUNCS = ("version", "get_distribution", "distribution", "require")
+
+
+def _guards(parsed: dict[str, _File], names: list[str], package: str, rank_of) -> list[Guard]:
+    """``hasattr(pkg…)``, comparisons of the package's version (``pkg.__version__``,
+    ``importlib.metadata.version("pkg")``, and a name assigned from one) and ``try:
+    import pkg… except ImportError``, in the importers: ranked like call sites, each once."""
+    dists = {package.lower(), package.lower().replace("-", "_"), *(n.split(".")[0] for n in names)}
+    out: dict[tuple[str, str], Guard] = {}
+    for rel, f in parsed.items():
+        bound = bindings(f.tree, names)
+        scopes = f.scopes
+
+        def of_package(expr: ast.AST) -> bool:
+            api = resolve(expr, bound)
+            head = expr
+            while isinstance(head, ast.Attribute):
+                head = head.value
+            return api is not None and isinstance(head, ast.Name) and scopes.binds_import(expr, head.id)
+
+        def version_source(expr: ast.AST, names_of_versions: set[str]) -> bool:
+            for n in ast.walk(expr):
+                if isinstance(n, ast.Attribute) and n.attr in ("__version__", "version", "short_version") and of_package(n):
+                    return True
+                if (isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in _VERSION_FUNCS and n.args
+                        and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)
+                        and n.args[0].value.lower() in dists):
+                    return True
+                if isinstance(n, ast.Name) and n.id in names_of_versions:
+                    return True
+            return False
+
+        versions: set[str] = set()
+        for node in ast.walk(f.tree):  # `NP_VERSION = Version(np.__version__)`: the name is the version
+            if isinstance(node, ast.Assign) and version_source(node.value, set()):
+                versions.update(t.id for t in node.targets if isinstance(t, ast.Name))
+
+        def add(node: ast.AST, kind: str, subject: str = "") -> None:
+            text = ast.get_source_segment(f.source, node) or ""
+            if "\n" in text:
+                text = ast.unparse(node)
+            if not text or "`" in text or len(text) > 160:
+                return
+            key = (rel, text)
+            if key not in out:
+                out[key] = Guard(rel, node.lineno, symbol_at(f.symbols, node.lineno), text, kind, rank_of(rel), subject)
+
+        for node in ast.walk(f.tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr"
+                    and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
+                    and of_package(node.args[0])):
+                add(node, "hasattr", node.args[1].value)
+            elif isinstance(node, ast.Compare) and version_source(node, versions):
+                add(node, "version")
+            elif isinstance(node, ast.Try) and _catches_import_error(node):
+                for stmt in node.body:
+                    if isinstance(stmt, (ast.Import, ast.ImportFrom)) and any(scopes._of_package(stmt, a) for a in stmt.names):
+                        add(stmt, "import")
+                        break
+    kinds = {"hasattr": 0, "version": 1, "import": 2}
+    return sorted(out.values(), key=lambda g: (g.rank, kinds[g.kind], g.rel, g.line))
+
+
+def _catches_import_error(node: ast.Try) -> bool:
+    for h in node.handlers:
+        for t in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]):
+            if (t.attr if isinstance(t, ast.Attribute) else getattr(t, "id", None)) in ("ImportError", "ModuleNotFoundError"):
+                return True
+    return False
 
 
 def _check_text(call: Call, reads: list[str]) -> str:

@@ -19,8 +19,9 @@ from fnmatch import fnmatch
 from upgrade_checklists.core import gitfiles
 from upgrade_checklists.core.checklist import Checklist, Row
 from upgrade_checklists.core.config import Config
-from upgrade_checklists.core.files import Skipped, file_stat, read_file
+from upgrade_checklists.core.files import Skipped, read_file
 from upgrade_checklists.core.findings import Finding
+from upgrade_checklists.check.folders import suggested_folder
 from upgrade_checklists.project.history import paths_ever
 from upgrade_checklists.project.result import Result, ensure_full
 from upgrade_checklists.project.scan import SKIP_DIRS, Facts, Import
@@ -192,21 +193,36 @@ def _compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> 
             add(Finding(cl.rel, row.line, "STALE", f"`{p}` (in the row of `{row.file}`) does not exist", p, None, pkg))
         _compare_row(cfg, res, cl, row, cell, users, tiers)
 
-    missing = {p: imps for p, imps in users.items() if p not in listed and not any(p.startswith(d) for d in listing_dirs)}
+    # a table that could not be read has its FORMAT finding: the files it names are not MISSING too
+    unread = sorted(cl.unread)
+    missing = {p: imps for p, imps in users.items() if p not in listed and not any(p.startswith(d) for d in listing_dirs)
+               and not _named_in(p, unread)}
     if gone:  # matching a move compares row tokens with uses: needs full facts
         for p in missing:
             ensure_full(cfg, res, p)
-    history: frozenset[str] | None = None
-    history_read = False
+    history = paths_ever(cfg.root, res.cache) if gone else None
+    # what git saw renamed (in the work tree, the index or a commit): asked only of paths it ever held
+    plain = [r.file for r in gone if not (_is_glob(r.file) or r.file.endswith("/"))]
+    renamed = gitfiles.renames(cfg.root, [p for p in plain if p in history]) if history is not None and plain else {}
     for row in gone:
         if _is_glob(row.file) or row.file.endswith("/"):
             if not row.marked_removal:
                 what = "matches no file" if _is_glob(row.file) else "is not a directory"
-                add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` {what}", row.file, None, pkg, {"mark": True}))
+                deleted = history is not None and _held(row.file, history)
+                add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` {what}{' (its files were deleted)' if deleted else ''}",
+                            row.file, None, pkg, {"remove": True} if deleted else None))
+            continue
+        target = renamed.get(row.file)
+        if target is not None:
+            imps = missing.pop(target, None)
+            if target in listed:  # the new path has a row already: this one is only the old name's
+                add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` was renamed to `{target}`, which has a row already",
+                            row.file, None, pkg, {"remove": True}))
+            else:
+                add(Finding(cl.rel, row.line, "MOVED", f"`{row.file}` was renamed to `{target}` (git)", target,
+                            imps[0].line if imps else None, pkg, {"old": row.file, "new": target}))
             continue
         match = _moved_target(row, missing, res.facts)
-        if not history_read:
-            history, history_read = paths_ever(cfg.root, res.cache), True
         if history is not None and row.file not in history:
             _never_existed(cfg, res, cl, row, match, missing, history)
             continue
@@ -215,11 +231,21 @@ def _compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> 
             add(Finding(cl.rel, row.line, "MOVED", f"`{row.file}` moved to `{match}` (same name, same imports)", match, imps[0].line, pkg,
                         {"old": row.file, "new": match}))
         elif not row.marked_removal:
-            add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` does not exist", row.file, None, pkg, {"mark": True}))
+            if history is not None:  # git held it, and it is gone: deleted (--fix removes the row)
+                add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` was deleted", row.file, None, pkg, {"remove": True}))
+            else:  # no history to tell a deletion from a typo: a person decides
+                add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` does not exist", row.file, None, pkg))
+    user_tiers: dict[str, str | None] | None = None
     for path, imps in sorted(missing.items()):
         tier, _ = tiers.tier_of(path)
         line = cl.tier_lines.get(tier or "", cl.section_lines.get("affected", 1))
         where = f"belongs in {tier.capitalize()}" if tier else "no tier rule matches its location"
+        if tier:
+            if user_tiers is None:
+                user_tiers = {p: tiers.tier_of(p)[0] for p in users}
+            folder = suggested_folder(cfg.root, path, user_tiers)
+            if folder:  # tests, examples, scripts: one row for the folder lists the next one too
+                where += f"; or list its folder: a `{folder[0]}` row lists every importer below it, {folder[1]} today"
         shown = _shown(imps)
         fix = {"tier": tier, "cell": ", ".join(usage_parts(imps))} if tier else None
         add(Finding(cl.rel, line, "MISSING", f"`{path}` imports {shown} but no tier lists it ({where})", path, imps[0].line, pkg, fix))
@@ -279,16 +305,16 @@ def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell,
     if cell.dirs and not below and not cell.files and not row.extra:
         if not row.marked_removal:
             shown = " and ".join(f"`{d}`" for d in cell.dirs)
-            add(Finding(cl.rel, row.line, "STALE", f"no file below {shown} imports {pkg}", row.file, None, pkg, {"mark": True}))
+            add(Finding(cl.rel, row.line, "STALE", f"no file below {shown} imports {pkg}", row.file, None, pkg))
         return
     if not live and not importers and inert and not row.extra:
         if not row.marked_removal:
             subject = f"`{row.file}`" if not cell.globbed else f"no file `{row.file}` matches"
             why = "no longer imports" if tokens else "does not import"
             if cell.globbed:
-                add(Finding(cl.rel, row.line, "STALE", f"{subject} that imports {pkg} or matches its row's tokens", row.file, None, pkg, {"mark": True}))
-            else:
-                add(Finding(cl.rel, row.line, "STALE", f"{subject} {why} {pkg} and none of its row's tokens match", row.file, None, pkg, {"mark": True}))
+                add(Finding(cl.rel, row.line, "STALE", f"{subject} that imports {pkg} or matches its row's tokens", row.file, None, pkg))
+            else:  # a live file that stopped using the package: a change a person must look at (no fix)
+                add(Finding(cl.rel, row.line, "STALE", f"{subject} {why} {pkg} and none of its row's tokens match", row.file, None, pkg))
         return
     dead = [t.raw for i, t in enumerate(tokens) if i not in live]
     if dead and (cell.files or below):
@@ -339,6 +365,18 @@ def _unread_finding(res: Result, cl: Checklist, row: Row, file: str, exc: Except
     why = str(exc).split(": ", 1)[-1] if isinstance(exc, Outside) else str(exc)
     res.findings.append(Finding(cl.rel, row.line, "PARSE", f"cannot read `{file}` (in the row of `{row.file}`): {why}; "
                                 "its row is not compared", file, None, cl.package))
+
+
+def _held(pattern: str, history: frozenset[str]) -> bool:
+    """Git history holds a file a directory row (``tests/``) or a glob row names."""
+    if pattern.endswith("/"):
+        return any(p.startswith(pattern) for p in history)
+    return any(fnmatch(p, pattern) for p in history)
+
+
+def _named_in(path: str, named: list[str]) -> bool:
+    """``path`` is one of ``named`` (a path, a directory with its slash, or a glob)."""
+    return any(path == n or (n.endswith("/") and path.startswith(n)) or (_is_glob(n) and fnmatch(path, n)) for n in named)
 
 
 def _row_in_file(tokens: tuple[RowToken, ...], imps: list[Import], facts: Facts | None,

@@ -137,6 +137,9 @@ class Checklist:
     subsections: dict[str, int] = field(default_factory=dict)
     #: tiers ``--fix`` can add a row to: a top-level table, or no table and a top-level ``_None._``
     addable_tiers: set[str] = field(default_factory=set)
+    #: paths named in the File cells of Affected Files tables that could not be read (a
+    #: FORMAT finding says why): not reported MISSING, the FORMAT finding speaks for them
+    unread: set[str] = field(default_factory=set)
 
     @property
     def name(self) -> str:
@@ -396,6 +399,19 @@ def _codes(inline: Token) -> list[str]:
     return out
 
 
+_PATH_IN_CELL_RE = re.compile(r"`([^`|]+)`")
+
+
+def _line_paths(lines: list[str]) -> set[str]:
+    """The backticked paths in the first cell of pipe-table lines (of a table that could not be read)."""
+    out = set()
+    for line in lines:
+        if line.lstrip().startswith("|"):
+            cells = split_row(line)
+            out.update(p.strip() for p in _PATH_IN_CELL_RE.findall(cells[0] if cells else "") if p.strip())
+    return out
+
+
 def _cell_file(inline: Token) -> str:
     codes = _codes(inline)
     if codes:
@@ -442,6 +458,7 @@ def _section(title: str) -> str:
 def _read_body(cl: Checklist, tokens: list[Token]) -> None:
     section = None
     tier = None
+    misspelt: set[str] = set()  # tiers whose heading is misspelt
     entry: Entry | None = None
     lines = text_lines(cl.text)
     i = 0
@@ -463,8 +480,9 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
                     if tier in cl.tier_lines:
                         cl.problem("FORMAT", _line(tok), f"tier '{title}' appears twice")
                     cl.tier_lines[tier] = _line(tok)
-                elif difflib.get_close_matches(word, TIERS, n=1, cutoff=0.75):  # `Secondry`: a typo
-                    tier = None
+                elif meant := difflib.get_close_matches(word, TIERS, n=1, cutoff=0.75):  # `Secondry`: a typo
+                    misspelt.update(meant)  # its finding says the tier is missing too
+                    tier = False  # its table: not read, and no second finding (the heading's is the one)
                     cl.problem("FORMAT", _line(tok), f"unknown tier heading '{title}' (expected Primary, Secondary or Tertiary)")
                 else:  # a subsection that is not a tier ("External (...)"): legal, its rows are listed
                     tier = title
@@ -490,6 +508,7 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
             cl.empty_tiers[tier] = (tok.map[0], tok.map[1])
         elif tok.type == "inline" and section == "affected" and tok.content.lstrip().startswith("|"):
             cl.problem("FORMAT", _line(tok), "broken table: lines start with '|' but there is no '| --- |' delimiter row")
+            cl.unread.update(_line_paths(tok.content.split("\n")))
         elif tok.type == "inline" and section == "catalog" and entry is not None:
             _read_entry_paragraph(entry, tok, lines)
         elif tok.type == "fence" and section == "catalog" and entry is not None:
@@ -513,7 +532,7 @@ def _read_body(cl: Checklist, tokens: list[Token]) -> None:
             cl.problem("FORMAT", None, f"missing section '## {title}'")
     if "affected" in cl.section_lines:
         for t in TIERS:
-            if t not in cl.tier_lines:
+            if t not in cl.tier_lines and t not in misspelt:
                 cl.problem("FORMAT", cl.section_lines["affected"], f"missing tier '### {t.capitalize()}' under Affected Files")
     for t, (a, b) in cl.tables.items():
         if top_level_table(lines, a, b):
@@ -551,15 +570,22 @@ def _read_table(cl: Checklist, tokens: list[Token], tier: str | None, lines: lis
                 current[0].meta["row_line"] = row_line
             current = None
     table_line = _line(tokens[0])
+    unread = {p for cells in rows if cells for p in (_cell_files(cells[0]) or (_cell_file(cells[0]),)) if p}
+    if tier is False:  # under a misspelt tier heading, which has its finding
+        cl.unread.update(unread)
+        return
     if tier is None:
         cl.problem("FORMAT", table_line, "table under Affected Files is not under a Primary/Secondary/Tertiary heading")
+        cl.unread.update(unread)
         return
     if len(header) < 2 or header[0].lower() != "file":
         cl.problem("FORMAT", table_line, f"tier table has columns {header!r}; expected | File | Imports / Usage |")
+        cl.unread.update(unread)
         return
     extra = tier not in TIERS
     if tier in cl.tables:
         cl.problem("FORMAT", table_line, f"a second table under {tier if extra else tier.capitalize()}; merge the two")
+        cl.unread.update(unread)
         return
     a, b = cl.tables[tier] = (tokens[0].map[0], tokens[0].map[1])
     top = top_level_table(lines, a, b)
@@ -579,7 +605,11 @@ def _read_table(cl: Checklist, tokens: list[Token], tier: str | None, lines: lis
         files = _cell_files(cells[0]) or (file,)
         words = "".join(c.content for c in cells[0].children or [] if c.type == "text")
         paths_only = not re.sub(r"\band\b|[,;&+]", "", words).strip()
-        editable = top and len(split_row(lines[line - 1])) <= columns
+        cells_here = len(split_row(lines[line - 1])) if top else 0
+        editable = top and cells_here <= columns
+        if cells_here > columns:  # GFM drops the extra cells: what they hold is not read
+            cl.problem("FORMAT", line, f"row has {cells_here} cells, its table {columns} columns: the extra cells are not read "
+                                       "(a `|` inside a cell, even in a code span, is written `\\|`)")
         cl.rows.append(Row(file, tokens_, tier, line, " | ".join(c.content for c in usage), marked,
                            parse_cell(tokens_), files, extra, paths_only, editable))
 

@@ -39,6 +39,9 @@ class Config:
     select: list[str] | None = None  # codes to report (None: every code on by default)
     ignore: list[str] = field(default_factory=list)  # codes never reported
     per_checklist_ignores: dict[str, list[str]] = field(default_factory=dict)  # glob -> codes
+    #: a catalog reference's stale line number (LINE, a drifted version-guard line) is an
+    #: error, not a warning: for checklists that keep their numbers exact with --fix
+    strict_lines: bool = False
     source: Path | None = None  # the file the table came from, for messages
     warnings: list[str] = field(default_factory=list)  # said on stderr; the run goes on
 
@@ -62,6 +65,7 @@ _KEYS = {
     "select": list,
     "ignore": list,
     "per-checklist-ignores": dict,
+    "strict-lines": bool,
 }
 
 
@@ -163,7 +167,8 @@ def _from_table(root: Path, table: dict, path: Path | None, shown: str) -> Confi
         if key not in _KEYS:
             raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(_KEYS))})")
         if not isinstance(value, _KEYS[key]):
-            raise ConfigError(f"{where}: {key!r} must be a {_KEYS[key].__name__}")
+            kind = "boolean (true or false)" if _KEYS[key] is bool else _KEYS[key].__name__
+            raise ConfigError(f"{where}: {key!r} must be a {kind}")
     cfg = Config(root=root, source=path)
     if "checklists" in table:
         cfg.checklists = _relative(table["checklists"], f"{where} checklists")
@@ -204,6 +209,7 @@ def _from_table(root: Path, table: dict, path: Path | None, shown: str) -> Confi
         per[glob] = check_codes(_str_list(per, glob, f"{where}.per-checklist-ignores"),
                                 f"{where}.per-checklist-ignores {glob!r}")
     cfg.per_checklist_ignores = dict(per)
+    cfg.strict_lines = table.get("strict-lines", False)
     return cfg
 
 

@@ -56,7 +56,9 @@ class Finding:
     package: str | None = None
     #: what a fixer needs to repair it (e.g. {"tier": "primary"}); not part of the output
     fix: dict | None = field(default=None, compare=False, hash=False, repr=False)
-    #: audit findings: "error" breaks the upgrade, "warning" and "info" do not
+    #: "error" fails the run (exit 1); "warning" and "info" are reported and do not. The
+    #: check's warnings: stale line numbers (LINE, a drifted guard line) unless the
+    #: configuration sets ``strict-lines``. The audit's: "error" breaks the upgrade.
     severity: str = field(default="error", compare=False)
     #: audit findings are located at the call site, structure findings at the checklist
     at_source: bool = field(default=False, compare=False)
@@ -66,6 +68,11 @@ class Finding:
         out["severity"] = self.severity
         out["fixable"] = self.fixable
         return out
+
+    @property
+    def fails(self) -> bool:
+        """Whether it fails a run (exit 1): an error, not a warning."""
+        return self.severity == "error"
 
     @property
     def fixable(self) -> bool:
@@ -120,9 +127,9 @@ DESCRIPTIONS = {
     "FRONTMATTER": "missing or malformed frontmatter",
     "FORMAT": "an unparseable section or table, a missing section or tier",
     "NUMBERING": "catalog entries not numbered 1..N",
-    "LINE": "a call-site snippet now starts at another line",
+    "LINE": "a catalog reference's line number is stale (a warning unless strict-lines = true)",
     "SNIPPET": "a call-site snippet no longer occurs in its file",
-    "GUARD": "a version guard points at a missing file or past its end",
+    "GUARD": "a version guard's file or expression is gone (its drifted line number: as LINE)",
     "STATUS": "the status file's row or entry count is wrong",
     "MATRIX": "the status file's Package Impact Matrix disagrees with the manifests",
     "PARSE": "a source file cannot be parsed; skipped",

@@ -9,11 +9,15 @@ after a formatter's wrap, on the next) by a parenthesis that gives line numbers:
     (`Engine.build`, lines 42–88):
     Imported in `app/api/server.py` (lines 12, 391-396):
     Used in `app/plugins/*/args.py` and `loader.py`:
+    Called in `app/engine/core.py` (`Engine.build`):
     Also used in `_helper` (lines 153–178)
 
 Whatever verb comes first (or none: a **Check:** paragraph counts too). A bare file name
 (`loader.py`) means the folder of the path named just before it; a parenthesis that
 follows no path ("Also used in `_helper` (lines …)") means the file named before it;
+a parenthesis that names only a function (`Engine.build`) anchors the reference by symbol:
+it has no numbers, so nothing in it goes stale when lines move (the check finds the
+snippet in the file);
 a glob is kept as written and expanded when the check runs.
 
 Every number is kept with its exact position in the checklist (line, column, text), so
@@ -175,6 +179,10 @@ def read_references(raw: str, first_line: int, previous: CallSite | None, in_che
             if len(names) == 1 and not is_path(names[0]):  # one function named with the numbers
                 cs.qualname = names[0]
             taken.append((paren.start(), paren.end()))
+        elif paren:  # anchored by symbol alone: "Called in `a.py` (`Engine.build`)"
+            names = _QUALNAME_RE.findall(paren.group(2))
+            if len(names) == 1 and not is_path(names[0]) and re.fullmatch(r"\s*`[^`]+`\s*", paren.group(2)):
+                cs.qualname = names[0]
         _first(cs)
         out.append(cs)
         last = cs

@@ -1,12 +1,13 @@
 """A baseline: findings known when a repository adopted the check, no longer reported.
 
-``check --baseline FILE`` writes the current findings to ``FILE`` (JSON) when it does not
-exist; once it exists, only findings that are not in it are reported. A finding matches a
-baseline entry by code, checklist, source file and message, never by where it is: the
-numbers of a message that say where (line numbers and ranges, ``path:N``, a file's line
-count, catalog entry numbers, byte offsets) or how many (API entries of a ``STATUS`` count,
-files below a folder, "and N more") are ignored, so a call site that shifts by a few lines
-(``LINE``) or a count that moves stays known. Every other number is part of what the
+``check --write-baseline FILE`` writes the current findings to ``FILE`` (JSON);
+``check --baseline FILE`` reports only findings that are not in it, and a missing ``FILE``
+is an error (exit 2): a baseline lost or misspelt in CI must not pass everything. A finding
+matches a baseline entry by code, checklist, source file and message, never by where it
+is: the numbers of a message that say where (line numbers and ranges, ``path:N``, a file's
+line count, catalog entry numbers, byte offsets) or how many (API entries of a ``STATUS``
+count, files below a folder, "and N more") are ignored, so a call site that shifts by a few
+lines (``LINE``) or a count that moves stays known. Every other number is part of what the
 finding says: a baselined ``=2`` is now ``=4`` does not hide a later ``=64``, nor a version
 or size another. A number inside a code span is kept, unless the span is a ``path:N``
 reference. Each entry absorbs one finding: a second, identical finding is new.
@@ -70,6 +71,8 @@ def read(path: Path, shown: str) -> Counter:
     """The baseline's entries, counted by key; a malformed file is a usage error (exit 2)."""
     from upgrade_checklists.core.files import Skipped, read_capped
 
+    if not path.exists():  # never an empty baseline: CI would pass on whatever is found
+        raise ConfigError(f"{shown}: baseline file not found (record the current findings with --write-baseline {shown})")
     try:
         doc = json.loads(read_capped(path).decode("utf-8"))  # a regular file, capped: never /dev/zero
     except Skipped as exc:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from upgrade_checklists import __version__
-from upgrade_checklists.core.findings import DESCRIPTIONS, Finding, printable
+from upgrade_checklists.core.findings import AUDIT_CODES, DESCRIPTIONS, Finding, printable
 
 FORMATS = ("text", "concise", "json", "sarif", "github")
 FIX_HINT = "upgrade-checklists check --fix"
@@ -49,9 +49,13 @@ class Context:
     checklist_files: set[str] | None = None  # the checklists' paths (the status file is not one)
 
 
+#: a file that cannot be read as a checklist says so first: the rest of its findings may follow from it
+READ_FIRST = ("FRONTMATTER", "FORMAT")
+
+
 def sort_key(f: Finding) -> tuple:
     path, line = f.location
-    return (path, line, f.code, f.message)
+    return (path, f.code not in READ_FIRST, line, f.code, f.message)
 
 
 # --- text -------------------------------------------------------------------------------
@@ -70,6 +74,9 @@ class _Style:
     def code(self, t: str) -> str:
         return self._wrap("1;31", t)
 
+    def warn(self, t: str) -> str:
+        return self._wrap("1;33", t)
+
     def dim(self, t: str) -> str:
         return self._wrap("36", t)
 
@@ -84,9 +91,9 @@ def text_line(f: Finding) -> str:
     """The concise form: ``path:line:1: CODE message (where)``."""
     path, line = f.location
     msg = f.message
+    if f.severity != "error" and (f.at_source or f.code not in AUDIT_CODES):  # the audit's run-level ones say it themselves
+        msg = f"[{f.severity}] {msg}"
     if f.at_source:
-        if f.severity != "error":
-            msg = f"[{f.severity}] {msg}"
         if f.checklist and f.checklist_line:
             msg += f" ({f.checklist}:{f.checklist_line})"
     elif f.checklist is not None and f.file and f.line:
@@ -101,9 +108,9 @@ def short_message(f: Finding) -> str:
     """The message for the grouped text output: the source line joined to the file the
     message names (`` `a.py:12` ``), long lists of names cut to three and a count."""
     msg = _RUN_RE.sub(lambda m: _cut(m.group(0)), f.message)
+    if f.severity != "error" and (f.at_source or f.code not in AUDIT_CODES):
+        msg = f"[{f.severity}] {msg}"
     if f.at_source:
-        if f.severity != "error":
-            msg = f"[{f.severity}] {msg}"
         if f.checklist and f.checklist_line:
             msg += f" ({f.checklist}:{f.checklist_line})"
     elif f.checklist is not None and f.file and f.line:
@@ -145,7 +152,8 @@ def render_text(findings: list[Finding], ctx: Context) -> str:
             width = max(len(str(f.location[1])) for f in group)
             for f in group:
                 mark = s.fix("[*]") + " " if f.fixable else ""
-                out.append(f"  {s.dim(str(f.location[1]).rjust(width))} {s.code(f.code)} {mark}{short_message(f)}")
+                code = s.code(f.code) if f.fails else s.warn(f.code)
+                out.append(f"  {s.dim(str(f.location[1]).rjust(width))} {code} {mark}{short_message(f)}")
             out.append("")
     if not ctx.quiet:
         out.extend(summary_lines(findings, ctx, s))
@@ -190,7 +198,18 @@ def summary_lines(findings: list[Finding], ctx: Context, s: _Style | None = None
     else:
         noun = "checklist" if all(f.checklist is not None and not f.at_source for f in findings) else "file"
     counts = ", ".join(f"{n} {code}" for code, n in _by_code(findings))
-    out = [f"Found {_plural(len(findings), 'finding')} in {_plural(len(files), noun)}: {counts}."]
+    warnings = sum(not f.fails for f in findings)
+    errors = len(findings) - warnings
+    if not warnings:
+        found = _plural(len(findings), "finding")
+    elif not errors:
+        found = _plural(warnings, "warning")
+    else:
+        found = f"{_plural(len(findings), 'finding')} ({_plural(errors, 'error')}, {_plural(warnings, 'warning')})"
+    out = [f"Found {found} in {_plural(len(files), noun)}: {counts}."]
+    if warnings:
+        out.append(f"{'Warnings do' if warnings > 1 else 'A warning does'} not fail the run"
+                   f"{'; the errors do' if errors else ''}.")
     if ctx.fixed:
         out.append(f"Rewrote {_plural(len(ctx.fixed), 'file')} with --fix; review and stage {'it' if len(ctx.fixed) == 1 else 'them'}.")
     if hidden:
@@ -220,6 +239,7 @@ def render(findings: list[Finding], fmt: str, *, checklists: int, files_scanned:
                 "checklists": checklists,
                 "files_scanned": files_scanned,
                 "findings_by_code": dict(sorted(Counter(f.code for f in findings).items())),
+                "findings_by_severity": dict(sorted(Counter(f.severity for f in findings).items())),
                 "fixable": sum(f.fixable for f in findings),
                 "not_shown": {"baseline": ctx.baselined, "ignored": ctx.suppressed, "other_files": ctx.elsewhere},
             },
@@ -297,7 +317,8 @@ def step_summary(findings: list[Finding], ctx: Context) -> str:
     out += ["", "| Where | Code | Message |", "| --- | --- | --- |"]
     for f in findings[:SUMMARY_ROWS]:
         path, line, _ = anchor(f, ctx)
-        out.append(f"| `{_md(printable(path))}:{line}` | `{f.code}` | {_md(printable(f.message))}{' [*]' if f.fixable else ''} |")
+        level = "" if f.fails else f"[{f.severity}] "
+        out.append(f"| `{_md(printable(path))}:{line}` | `{f.code}` | {level}{_md(printable(f.message))}{' [*]' if f.fixable else ''} |")
     if len(findings) > SUMMARY_ROWS:
         out.append(f"\n{len(findings) - SUMMARY_ROWS} more not listed; run `upgrade-checklists check` for all.")
     total = sum(fixable.values())
@@ -309,11 +330,14 @@ def step_summary(findings: list[Finding], ctx: Context) -> str:
 def sarif(findings: list[Finding], ctx: Context) -> dict:
     codes = sorted({f.code for f in findings} | set(DESCRIPTIONS))
     index = {c: i for i, c in enumerate(codes)}
+    # a rule's default level: "warning" when every finding of it in this run is one (LINE
+    # without strict-lines); each result carries its own level, from the finding's severity
+    warned = {f.code for f in findings if not f.fails} - {f.code for f in findings if f.fails}
     rules = [{
         "id": c,
         "name": c.title().replace("_", ""),
         "shortDescription": {"text": DESCRIPTIONS.get(c, c)},
-        "defaultConfiguration": {"level": "error"},
+        "defaultConfiguration": {"level": "warning" if c in warned else "error"},
     } for c in codes]
     results = []
     for f in findings:

@@ -85,8 +85,100 @@ def resolve(expr: ast.AST, bound: dict[str, str]) -> str | None:
     return bound[head] + ("." + rest if rest else "")
 
 
-def find_calls(source: str, tree: ast.Module, modules: list[str]) -> list[Call]:
-    """Every call in ``tree`` whose callee resolves into ``modules``, in source order."""
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_SCOPES = _FUNCTIONS + (ast.ClassDef, ast.Module) + _COMPREHENSIONS
+
+
+class Scopes:
+    """Which uses of a name are the import of ``modules``, the way Python binds names: a
+    name assigned, passed as a parameter or imported from elsewhere in a function is that
+    function's own (``def f(np): np.sum(x)`` is not numpy's ``sum``); an import inside a
+    function binds in that function only; a class body's names are not seen by its
+    methods. Not flow-sensitive: a scope that both imports the name and assigns it
+    counts as importing it (``try: import x`` / ``except ImportError: x = None``)."""
+
+    def __init__(self, tree: ast.Module, modules: list[str]) -> None:
+        self.modules = modules
+        self.parent: dict[ast.AST, ast.AST] = {}
+        for node in walk(tree):
+            for child in ast.iter_child_nodes(node):
+                self.parent[child] = node
+        self._names: dict[ast.AST, tuple[set[str], set[str]]] = {}
+
+    def _of_package(self, node: ast.Import | ast.ImportFrom, alias: ast.alias) -> bool:
+        if isinstance(node, ast.Import):
+            target = alias.name if alias.asname else alias.name.split(".")[0]
+            return _inside(alias.name, self.modules) or any(m.startswith(target + ".") for m in self.modules)
+        return bool(node.module) and not node.level and alias.name != "*" and _inside(f"{node.module}.{alias.name}", self.modules)
+
+    def names(self, scope: ast.AST) -> tuple[set[str], set[str]]:
+        """(names the scope binds by importing the package, names it binds otherwise)."""
+        if scope in self._names:
+            return self._names[scope]
+        imported: set[str] = set()
+        other: set[str] = set()
+        declared: set[str] = set()
+        if isinstance(scope, _FUNCTIONS):
+            a = scope.args
+            other.update(x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x is not None)
+            todo = list(scope.body) if isinstance(scope.body, list) else [scope.body]
+        elif isinstance(scope, _COMPREHENSIONS):
+            todo = [g.target for g in scope.generators]
+        else:
+            todo = list(scope.body)
+        while todo:
+            node = todo.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                other.add(node.name)
+                continue  # its body is its own scope
+            if isinstance(node, (ast.Lambda, *_COMPREHENSIONS)):
+                continue
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    bound = alias.asname or alias.name.split(".")[0]
+                    (imported if self._of_package(node, alias) else other).add(bound)
+                continue
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
+                declared.update(node.names)
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                other.add(node.id)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                other.add(node.name)
+            elif type(node).__name__ in ("MatchAs", "MatchStar") and getattr(node, "name", None):
+                other.add(node.name)
+            todo.extend(ast.iter_child_nodes(node))
+        self._names[scope] = (imported - declared, other - declared)
+        return self._names[scope]
+
+    def binds_import(self, node: ast.AST, name: str) -> bool:
+        """Whether ``name``, used at ``node``, is bound by an import of the package."""
+        chain = []
+        p = self.parent.get(node)
+        while p is not None:
+            if isinstance(p, _SCOPES):
+                chain.append(p)
+            p = self.parent.get(p)
+        for i, scope in enumerate(chain):
+            if isinstance(scope, ast.ClassDef) and i > 0:
+                continue  # a method does not see its class body's names
+            imported, other = self.names(scope)
+            if name in imported:
+                return True
+            if name in other:
+                return False
+        return False
+
+
+def _head(expr: ast.AST) -> str | None:
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def find_calls(source: str, tree: ast.Module, modules: list[str], scopes: Scopes | None = None) -> list[Call]:
+    """Every call in ``tree`` whose callee resolves into ``modules``, in source order.
+    ``scopes``: resolve names as Python binds them (else any import in any scope counts)."""
     bound = bindings(tree, modules)
     if not bound:
         return []
@@ -96,12 +188,14 @@ def find_calls(source: str, tree: ast.Module, modules: list[str]) -> list[Call]:
         api = resolve(node.func, bound)
         if api is None or not _inside(api, modules):
             continue
+        if scopes is not None and not scopes.binds_import(node, _head(node.func)):
+            continue
         out.append(make_call(api, where, node, stmt, lines))
     out.sort(key=lambda c: (c.line, c.node.col_offset if c.node else 0))
     return out
 
 
-def find_attribute_uses(source: str, tree: ast.Module, names: list[str]) -> list[tuple[str, Call]]:
+def find_attribute_uses(source: str, tree: ast.Module, names: list[str], scopes: Scopes | None = None) -> list[tuple[str, Call]]:
     """Attributes of the package read without a call (``pkg.__version__``, ``mpu.GROUP``):
     the outermost dotted name only, never an assignment target."""
     bound = bindings(tree, names)
@@ -120,6 +214,8 @@ def find_attribute_uses(source: str, tree: ast.Module, names: list[str]) -> list
             continue
         api = resolve(node, bound)
         if api is None or not any(api.startswith(n + ".") for n in names):
+            continue
+        if scopes is not None and not scopes.binds_import(node, _head(node)):
             continue
         text = lines[node.lineno - 1].strip()
         out.append((api, Call(api, node.lineno, node.lineno, text, used=True)))

@@ -207,7 +207,19 @@ def _free(name: str) -> bool:
     return name[:1].islower() or name[:1] == "_"
 
 
+#: operators, which ``ast.unparse`` shows as nothing (a message read "`` is now ``")
+_OPERATORS = {
+    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Is: "is",
+    ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in", ast.Add: "+", ast.Sub: "-", ast.Mult: "*",
+    ast.MatMult: "@", ast.Div: "/", ast.Mod: "%", ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>",
+    ast.BitOr: "|", ast.BitXor: "^", ast.BitAnd: "&", ast.FloorDiv: "//", ast.And: "and", ast.Or: "or",
+    ast.Invert: "~", ast.Not: "not", ast.UAdd: "+", ast.USub: "-",
+}
+
+
 def _show(node: ast.AST) -> str:
+    if type(node) in _OPERATORS:
+        return _OPERATORS[type(node)]
     try:
         s = ast.unparse(node)
     except Exception:  # noqa: BLE001 - an odd node must not stop the check
@@ -272,6 +284,9 @@ def _cmp(p: ast.AST, n: ast.AST, out: list[str]) -> None:
     if isinstance(p, ast.Dict):
         _cmp_dict(p, n, out)
         return
+    if _operators(p) != _operators(n):  # `v < 2` is now `v >= 2`: the whole expression says it
+        out.append(_Diff("`{}` is now `{}`", p, n))
+        return
     for f in p._fields:
         if f in ("ctx", "type_comment", "kind"):
             continue
@@ -286,6 +301,15 @@ def _cmp(p: ast.AST, n: ast.AST, out: list[str]) -> None:
         elif pv != nv:
             out.append(_Diff("`{}` is now `{}`", p, n))
             return
+
+
+def _operators(node: ast.AST) -> list[type] | None:
+    """The operator(s) of a comparison or an operation (None for other nodes)."""
+    if isinstance(node, ast.Compare):
+        return [type(op) for op in node.ops]
+    if isinstance(node, (ast.BinOp, ast.BoolOp, ast.UnaryOp)):
+        return [type(node.op)]
+    return None
 
 
 def _cmp_seq(ps: list, ns: list, out: list[str], where: str | ast.AST, what: str, elided: bool = False) -> None:
