@@ -5,8 +5,10 @@ A use is reached through a file's imports of the package (any alias):
 - ``import``: an import of the package (``typing_only`` under ``if TYPE_CHECKING:``,
   ``fallback`` inside ``try/except ImportError``);
 - ``call``: a call of an API (``mpu.initialize(tp=2)`` through
-  ``from pkg import parallel_state as mpu``), also a keyword a project caller
-  forwards through a subclass's ``**kwargs`` into the upstream ``__init__``;
+  ``from pkg import parallel_state as mpu``), also the keywords (and positions) a
+  project caller passes to a project function, method or subclass ``__init__`` that
+  hands its ``**kwargs`` (``*args``) on to an upstream call, up to ``FORWARD_DEPTH``
+  callables deep (``_Forwarding``);
 - ``result``: a method called on what an API call returned
   (``b = X.make(); b.save(...)``);
 - ``member``: an attribute or method of an upstream class used through a project
