@@ -13,15 +13,24 @@ ways it does not follow, all of which we read statically from the module's sourc
   it calls ``warnings.warn``, the name is deprecated and the warning text is kept.
 
 A name kept by plain assignment (``Old = New``) is followed by ``api.py``.
+
+:class:`GetattrReader` goes further for a module with a ``__getattr__`` or a lazy table: it
+runs them for one name, statically, and says whether the name is served (where from, with
+which warning), refused (with upstream's message; ``removed`` when a test singled the name
+out) or cannot be decided.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from upgrade_checklists.audit.deprecation import warning_in
+
+
+_DOTTED = re.compile(r"^\.*[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
 @dataclass(frozen=True)
@@ -92,7 +101,7 @@ def served(tree: ast.Module, modname: str, is_package: bool, name: str) -> Serve
             for k, v in zip(node.keys, node.values):
                 if k is not None and _text(k, modname) in keys:
                     value = _text(v, modname)
-                    if value:
+                    if value and _DOTTED.match(value):  # a module path (not a message about the name)
                         found = Served(_targets(value, package), "legacy alias table", node.lineno)
                         best = best or found
         elif isinstance(node, ast.Call):
@@ -159,3 +168,449 @@ def _getattr_target(body: list[ast.stmt], modname: str, package: str) -> tuple[s
                     return (imported[head] + (f".{rest}" if rest else ""),)
                 return (f"{modname}.{text}",)
     return ()
+
+
+# -- a module's __getattr__ (and lazy tables), run statically for one name -----------------------------
+
+
+@dataclass(frozen=True)
+class Gone:
+    """A name a module's ``__getattr__`` refuses: ``removed`` when it names this very name (a table of
+    removed names, ``name == "x"``), else the fallthrough for any name it does not serve."""
+
+    removed: bool
+    message: str
+    line: int
+
+
+class Undecided(Exception):
+    """What a module's ``__getattr__`` does for a name cannot be told statically."""
+
+
+_MISSING = object()
+
+
+class GetattrReader:
+    """Runs module ``modname``'s ``__getattr__`` (or the lazy table it hands to a lazy module) for
+    one name, statically: each ``if`` is decided when its test compares the name with constants
+    or looks it up in a table the module spells (a dict, set, list or tuple of strings, also one
+    imported from a sibling module, ``__all__``); ``warnings.warn(..., DeprecationWarning)`` is a
+    deprecation; ``raise`` is a refusal (:class:`Gone`); ``return`` serves a target (an import,
+    ``getattr(mod, name)``, ``globals()[...]``, ``import_module(...)``, a table's value). What it
+    cannot decide raises :class:`Undecided`. ``load(dotted)`` gives another module's tree."""
+
+    def __init__(self, tree: ast.Module, modname: str, is_package: bool, load=None) -> None:
+        self.tree = tree
+        self.modname = modname
+        self.package = modname if is_package else modname.rpartition(".")[0]
+        self.load = load or (lambda dotted: None)
+        self.top = list(_module_level(tree.body))
+        self.fn = next((n for n in self.top if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__getattr__"), None)
+        self.lazy = self._lazy_table()
+        self._tables: dict[str, object] = {}
+
+    @property
+    def active(self) -> bool:
+        return self.fn is not None or self.lazy is not None
+
+    # -- what the module spells at its top level --------------------------------------------------
+
+    def _imported(self, local: str) -> str | None:
+        """The dotted path a module-level import binds to ``local``."""
+        for node in self.top:
+            if isinstance(node, ast.ImportFrom):
+                base = self._base(node)
+                for a in node.names:
+                    if (a.asname or a.name) == local and a.name != "*":
+                        return f"{base}.{a.name}" if base else a.name
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname == local:
+                        return a.name
+                    if a.asname is None and a.name.split(".")[0] == local:
+                        return local
+        return None
+
+    def _base(self, node: ast.ImportFrom) -> str:
+        if not node.level:
+            return node.module or ""
+        parts = self.package.split(".")
+        keep = len(parts) - node.level + 1
+        return ".".join(parts[:max(keep, 0)] + ([node.module] if node.module else []))
+
+    def table(self, name: str, depth: int = 0):
+        """A module-level dict / set / list / tuple of constants called ``name`` (with what the module adds
+        to it: ``T[k] = v``, ``T.update({...})``, ``T[k].extend([...])``, ``+=``), else _MISSING."""
+        if name in self._tables:
+            return self._tables[name]
+        value: object = _MISSING
+        for node in self.top:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(isinstance(t, ast.Name) and t.id == name for t in targets) and node.value is not None:
+                    value = _literal(node.value)
+                    if value is _MISSING and isinstance(node.value, (ast.DictComp, ast.SetComp)):
+                        value = self._comprehension(node.value)
+            elif isinstance(node, (ast.ImportFrom,)) and depth < 3:
+                for a in node.names:
+                    if (a.asname or a.name) == name and a.name != "*":
+                        other = self.load(self._base(node))
+                        if other is not None:
+                            sub = GetattrReader(other, self._base(node), True, self.load)
+                            value = sub.table(a.name, depth + 1)
+        if value is not _MISSING:
+            value = _grown(value, name, self.tree)
+        self._tables[name] = value
+        return value
+
+    def _comprehension(self, node: ast.DictComp | ast.SetComp):
+        """``{n: ... for n, x in ITEMS}`` (or ``{n for ...}``) over a module-level list of tuples or
+        constants: its keys (the values are not needed to decide ``name in table``), else _MISSING."""
+        key = node.key if isinstance(node, ast.DictComp) else node.elt
+        if len(node.generators) != 1 or node.generators[0].ifs or not isinstance(node.generators[0].iter, ast.Name):
+            return _MISSING
+        gen = node.generators[0]
+        target = gen.target.elts[0] if isinstance(gen.target, ast.Tuple) and gen.target.elts else gen.target
+        if not (isinstance(key, ast.Name) and isinstance(target, ast.Name) and key.id == target.id):
+            return _MISSING
+        source = next((n.value for n in self.top if isinstance(n, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == gen.iter.id for t in n.targets)), None)
+        if not isinstance(source, (ast.List, ast.Tuple, ast.Set)):
+            return _MISSING
+        keys = []
+        for elt in source.elts:
+            first = elt.elts[0] if isinstance(elt, ast.Tuple) and isinstance(gen.target, ast.Tuple) and elt.elts else elt
+            value = _literal(first)
+            if value is _MISSING or isinstance(value, (dict, list, set)):
+                return _MISSING
+            keys.append(value)
+        return {k: None for k in keys} if isinstance(node, ast.DictComp) else set(keys)
+
+    def _lazy_table(self):
+        """``sys.modules[__name__] = _LazyModule(__name__, ..., TABLE, ...)``: TABLE maps a submodule to the
+        names it defines (the module serves ``name`` from the submodule listing it)."""
+        for node in self.top:
+            if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript)
+                    and ast.unparse(node.targets[0].value) == "sys.modules" and isinstance(node.value, ast.Call)):
+                for arg in [*node.value.args, *(k.value for k in node.value.keywords)]:
+                    if isinstance(arg, ast.Name) and arg.id not in ("__name__", "__file__", "__spec__"):
+                        return arg.id
+        return None
+
+    # -- running it ----------------------------------------------------------------------------------
+
+    def run(self, name: str):
+        """What the module does when ``name`` is read and not otherwise found: a Served, a Gone, or
+        raises Undecided."""
+        if self.lazy is not None:
+            table = self.table(self.lazy)
+            if not isinstance(table, dict):
+                raise Undecided(f"the lazy table `{self.lazy}` of `{self.modname}` is not spelt out")
+            for key, names in table.items():
+                if key == name:
+                    return Served((f"{self.package}.{key}",), "lazy table", 1)
+                if isinstance(names, (list, tuple, set, frozenset)) and name in names:
+                    return Served((f"{self.package}.{key}.{name}",), "lazy table", 1)
+            if self.fn is None:
+                return Gone(False, f"module '{self.modname}' has no attribute '{name}'", 1)
+        fn = self.fn
+        args = fn.args.posonlyargs + fn.args.args
+        if not args:
+            raise Undecided(f"`{self.modname}.__getattr__` takes no name")
+        state = _State(args[0].arg, name)
+        result = self._block(fn.body, state)
+        if result is None:
+            raise Undecided(f"`{self.modname}.__getattr__` ends without returning for `{name}`")
+        return result
+
+    def _block(self, body: list[ast.stmt], st: _State):
+        for stmt in body:
+            out = self._stmt(stmt, st)
+            if out is not None:
+                return out
+        return None
+
+    def _stmt(self, stmt: ast.stmt, st: _State):
+        if isinstance(stmt, ast.If):
+            test = self._test(stmt.test, st)
+            if test is None:
+                raise Undecided(f"`{self.modname}.__getattr__`: cannot decide `if {ast.unparse(stmt.test)}` (line {stmt.lineno})")
+            if test:
+                st.specific |= _names_it(stmt.test, st.param)
+                return self._block(stmt.body, st)
+            return self._block(stmt.orelse, st)
+        if isinstance(stmt, ast.Raise):
+            exc = stmt.exc
+            msg_node = exc.args[0] if isinstance(exc, ast.Call) and exc.args else None
+            message = self._string(msg_node, st) if msg_node is not None else f"module '{self.modname}' has no attribute '{st.name}'"
+            return Gone(st.specific, message or "", stmt.lineno)
+        if isinstance(stmt, ast.Expr):
+            msg = warn_message(stmt.value)
+            if msg is not None and st.warning is None:
+                filled = self._string(stmt.value.args[0], st) if stmt.value.args else None
+                st.warning = filled or msg
+            return None
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for a in stmt.names:
+                if isinstance(stmt, ast.ImportFrom) and a.name != "*":
+                    base = self._base(stmt)
+                    st.locals[a.asname or a.name] = ("path", f"{base}.{a.name}" if base else a.name)
+                elif isinstance(stmt, ast.Import):
+                    st.locals[a.asname or a.name.split(".")[0]] = ("path", a.name if a.asname else a.name.split(".")[0])
+            return None
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            st.locals[stmt.targets[0].id] = ("value", stmt.value)
+            return None
+        if isinstance(stmt, ast.Return):
+            target = self._target(stmt.value, st) if stmt.value is not None else ()
+            return Served(target, "module __getattr__", stmt.lineno, st.warning)
+        if isinstance(stmt, (ast.Try, ast.With)):
+            return self._block(stmt.body, st)
+        if isinstance(stmt, (ast.Pass, ast.Global, ast.Nonlocal, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return None
+        if isinstance(stmt, ast.Expr):
+            return None
+        raise Undecided(f"`{self.modname}.__getattr__`: cannot follow line {stmt.lineno}")
+
+    def _container(self, node: ast.AST, st: _State):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            values = [_literal(e) for e in node.elts]
+            return None if any(v is _MISSING for v in values) else values
+        if isinstance(node, ast.Dict):
+            value = _literal(node)
+            return None if value is _MISSING else value
+        if isinstance(node, ast.Name):
+            if node.id in st.locals:
+                kind, v = st.locals[node.id]
+                return self._container(v, st) if kind == "value" else None
+            value = self.table(node.id)
+            return None if value is _MISSING else value
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "keys" and not node.args:
+            return self._container(node.func.value, st)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset", "list", "tuple") and len(node.args) == 1:
+            return self._container(node.args[0], st)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "globals" and not node.args:
+            return None
+        return None
+
+    def _test(self, node: ast.AST, st: _State):
+        """True / False / None (cannot tell)."""
+        if isinstance(node, ast.BoolOp):
+            values = [self._test(v, st) for v in node.values]
+            if isinstance(node.op, ast.And):
+                return False if False in values else None if None in values else True
+            return True if True in values else None if None in values else False
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            v = self._test(node.operand, st)
+            return None if v is None else not v
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            left, op, right = node.left, node.ops[0], node.comparators[0]
+            if isinstance(op, (ast.Eq, ast.NotEq)):
+                a, b = self._scalar(left, st), self._scalar(right, st)
+                if a is None or b is None:
+                    return None
+                return (a == b) if isinstance(op, ast.Eq) else (a != b)
+            if isinstance(op, (ast.In, ast.NotIn)):
+                a = self._scalar(left, st)
+                box = self._container(right, st)
+                if a is None or box is None:
+                    return None
+                return (a in box) if isinstance(op, ast.In) else (a not in box)
+            return None
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("startswith", "endswith")
+                and len(node.args) == 1):
+            a = self._scalar(node.func.value, st)
+            b = _literal(node.args[0])
+            if a is None or b is _MISSING:
+                return None
+            b = tuple(b) if isinstance(b, list) else b
+            try:
+                return a.startswith(b) if node.func.attr == "startswith" else a.endswith(b)
+            except TypeError:
+                return None
+        return None
+
+    def _scalar(self, node: ast.AST, st: _State) -> str | None:
+        if isinstance(node, ast.Name) and node.id == st.param:
+            return st.name
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        return None
+
+    def _string(self, node: ast.AST | None, st: _State) -> str | None:
+        """A message's text, the name and table look-ups filled in, other placeholders kept as ``{expr}``."""
+        if node is None:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id == st.param:
+                return st.name
+            if node.id in ("__name__", "__package__"):
+                return self.modname
+            if node.id in st.locals and st.locals[node.id][0] == "value":
+                return self._string(st.locals[node.id][1], st)
+        if isinstance(node, ast.JoinedStr):
+            out = ""
+            for v in node.values:
+                if isinstance(v, ast.Constant):
+                    out += str(v.value)
+                elif isinstance(v, ast.FormattedValue):
+                    inner = self._string(v.value, st)
+                    if inner is not None and v.conversion == ord("r"):
+                        inner = repr(inner)
+                    out += inner if inner is not None else "{" + ast.unparse(v.value) + "}"
+            return out
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = self._string(node.left, st), self._string(node.right, st)
+            return None if left is None or right is None else left + right
+        if isinstance(node, ast.Subscript) and self._scalar(node.slice, st) is not None:
+            box = self._container(node.value, st)
+            if isinstance(box, dict):
+                value = box.get(self._scalar(node.slice, st))
+                return value if isinstance(value, str) else None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+            return self._string(node.func.value, st)
+        return None
+
+    def _target(self, node: ast.AST, st: _State) -> tuple[str, ...]:
+        """Where the returned object is defined (dotted candidates; () when it does not say: served all the same)."""
+        if isinstance(node, ast.Name):
+            if node.id in st.locals:
+                kind, v = st.locals[node.id]
+                return (v,) if kind == "path" else self._target(v, st)
+            imported = self._imported(node.id)
+            return (imported,) if imported else (f"{self.modname}.{node.id}",)
+        if isinstance(node, ast.Attribute):
+            head = self._target(node.value, st)
+            return tuple(f"{h}.{node.attr}" for h in head)
+        if isinstance(node, ast.Subscript):
+            if isinstance(node.value, ast.Call) and ast.unparse(node.value.func) == "globals":
+                key = self._string(node.slice, st)
+                if key is None:
+                    return ()
+                return (f"{self.modname}.{key}",)
+            value = self._string(node, st)
+            if value is not None:
+                return _targets(value, self.package)
+        if isinstance(node, ast.Call):
+            func = ast.unparse(node.func)
+            if func == "getattr" and len(node.args) >= 2:
+                attr = self._string(node.args[1], st)
+                if attr is None:
+                    return ()
+                return tuple(f"{h}.{attr}" for h in self._target(node.args[0], st))
+            if func.endswith("import_module") and node.args:
+                mod = self._string(node.args[0], st)
+                if mod is None:
+                    return ()
+                if mod.startswith("."):
+                    anchor = self._string(node.args[1], st) if len(node.args) > 1 else self.package
+                    return ((anchor or self.package) + mod,)
+                return (mod,)
+        return ()
+
+
+@dataclass
+class _State:
+    param: str
+    name: str
+    locals: dict = field(default_factory=dict)
+    warning: str | None = None
+    specific: bool = False  # a test that named this name (==, in) was true on the way
+
+
+def _names_it(test: ast.AST, param: str) -> bool:
+    """``test`` holds ``name == ...`` or ``name in ...`` (a test that singles the name out)."""
+    for n in ast.walk(test):
+        if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], (ast.Eq, ast.In)):
+            if any(isinstance(x, ast.Name) and x.id == param for x in (n.left, n.comparators[0])):
+                return True
+    return False
+
+
+def _module_level(body: list[ast.stmt]):
+    """Statements that run at module level (inside top-level ``if``/``try``, not in functions)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If):
+            yield from _module_level(stmt.body)
+            yield from _module_level(stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
+                yield from _module_level(part)
+
+
+def _literal(node: ast.AST):
+    """A constant, or a dict / list / tuple / set of them (keys and values), else _MISSING."""
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset") and len(node.args) <= 1:
+            inner = _literal(node.args[0]) if node.args else []
+            return _MISSING if inner is _MISSING else set(inner) if not isinstance(inner, dict) else set(inner)
+        if isinstance(node, ast.Dict):  # keys constants, values what they are
+            out = {}
+            for k, v in zip(node.keys, node.values):
+                if k is None:
+                    return _MISSING
+                key = _literal(k)
+                if key is _MISSING or isinstance(key, (dict, list, set)):
+                    return _MISSING
+                out[key] = _literal(v)
+            return out
+        return _MISSING
+    return value
+
+
+def _grown(value, name: str, tree: ast.Module):
+    """What the module adds to table ``name`` at module level."""
+    if isinstance(value, (tuple, frozenset)):
+        value = list(value) if isinstance(value, tuple) else set(value)
+    for stmt in _module_level(tree.body):
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
+            more = _literal(stmt.value)
+            if more is _MISSING:
+                return _MISSING
+            if isinstance(value, list) and isinstance(more, (list, tuple)):
+                value = value + list(more)
+            elif isinstance(value, set):
+                value = value | set(more)
+            else:
+                return _MISSING
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript):
+            t = stmt.targets[0]
+            if isinstance(t.value, ast.Name) and t.value.id == name and isinstance(value, dict):
+                key = _literal(t.slice)
+                if key is _MISSING:
+                    return _MISSING
+                value[key] = _literal(stmt.value)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute):
+            f = stmt.value.func
+            args = [_literal(a) for a in stmt.value.args]
+            if isinstance(f.value, ast.Name) and f.value.id == name:
+                if any(a is _MISSING for a in args):
+                    return _MISSING
+                if f.attr == "update" and isinstance(value, dict) and args and isinstance(args[0], dict):
+                    value.update(args[0])
+                elif f.attr in ("append", "add") and args:
+                    value = value + [args[0]] if isinstance(value, list) else (value | {args[0]}) if isinstance(value, set) else _MISSING
+                elif f.attr == "extend" and args and isinstance(value, list):
+                    value = value + list(args[0])
+                if value is _MISSING:
+                    return _MISSING
+            elif (isinstance(f.value, ast.Subscript) and isinstance(f.value.value, ast.Name) and f.value.value.id == name
+                  and isinstance(value, dict) and f.attr in ("append", "extend")):
+                key = _literal(f.value.slice)
+                if key is _MISSING or any(a is _MISSING for a in args) or not args:
+                    return _MISSING
+                cur = list(value.get(key) or [])
+                value[key] = cur + ([args[0]] if f.attr == "append" else list(args[0]))
+    return value
+
+
+def warn_message(node: ast.AST) -> str | None:
+    """The message of a deprecation ``warnings.warn`` call (see deprecation.py), else None."""
+    from upgrade_checklists.audit.deprecation import _warn_call
+
+    return _warn_call(node)

@@ -11,6 +11,11 @@ and sees inherited members. What griffe leaves out, we cover here:
 - a name a module keeps by a compatibility alias (a legacy alias table, a
   ``sys.modules`` alias, a module ``__getattr__``: ``aliases.py``) or by plain
   assignment (``Old = New``) still resolves, to what it names;
+- a module ``__getattr__`` or lazy table is run statically for the name asked
+  (``aliases.GetattrReader``): served, refused (``self.gone``, with upstream's message) or
+  undecided; ``status`` says how a dotted path resolves (found / absent / removed / unknown),
+  and a name that may come from what is not read (a compiled module without a stub, a
+  ``*`` import not in the source) is unknown, never absent;
 - where a name went, a real definition wins over a placeholder ("dummy") object;
 - return annotations are compared as types (``annotations.py``); deprecations are
   read with their warning text (``deprecation.py``);
@@ -21,14 +26,15 @@ and sees inherited members. What griffe leaves out, we cover here:
 
 from __future__ import annotations
 
+import ast
 import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from upgrade_checklists.audit import annotations
-from upgrade_checklists.audit.aliases import Served, SourceCache, served
-from upgrade_checklists.audit.deprecation import deprecation_of
+from upgrade_checklists.audit.aliases import GetattrReader, Gone, Served, SourceCache, Undecided, served
+from upgrade_checklists.audit.deprecation import deprecation_of, keyword_warnings
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 REQUIRED_KINDS = ("positional-only", "positional or keyword", "keyword-only")
@@ -167,6 +173,8 @@ class UpstreamModel(ServedNames):
         self.sources = SourceCache()
         #: dotted path -> how a module serves it (compatibility alias or __getattr__)
         self.served: dict[str, Served] = {}
+        #: dotted path -> how a module's ``__getattr__`` refused it
+        self.gone: dict[str, Gone] = {}
         #: the model of the other version: old annotations name classes by their new path when it still resolves
         #: (anything with ``canonical(path)``: an UpstreamModel or the cached model in front of one)
         self.peer = None
@@ -242,6 +250,10 @@ class UpstreamModel(ServedNames):
             return None
         for i, part in enumerate(parts[1:], 1):
             obj = self._final(obj)
+            if obj.kind.value == "attribute":  # ``mpu = parallel_state``: the module it names
+                obj = self._assigned(obj, _depth)
+                if obj.kind.value == "attribute":
+                    raise Unresolved(f"`{obj.path}` is a value whose attributes are not known statically")
             try:
                 members = obj.all_members if obj.kind.value == "class" else obj.members
             except Exception as exc:
@@ -255,32 +267,113 @@ class UpstreamModel(ServedNames):
         return self._assigned(self._final(obj), _depth)
 
     def _served(self, mod, name: str, depth: int):
-        """What module ``mod`` serves as ``name`` through a compatibility alias, or None."""
+        """What module ``mod`` serves as ``name`` though it does not bind it: a compatibility alias, a
+        lazy table or its ``__getattr__`` (run statically for ``name``). None when it certainly does
+        not (a refusal is kept in ``self.gone``); Unresolved when that cannot be told (the name may
+        come from a compiled module without a stub, a ``*`` import not read, an undecidable ``__getattr__``)."""
         fp = mod.filepath if not isinstance(mod.filepath, list) else None
         tree = self.sources.tree(fp)
         if tree is None:
             return None
-        how = served(tree, mod.path, fp is not None and fp.name == "__init__.py", name)
+        full = f"{mod.path}.{name}"
+        is_package = fp is not None and fp.name.startswith("__init__.")
+        self._unread_origins(mod, fp, tree, name, is_package)
+        how = served(tree, mod.path, is_package, name)
+        reader = GetattrReader(tree, mod.path, is_package, self._module_tree)
+        undecided = None
+        if reader.active:
+            try:
+                result = reader.run(name)
+            except Undecided as exc:
+                result, undecided = None, str(exc)
+            if isinstance(result, Gone):
+                if how is None or how.via == "module __getattr__":
+                    self.gone[full] = result
+                    return None
+            elif isinstance(result, Served):
+                keep = how.targets if how is not None and how.via != "module __getattr__" else ()
+                how = Served(result.targets or keep, result.via, result.line, result.warning)
+            elif how is None or how.via == "module __getattr__":
+                raise Unresolved(f"`{full}`: {undecided}")
         if how is None:
             return None
         for target in how.targets:
-            if target == f"{mod.path}.{name}":
+            if target == full:
                 continue
             found = self.find(target, depth + 1)
             if found is not None:
-                self.served[f"{mod.path}.{name}"] = how
+                self.served[full] = how
                 return found
+        if how.via == "lazy table":
+            raise Unresolved(f"`{full}` is served lazily from `{how.targets[0]}`, which is not found")
         if how.via == "module __getattr__" or how.via == "sys.modules alias":
-            self.served[f"{mod.path}.{name}"] = how
+            self.served[full] = how
             return self._griffe.Attribute(name, lineno=how.line, parent=mod)  # served, what it is unknown
         return None
 
+    def _module_tree(self, dotted: str):
+        """The parsed source of module ``dotted`` (its ``.py``, else its stub), found below the roots."""
+        rel = dotted.replace(".", "/")
+        for s in self.search:
+            for cand in (s / rel / "__init__.py", s / f"{rel}.py", s / rel / "__init__.pyi", s / f"{rel}.pyi"):
+                if cand.is_file():
+                    return self.sources.tree(cand)
+        return None
+
+    def _unread_origins(self, mod, fp, tree, name: str, is_package: bool) -> None:
+        """Raise Unresolved when ``name`` may come into ``mod`` from what the model does not read: a
+        compiled submodule without a stub, or a ``*`` import of a module not in the source."""
+        folder = fp.parent if fp is not None else None
+        if folder is not None and is_package and _compiled(folder, name):
+            raise Unresolved(f"`{mod.path}.{name}` is a compiled extension module without a stub (.pyi)")
+        package = mod.path if is_package else mod.path.rpartition(".")[0]
+        for node in _top_statements(tree.body):
+            if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
+                continue
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:max(len(parts) - node.level + 1, 0)] + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            if self._module_tree(base) is not None:
+                continue
+            where = base.rpartition(".")
+            parent_dir = self._module_dir(where[0]) if where[0] else None
+            if parent_dir is not None and _compiled(parent_dir, where[2]):
+                raise Unresolved(f"`{mod.path}.{name}` may come from `from {base} import *`, a compiled module without a stub")
+            raise Unresolved(f"`{mod.path}.{name}` may come from `from {base} import *`, which is not in the loaded source")
+
+    def _module_dir(self, dotted: str):
+        rel = dotted.replace(".", "/")
+        for s in self.search:
+            if (s / rel).is_dir():
+                return s / rel
+        return None
+
+    def status(self, dotted: str) -> str:
+        """Whether ``dotted`` resolves as Python would resolve it: ``found``, ``absent``,
+        ``removed:<upstream's message>`` (a module refuses it by name), ``gone:<message>`` (a module's
+        ``__getattr__`` refuses any name it does not serve) or ``unknown:<why>``."""
+        try:
+            obj = self.find(dotted)
+        except Unresolved as exc:
+            return f"unknown:{exc}"
+        if obj is not None:
+            return "found"
+        parts = dotted.split(".")
+        for i in range(2, len(parts) + 1):
+            refused = self.gone.get(".".join(parts[:i]))
+            if refused is not None:
+                return f"{'removed' if refused.removed else 'gone'}:{refused.message}"
+        return "absent"
+
     def _assigned(self, obj, depth: int):
         """``Old = New`` at module or class level: the object ``New`` names."""
-        if obj.kind.value != "attribute" or type(getattr(obj, "value", None)).__name__ not in ("ExprName", "ExprAttribute"):
+        value = getattr(obj, "value", None)
+        if obj.kind.value != "attribute" or type(value).__name__ not in ("ExprName", "ExprAttribute"):
             return obj
         try:
-            path = obj.value.canonical_path
+            path = value.canonical_path
         except Exception:
             return obj
         if not path or path == obj.path:
@@ -303,6 +396,17 @@ class UpstreamModel(ServedNames):
             return deprecation_of(obj, self.sources.tree(fp if isinstance(fp, Path) else None))
         except Exception:  # a statically unreadable body: no verdict
             return None
+
+    def keyword_deprecations(self, api: Api) -> dict[str, str]:
+        """Keyword -> the deprecation warning its being passed gives (``deprecation.keyword_warnings``)."""
+        obj = self._obj(api)
+        if obj is None:
+            return {}
+        fp = getattr(obj, "filepath", None)
+        try:
+            return keyword_warnings(obj, self.sources.tree(fp if isinstance(fp, Path) else None))
+        except Exception:  # a statically unreadable body: no verdict
+            return {}
 
     def _obj(self, api: Api):
         """The griffe object behind ``api`` (found again by its path when ``api`` came from the cache)."""
@@ -346,14 +450,33 @@ class UpstreamModel(ServedNames):
         return None
 
     def _canon(self, path: str) -> str:
-        """A class's identity for comparing types: its definition, reached by the public path."""
+        """A type's identity for comparing annotations: a type variable by its name and bound
+        (``~T``, wherever it is defined); a class by its definition, reached by the public path,
+        spelt without the leading underscores of its modules (``pkg._core.x.C`` is ``pkg.core.x.C``:
+        a private module renamed is the same class)."""
+        var = self._type_var(path)
+        if var is not None:
+            return var
         for model in (self.peer, self):
             if model is None:
                 continue
             found = model.canonical(path)
             if found is not None:
-                return found
-        return path
+                return _public(found)
+        return _public(path)
+
+    def _type_var(self, path: str) -> str | None:
+        try:
+            obj = self.find(path)
+        except Unresolved:
+            return None
+        value = getattr(obj, "value", None) if obj is not None and obj.kind.value == "attribute" else None
+        text = str(value) if value is not None else ""
+        m = re.match(r"^(?:typing(?:_extensions)?\.)?TypeVar\(\s*['\"](\w+)['\"]", text)
+        if m is None:
+            return None
+        bound = re.search(r"\bbound\s*=\s*(.+?)\s*(?:,\s*\w+\s*=|\)$)", text)
+        return f"~{m.group(1)}" + (f"[bound={annotations.short(bound.group(1).strip(chr(39) + chr(34)))}]" if bound else "")
 
     def api(self, obj) -> Api:
         kind = obj.kind.value
@@ -544,6 +667,29 @@ class UpstreamModel(ServedNames):
                 continue
         return Path(fp).name
 
+    def foreign_bases(self, cls: Api) -> list[str]:
+        """The bases of class ``cls`` (at any depth) that are not in the loaded source (another
+        distribution: ``torch.nn.Module``, ``httpx.Client``): its members inherited from them are unknown."""
+        out: list[str] = []
+        stack, seen = [self._obj(cls)], set()
+        while stack:
+            obj = stack.pop()
+            if obj is None or id(obj) in seen or getattr(obj, "kind", None) is None or obj.kind.value != "class":
+                continue
+            seen.add(id(obj))
+            for base in obj.bases:
+                path = getattr(base, "canonical_path", None) or str(base)
+                try:
+                    found = self.find(path)
+                except Unresolved:
+                    found = None
+                if found is None:
+                    if path not in out and path not in ("object", "builtins.object", "typing.Generic", "typing.Protocol"):
+                        out.append(path)
+                else:
+                    stack.append(found)
+        return out
+
     def resolves(self, dotted: str) -> bool:
         try:
             return self.find(dotted) is not None
@@ -568,6 +714,39 @@ def namespace_dirs(mod, name: str | None = None):
             if (sub / "__init__.py").exists() or not any(sub.rglob("*.py")):
                 continue
             yield d, sub
+
+
+def _public(path: str) -> str:
+    """``pkg._core.mod.Name`` as ``pkg.core.mod.Name`` (module parts without leading underscores)."""
+    parts = path.split(".")
+    return ".".join([p.lstrip("_") or p for p in parts[:-1]] + parts[-1:])
+
+
+_COMPILED = (".so", ".pyd", ".pyx")
+
+
+def _compiled(folder: Path, name: str) -> bool:
+    """``folder`` holds a compiled module ``name`` (an extension, or Cython source in an sdist) and no
+    Python source or stub for it."""
+    if (folder / f"{name}.py").exists() or (folder / f"{name}.pyi").exists() or (folder / name).is_dir():
+        return False
+    try:
+        return any(p.name.startswith(name + ".") and p.name.endswith(_COMPILED) and p.name.split(".")[0] == name
+                   for p in folder.iterdir())
+    except OSError:
+        return False
+
+
+def _top_statements(body):
+    """Module-level statements, also inside top-level ``if`` / ``try``."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If):
+            yield from _top_statements(stmt.body)
+            yield from _top_statements(stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
+                yield from _top_statements(part)
 
 
 def _placeholder(path: str) -> bool:

@@ -77,8 +77,20 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
                 if oldn is None or p.name not in oldn or not oldn[p.name].required:
                     out.append(("NEW_REQUIRED_PARAM", "error", p.name, f"`{what}`: `{p.name}` is required at {version} and this call does not pass it"))
     if old is not None and None not in (old.returns, new.returns) and old.returns != new.returns and call.used:
-        out.append(("RETURN_CHANGED", "error", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`), and this call uses the result"))
+        if call.unpacked and _sequence(old.returns) and _sequence(new.returns):
+            out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`); "
+                        "this call only unpacks or iterates the result, which either supports"))
+        else:
+            out.append(("RETURN_CHANGED", "error", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`), and this call uses the result"))
     return out
+
+
+_SEQUENCES = ("list", "tuple", "typing.Sequence", "typing.MutableSequence", "typing.Iterable", "typing.Collection")
+
+
+def _sequence(text: str) -> bool:
+    """An annotation (normalised) of a sequence: unpacking or iterating it works for each of them."""
+    return text.split("[", 1)[0].strip() in _SEQUENCES and "|" not in text
 
 
 def signature_changes(what: str, old: Signature, new: Signature) -> list[Problem]:
@@ -181,7 +193,7 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         RESULT: lambda u: _bind_result(u, old, new, version, covered),
         MEMBER: lambda u: _bind_member(u, old, new, version, patched),
         PATCH: lambda u: _bind_patch(u, old, new, version),
-        ATTRIBUTE: lambda u: _bind_attribute(u, new, version),
+        ATTRIBUTE: lambda u: _bind_attribute(u, old, new, version),
         OVERRIDE: lambda u: _bind_override(u, old, new, version),
         TYPED: lambda u: _bind_typed(u, old, new, version),
         ANNOTATED: lambda u: _bind_annotated(u, old, new, version),
@@ -191,7 +203,78 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
             out.append(binders[u.kind](u))
         except Unresolved:  # an alias into a package not loaded (torch, ...): not bound
             out.append(Bound(u, None, None, unknown=NOT_RESOLVABLE))
+    _once_a_line(out)
     return out
+
+
+_NOT_THERE = ("MOVED_API", "REMOVED_API", "UNRESOLVED")
+
+
+def _once_a_line(bound: list[Bound]) -> None:
+    """A name that does not resolve is reported once on its line: a read ``pkg.mod.f`` is also the
+    read ``pkg.mod`` (and maybe a call of it), so only the shortest path that does not resolve is
+    said, by the call when there is one; a name deprecated through a module's ``__getattr__`` is
+    said by its read, not again by its call."""
+    at: dict[tuple[str, int], list[Bound]] = {}
+    for b in bound:
+        if b.problems:
+            at.setdefault((b.use.file, b.use.line), []).append(b)
+    for group in at.values():
+        if len(group) < 2:
+            continue
+        missing_ = [b for b in group if any(p[0] in _NOT_THERE for p in b.problems)]
+        warned = {b.use.target for b in group if b.use.kind == ATTRIBUTE and any(p[0] == "DEPRECATED" for p in b.problems)}
+        for b in group:
+            t = b.use.target
+            if any(o is not b and o.use.kind == ATTRIBUTE and t.startswith(o.use.target + ".") for o in missing_) or (
+                    b.use.kind == ATTRIBUTE and any(o.use.target == t and o.use.kind != ATTRIBUTE for o in missing_)):
+                b.problems = [p for p in b.problems if p[0] not in _NOT_THERE]
+            elif b.use.kind == CALL and t in warned:
+                b.problems = [p for p in b.problems if not (p[0] == "DEPRECATED" and p[3].startswith(f"`{t}` is deprecated"))]
+
+
+def _foreign(model, cls: Api) -> str:
+    """The bases of ``cls`` from another distribution, as text ("" when none)."""
+    try:
+        bases = model.foreign_bases(cls)
+    except Unresolved:
+        return "a base not in the loaded source"
+    return ", ".join(f"`{b}`" for b in bases)
+
+
+def _status(model, dotted: str) -> str:
+    if model is None:
+        return "absent"
+    try:
+        return model.status(dotted)
+    except Unresolved as exc:
+        return f"unknown:{exc}"
+
+
+def missing(name: str, old, new, version: str, a_old: Api | None, shown: str | None = None) -> tuple[str, str, str] | None:
+    """(code, severity, message) for a use of ``name``, a path that does not give an API at ``version``,
+    judged as Python resolves names: an error only when the old version resolved it and the new one
+    certainly does not (a module refusing it by name gives its own message); what the model cannot
+    tell, or what did not resolve before either, is ``UNRESOLVED`` (info). None when it resolves."""
+    shown = shown or f"`{name}`"
+    now = _status(new, name)
+    if now == "found":
+        return None
+    if now.startswith("unknown:"):
+        return "UNRESOLVED", "info", f"{shown} cannot be resolved statically at {version}: {now.removeprefix('unknown:')}"
+    if old is None:
+        return "UNRESOLVED", "info", f"{shown} does not resolve at {version}"
+    before = _status(old, name)
+    if before != "found" or a_old is None:
+        why = before.split(":", 1)[1] if ":" in before else "not found"
+        return "UNRESOLVED", "info", f"{shown} does not resolve at {version}, nor did it at the old version ({why}): not a change of this upgrade"
+    if now.startswith("removed:"):
+        said = now.removeprefix("removed:")
+        return "REMOVED_API", "error", f"{shown} was removed at {version}" + (f": \"{said}\"" if said else "")
+    code, msg = gone(name, a_old, new, version)
+    if shown != f"`{name}`":
+        msg = msg.replace(f"`{name}`", shown, 1)
+    return code, "error", msg
 
 
 def gone(name: str, api_old: Api, new: UpstreamModel, version: str) -> tuple[str, str]:
@@ -222,16 +305,24 @@ def _bind_import(u: Use, old, new, version) -> Bound:
             b.problems.append(("DEPRECATED", "warning", "", f"import `{u.target}` is served by a {how.via} that warns at {version}: "
                                f"\"{how.warning}\""))
         return b
-    was = old is not None and old.resolves(u.target)
-    last = u.target.rsplit(".", 1)[-1]
-    elsewhere = new.by_name(last, kinds=("class", "function", "module"))
+    found = missing(u.target, old, new, version, a_old, f"import `{u.target}`")
+    if found is None:
+        return b
+    code, sev, msg = found
+    binding_only = old is None and code == "UNRESOLVED" and not _status(new, u.target).startswith("unknown:")
+    if code == "UNRESOLVED" and not binding_only:
+        b.problems.append((code, sev, "", msg))
+        return b
     sev = "info" if u.fallback else "warning" if u.typing_only else "error"
-    verb = "no longer resolves" if was else "does not resolve"
+    verb = "does not resolve" if binding_only else "no longer resolves"
+    last = u.target.rsplit(".", 1)[-1]
+    elsewhere = new.by_name(last, kinds=("class", "function", "module")) if code != "REMOVED_API" or binding_only else []
     if elsewhere:
         b.problems.append(("MOVED_API", sev, "", f"import `{u.target}` {verb} at {version}; `{last}` is at `{elsewhere[0]}`"))
         b.fix = moved_fix(new, u.target, elsewhere[0])
-    elif was or old is None:
-        b.problems.append(("REMOVED_API", sev, "", f"import `{u.target}` {verb} at {version}"))
+    else:
+        quoted = msg.split(": ", 1)[1] if "was removed at" in msg and ": \"" in msg else ""
+        b.problems.append(("REMOVED_API", sev, "", f"import `{u.target}` {verb} at {version}" + (f": {quoted}" if quoted else "")))
     return b
 
 
@@ -239,18 +330,31 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
     a_new, a_old = _lookup(new, u.target), _lookup(old, u.target)
     b = Bound(u, a_old.path if a_old else None, a_new.path if a_new else None)
     if a_new is None:
-        if a_old is not None:
-            code, msg = gone(u.target, a_old, new, version)
-            b.problems.append((code, "error", "", _via(u, msg)))
+        found = missing(u.target, old, new, version, a_old) if (a_old is not None or u.call is not None) else None
+        if found is not None:
+            code, sev, msg = found
+            b.problems.append((code, sev, "", _via(u, msg)))
             if code == "MOVED_API":
                 b.fix = moved_fix(new, a_old.path, new.by_name(a_old.path.rsplit(".", 1)[-1], kinds=(a_old.kind,))[0])
         else:
             b.unknown = NOT_FOUND
         return b
     if u.call is not None and not u.via:
-        warned = new.deprecation(a_new, u.target)
-        if warned is not None:
-            b.problems.append(("DEPRECATED", "warning", "", f"`{a_new.path}` is deprecated at {version}: \"{warned}\""))
+        how = new.via(u.target)
+        if how is not None and how.warning:  # served through a deprecated name: that name is deprecated, not its target
+            b.problems.append(("DEPRECATED", "warning", "", f"`{u.target}` is deprecated at {version}: \"{how.warning}\""))
+        else:
+            warned = new.deprecation(a_new)
+            if warned is not None:
+                b.problems.append(("DEPRECATED", "warning", "", f"`{a_new.path}` is deprecated at {version}: \"{warned}\""))
+    if u.call is not None and u.call.keywords and a_new.kind in ("function", "class"):
+        try:
+            scoped = new.keyword_deprecations(a_new)
+        except Unresolved:
+            scoped = {}
+        for kw in u.call.keywords:
+            if kw in scoped:
+                b.problems.append(("DEPRECATED", "warning", kw, _via(u, f"`{a_new.path}`: passing `{kw}` is deprecated at {version}: \"{scoped[kw]}\"")))
     if a_new.signature is None or u.call is None:
         b.unknown = NO_SIGNATURE if u.call is not None else ""
         return b
@@ -299,7 +403,12 @@ def _bind_result(u: Use, old, new, version, covered) -> Bound:
         return b
     if m_new is None:
         if m_old is not None:
-            b.problems.append(("METHOD_CHANGED", "error", "", f"`{what}` (called on the result of `{a_new.path}`) was removed at {version}"))
+            foreign = _foreign(new, cls_new)
+            if foreign:
+                b.problems.append(("UNRESOLVED", "info", "", f"`{what}` (called on the result of `{a_new.path}`) is not in the loaded "
+                                   f"source at {version}; `{cls_new.path}` inherits from {foreign}, not followed: its members are unknown"))
+            else:
+                b.problems.append(("METHOD_CHANGED", "error", "", f"`{what}` (called on the result of `{a_new.path}`) was removed at {version}"))
         return b
     if m_new.signature is None or m_new.kind != "function":
         return b
@@ -327,7 +436,11 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
     callee = u.call.callee_text() if u.call is not None else None
     used = f"`self.{u.member}`" if u.call is None else f"`{callee}(...)`" if callee is not None else f"`{u.member}(...)`"
     if m_new is None:
-        if m_old is not None and (cls_new.path, u.member) not in patched:  # else the project adds it itself
+        foreign = _foreign(new, cls_new) if m_old is not None else ""
+        if foreign and (cls_new.path, u.member) not in patched:
+            b.problems.append(("UNRESOLVED", "info", u.member, f"`{cls_new.path}` has no `{u.member}` in the loaded source at {version}; "
+                               f"it inherits from {foreign}, not followed: its members are unknown ({u.via})"))
+        elif m_old is not None and (cls_new.path, u.member) not in patched:  # else the project adds it itself
             code = "PATCH_MISMATCH" if u.patch else "REMOVED_API"
             b.problems.append((code, "error", u.member,
                                f"`{cls_new.path}` has no `{u.member}` at {version} (it had at the old version), and {u.via} uses {used}"))
@@ -347,14 +460,25 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
     return b
 
 
-def _bind_attribute(u: Use, new, version) -> Bound:
-    """``pkg.name`` read: deprecated when a module ``__getattr__`` serves it with a warning."""
+def _bind_attribute(u: Use, old, new, version) -> Bound:
+    """``pkg.name`` read (a value, a default argument, a decorator, an annotation, an ``isinstance``
+    target): removed or moved when its path no longer resolves; deprecated when a module
+    ``__getattr__`` serves it with a warning."""
     b = Bound(u, None, None)
-    if not new.exists(u.target):
+    if _status(new, u.target) == "found":
+        how = new.served.get(u.target)
+        if how is not None and how.warning:
+            b.problems.append(("DEPRECATED", "warning", "", f"`{u.target}` is served by a {how.via} that warns at {version}: \"{how.warning}\""))
         return b
-    how = new.served.get(u.target)
-    if how is not None and how.warning:
-        b.problems.append(("DEPRECATED", "warning", "", f"`{u.target}` is served by a {how.via} that warns at {version}: \"{how.warning}\""))
+    a_old = _lookup(old, u.target)
+    found = missing(u.target, old, new, version, a_old)
+    if found is not None:
+        code, sev, msg = found
+        if code == "UNRESOLVED" and old is None:
+            return b  # binding only: a read of what is not known is not a finding
+        b.problems.append((code, sev, "", msg + (" (read here)" if sev == "error" else "")))
+        if code == "MOVED_API" and a_old is not None:
+            b.fix = moved_fix(new, a_old.path, new.by_name(a_old.path.rsplit(".", 1)[-1], kinds=(a_old.kind,))[0])
     return b
 
 

@@ -10,6 +10,9 @@ An API is deprecated when
   (a warning about one parameter's value is not the function's deprecation), or
 - a module ``__getattr__`` serves it and warns (see ``aliases.py``).
 
+A warning tested on what a caller passed (a parameter, or a local popped from ``**kwargs``)
+is not the function's: ``keyword_warnings`` gives it per keyword, for the calls that pass it.
+
 The message is the warning's text as written: a string, or an f-string with its
 placeholders kept (``{name}``); it usually names the replacement.
 """
@@ -66,11 +69,33 @@ def warning_in(stmts: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef
         a = fn.args
         params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs} - {"self", "cls"}
         params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+        params |= _from_params(fn, params)
     for stmt in stmts:
         found = _in_stmt(stmt, params)
         if found is not None:
             return found
     return None
+
+
+def _from_params(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> set[str]:
+    """Locals that hold what a caller passed: ``x = kwargs.pop("x", None)``, ``kwargs.get(...)``,
+    ``kwargs["x"]``, ``x = param`` (a warning tested on one of them concerns the calls passing it)."""
+    out: set[str] = set()
+    for _ in range(2):  # a local from a local from a parameter
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+                continue
+            v = node.value
+            source = None
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in ("pop", "get"):
+                source = v.func.value
+            elif isinstance(v, ast.Subscript):
+                source = v.value
+            elif isinstance(v, ast.Name):
+                source = v
+            if isinstance(source, ast.Name) and source.id in params | out:
+                out.add(node.targets[0].id)
+    return out
 
 
 def _in_stmt(stmt: ast.stmt, params: set[str]) -> str | None:
@@ -150,4 +175,61 @@ def deprecation_of(obj, tree: ast.Module | None) -> str | None:
                 found = warning_in(sub.body, sub)
                 if found is not None:
                     return found
+    return None
+
+
+def keyword_warnings(obj, tree: ast.Module | None) -> dict[str, str]:
+    """The deprecation warnings a function (a class: its ``__init__``) gives only when one keyword is
+    passed: ``if tp_plan is not None: warnings.warn(...)`` after ``tp_plan = kwargs.pop("tp_plan", None)``,
+    ``if arg is not _SENTINEL: ...``, ``if "k" in kwargs: ...``: keyword -> message."""
+    if tree is None or obj.lineno is None or obj.kind.value not in ("function", "class"):
+        return {}
+    node = _def_at(tree, obj.name, obj.lineno)
+    if isinstance(node, ast.ClassDef):
+        node = next((s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"), None)
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {}
+    a = node.args
+    keywords = {x.arg: x.arg for x in a.posonlyargs + a.args + a.kwonlyargs if x.arg not in ("self", "cls")}
+    bags = {x.arg for x in (a.kwarg,) if x is not None}
+    for n in ast.walk(node):  # x = kwargs.pop("x", ...) / kwargs.get("x") / kwargs["x"]
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            v = n.value
+            key = None
+            if (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in ("pop", "get")
+                    and isinstance(v.func.value, ast.Name) and v.func.value.id in bags and v.args):
+                key = v.args[0]
+            elif isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and v.value.id in bags:
+                key = v.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                keywords[n.targets[0].id] = key.value
+    out: dict[str, str] = {}
+    for n in ast.walk(node):
+        if not isinstance(n, ast.If):
+            continue
+        passed = _passed(n.test, keywords, bags)
+        if passed is None:
+            continue
+        for s in n.body:
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            msg = next((m for m in map(_warn_call, ast.walk(s)) if m is not None), None)
+            if msg is not None:
+                out.setdefault(passed, msg)
+                break
+    return out
+
+
+def _passed(test: ast.AST, keywords: dict[str, str], bags: set[str]) -> str | None:
+    """The keyword whose being passed makes ``test`` true: ``x is not None`` / ``x is not SENTINEL`` /
+    ``x != default`` / ``x`` / ``"x" in kwargs``, else None."""
+    if isinstance(test, ast.Name) and test.id in keywords:
+        return keywords[test.id]
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        if isinstance(op, (ast.IsNot, ast.NotEq)) and isinstance(left, ast.Name) and left.id in keywords:
+            return keywords[left.id]
+        if (isinstance(op, ast.In) and isinstance(left, ast.Constant) and isinstance(left.value, str)
+                and isinstance(right, ast.Name) and right.id in bags):
+            return left.value
     return None

@@ -151,6 +151,7 @@ class LazyModel(UpstreamModel):
         self.missing: list[str] = []
         self.sources = SourceCache()
         self.served = {}
+        self.gone = {}
         self.peer = None
         #: while False, griffe may list a module's members (loading); answering a question, it may not
         self.strict = False

@@ -197,7 +197,12 @@ _CODECS = {
     "bool": (bool, _typed(bool)),
     "str?": (lambda v: v, _opt_str),
     "paths": (list, _paths),
+    "texts": (dict, lambda v: {_typed(str)(k): _typed(str)(x) for k, x in (v.items() if type(v) is dict else _bad())}),
 }
+
+
+def _bad():
+    raise PlainError("expected a dict")
 
 
 class CachedModel(ServedNames):
@@ -360,6 +365,9 @@ class CachedModel(ServedNames):
     def resolves(self, dotted: str) -> bool:
         return self._ask(["resolves", dotted], "bool", lambda m: m.resolves(dotted))
 
+    def status(self, dotted: str) -> str:
+        return self._ask(["status", dotted], "str?", lambda m: m.status(dotted))
+
     def canonical(self, path: str) -> str | None:
         return self._ask(["canonical", path], "str?", lambda m: m.canonical(path))
 
@@ -376,8 +384,14 @@ class CachedModel(ServedNames):
     def member(self, cls: Api, name: str) -> Api | None:
         return self._ask(["member", cls.path, cls.kind, name], "api", lambda m: m.member(cls, name))
 
+    def foreign_bases(self, cls: Api) -> list[str]:
+        return self._ask(["foreign_bases", cls.path, cls.kind], "paths", lambda m: m.foreign_bases(cls))
+
     def returned_class(self, api: Api) -> Api | None:
         return self._ask(["returned_class", api.path, api.kind], "api", lambda m: m.returned_class(api))
+
+    def keyword_deprecations(self, api: Api) -> dict[str, str]:
+        return self._ask(["keyword_deprecations", api.path, api.kind], "texts", lambda m: m.keyword_deprecations(api))
 
     def declared_deprecation(self, api: Api) -> str | None:
         return self._ask(["declared_deprecation", api.path, api.kind], "str?", lambda m: m.declared_deprecation(api))

@@ -87,8 +87,10 @@ def render(result: AuditResult, *, requested: str, date: datetime.date | None = 
 def _package(t: Target, tier_of, introduced: dict) -> list[str]:
     arrow = f"{_v(t.old)} → {_v(t.new)}" if t.old else f"at {_v(t.new)}"
     out = [f"#### {t.package} ({arrow}){_at(t)}", ""]
+    unresolved = sum(1 for f in t.findings if f.code == "UNRESOLVED" and f.file is not None)
     out += [f"Why: {t.why}. Source: {t.source or '—'}. Resolved {t.resolved} of {len(t.checklist.entries)} catalog APIs "
-            f"upstream; bound {t.bound} of {t.calls} call sites.", ""]
+            f"upstream; bound {t.bound} of {t.calls} call sites"
+            + (f"; {unresolved} use(s) in the code could not be resolved (`UNRESOLVED`, info)." if unresolved else "."), ""]
     if getattr(t, "not_resolved", None):
         out += [f"Not resolved ({len(t.not_resolved)}):", ""]
         out += [f"- entry {n}{f' `{api}`' if api else ''}: {why}" for n, api, why in t.not_resolved]

@@ -34,6 +34,8 @@ class Call:
     assigned_to: str | None = None  # `x = api(...)`, `self.x = api(...)`: the dotted target
     node: object = field(default=None, repr=False, compare=False)  # the ast.Call; None once read back from a cache
     callee: str | None = field(default=None, repr=False, compare=False)  # the callee as written, kept where the node is not
+    #: the result is only unpacked (``a, b = api(...)``) or iterated (``for x in api(...)``): any sequence serves
+    unpacked: bool = False
 
     def callee_text(self) -> str | None:
         """The callee as written (``self.engine.step``), from the node or as kept."""
@@ -175,6 +177,9 @@ def make_call(api: str, where: ast.AST, node: ast.Call, stmt: ast.stmt, lines: l
         used=not (isinstance(stmt, ast.Expr) and stmt.value is node),
         assigned_to=target,
         node=node,
+        unpacked=(isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1
+                  and isinstance(stmt.targets[0], (ast.Tuple, ast.List)))
+        or (isinstance(stmt, (ast.For, ast.AsyncFor)) and stmt.iter is node),
     )
 
 
