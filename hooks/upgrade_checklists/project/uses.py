@@ -5,8 +5,10 @@ A use is reached through a file's imports of the package (any alias):
 - ``import``: an import of the package (``typing_only`` under ``if TYPE_CHECKING:``,
   ``fallback`` inside ``try/except ImportError``);
 - ``call``: a call of an API (``mpu.initialize(tp=2)`` through
-  ``from pkg import parallel_state as mpu``), also a keyword a project caller
-  forwards through a subclass's ``**kwargs`` into the upstream ``__init__``;
+  ``from pkg import parallel_state as mpu``), also the keywords (and positions) a
+  project caller passes to a project function, method or subclass ``__init__`` that
+  hands its ``**kwargs`` (``*args``) on to an upstream call, up to ``FORWARD_DEPTH``
+  callables deep (``_Forwarding``);
 - ``result``: a method called on what an API call returned
   (``b = X.make(); b.save(...)``);
 - ``member``: an attribute or method of an upstream class used through a project
@@ -536,7 +538,6 @@ class _Project:
 
     def subclass_uses(self) -> list[Use]:
         out: list[Use] = []
-        forwards: dict[str, tuple[str, set[str], str]] = {}  # class -> (base, its own parameters, kwargs name)
         for name, cls in sorted(self.classes.items()):
             up = self.upstream_base(name)
             if up is None:
@@ -552,29 +553,69 @@ class _Project:
                     over = _override(cls.file, fn, base, short)
                     if over is not None:
                         out.append(over)
-                    if fn.name == "__init__" and fn.args.kwarg and _forwards(fn, fn.args.kwarg.arg):
-                        mine = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
-                        forwards[name] = (base, mine, fn.args.kwarg.arg)
-        out += self._callers(forwards)
+        out += self._callers()
+        out += self.forwarded_uses()
         return out
 
-    def _own_init_chain(self, name: str, forwards: dict) -> str | None:
-        """The forwarding class whose ``__init__`` a call of ``name`` runs."""
-        seen = set()
-        while name not in seen:
-            seen.add(name)
-            if name in forwards:
-                return name
-            cls = self.classes.get(name)
-            if cls is None or any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__" for s in self.node(cls).body):
-                return None
-            project = [b for b in cls.bases if b in self.classes]
-            if not project:
-                return None
-            name = project[0]
-        return None
+    def forwarded_uses(self) -> list[Use]:
+        """Keywords (and positions) a caller passes to a project callable that hands its ``**kwargs``
+        (``*args``) on to an upstream call, as CALL uses of that upstream callable at the caller's line,
+        followed through up to ``FORWARD_DEPTH`` project callables. A keyword the callable takes itself
+        (a named parameter, ``kw.pop("x")``) is not passed on; a call whose target is not known is left out."""
+        fw = _Forwarding(self)
+        fw.collect()
+        if not fw.table:
+            return []
+        shorts = {k.rsplit(".", 1)[-1] for k in fw.table} | {k.split(".")[-2] for k in fw.table if k not in self.classes}
+        shorts |= {n.rsplit(".", 1)[-1] for n in self.classes if fw.runs(n) in fw.table}
+        out: list[Use] = []
+        for rel in self.sources.paths:
+            text = self.sources.text(rel)
+            if not _mentions(text, shorts):
+                continue
+            tree = self.sources.tree(rel)
+            if tree is None:
+                continue
+            names = fw.local_names(rel, tree)
+            lines = text.splitlines()
+            mod = module_name(rel)
+            selfs: dict[int, str] = {}  # ``self.m(...)`` in a method of a project class: id(call) -> Cls.m
+            for n in tree.body:
+                if isinstance(n, ast.ClassDef) and f"{mod}.{n.name}" in fw.methods:
+                    cname = f"{mod}.{n.name}"
+                    for f in n.body:
+                        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and (f.args.posonlyargs + f.args.args):
+                            me = (f.args.posonlyargs + f.args.args)[0].arg
+                            for _s, node, _w in statement_calls(f):
+                                if (isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                                        and node.func.value.id == me and f"{cname}.{node.func.attr}" in fw.table):
+                                    selfs[id(node)] = f"{cname}.{node.func.attr}"
+            instances: dict[str, str] = {}  # ``x = Cls(...)``: x -> Cls
+            for stmt, node, where in statement_calls(tree):
+                q = selfs.get(id(node))
+                if q is None:
+                    q = resolve(node.func, names) if isinstance(node.func, (ast.Name, ast.Attribute)) else None
+                    if q is not None and q in self.classes:
+                        c0 = make_call(q, where, node, stmt, lines)
+                        if c0.assigned_to:
+                            instances[c0.assigned_to] = q
+                    if (q is None or q not in fw.table and q not in self.classes) and isinstance(node.func, ast.Attribute):
+                        owner = dotted(node.func.value)
+                        cls = instances.get(owner) if owner else None
+                        q = f"{cls}.{node.func.attr}" if cls is not None and f"{cls}.{node.func.attr}" in fw.table else None
+                if q is None or not (q in fw.table or q in self.classes):
+                    continue
+                c = make_call(q, where, node, stmt, lines)
+                if not c.keywords and not c.positional:
+                    continue
+                positional = 0 if c.star_args else c.positional
+                for target, kws, pos, chain in fw.follow(q, c.keywords, positional):
+                    fc = Call(target, c.line, c.end_line, c.snippet, positional=pos, keywords=kws,
+                              star_args=True, star_kwargs=True, used=False, node=None)
+                    out.append(Use(rel, c.line, CALL, target, call=fc, via="forwarded by " + ", then ".join(chain)))
+        return out
 
-    def _callers(self, forwards: dict[str, tuple[str, set[str], str]]) -> list[Use]:
+    def _callers(self) -> list[Use]:
         """Calls of the project subclasses elsewhere in the project, and what they use on the instance."""
         out: list[Use] = []
         subclasses = {n for n in self.classes if self.upstream_base(n) is not None}
@@ -597,20 +638,196 @@ class _Project:
                 base, chain = self.upstream_base(q)
                 short = q.rsplit(".", 1)[-1]
                 c = make_call(q, where, node, stmt, lines)
-                fwd = self._own_init_chain(q, forwards)
-                if fwd is not None:
-                    _base, mine, kw = forwards[fwd]
-                    passed = [k for k in c.keywords if k not in mine]
-                    if passed:
-                        fc = Call(base, c.line, c.end_line, c.snippet, keywords=passed, star_kwargs=True, used=False, node=node)
-                        out.append(Use(rel, c.line, CALL, base, call=fc,
-                                       via=f"forwarded by `{fwd.rsplit('.', 1)[-1]}.__init__` (`**{kw}`)"))
                 if c.assigned_to:
                     own = self._defined(chain) | self._written(chain)
                     for mc in find_method_calls(text, tree, c.assigned_to, None):
                         if mc.api not in own:
                             out.append(Use(rel, mc.line, MEMBER, base, mc.api, call=mc, via=f"a `{short}` instance"))
         return out
+
+
+@dataclass
+class _Forward:
+    """One call in a project callable's body that passes on its ``**kwargs`` (``kw``) and/or its
+    ``*args`` (``args``: only when ``*args`` is the call's first and only positional argument, so that
+    positions map one to one; otherwise None)."""
+
+    shown: str  # ``make_client``, ``Factory.build``, ``Layer.__init__``
+    target: str  # an upstream path, or another project callable (function, ``Cls.method``, class)
+    mine: frozenset[str]  # keywords the callable takes itself (named parameters, ``kw.pop("x")``, ``del kw["x"]``)
+    positional: int  # positional parameters it takes itself (``self`` left out)
+    kw: str | None
+    args: str | None
+
+
+#: how many project callables a keyword is followed through before the upstream call
+FORWARD_DEPTH = 3
+
+
+def _popped(fn, kw: str) -> set[str]:
+    """Keys ``fn`` takes out of its ``**kw`` dict: ``kw.pop("x"…)``, ``del kw["x"]``."""
+    out = set()
+    for n in walk(fn):
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "pop"
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == kw and n.args
+                and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)):
+            out.add(n.args[0].value)
+        elif isinstance(n, ast.Delete):
+            for t in n.targets:
+                if (isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == kw
+                        and isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str)):
+                    out.add(t.slice.value)
+    return out
+
+
+def _passes(node: ast.Call, kw: str | None, args: str | None) -> tuple[bool, bool]:
+    """Whether ``node`` passes ``**kw``, and ``*args`` as its only positional argument."""
+    fkw = kw is not None and any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kw for k in node.keywords)
+    fargs = (args is not None and len(node.args) == 1 and isinstance(node.args[0], ast.Starred)
+             and isinstance(node.args[0].value, ast.Name) and node.args[0].value.id == args)
+    return fkw, fargs
+
+
+class _Forwarding:
+    """Project callables that pass their ``**kwargs`` / ``*args`` on, followed from a caller's
+    keywords down to the upstream call they reach (``_Project.forwarded_uses``)."""
+
+    def __init__(self, project: _Project) -> None:
+        self.p = project
+        self.table: dict[str, list[_Forward]] = {}  # callable -> its forwarding calls
+        self.methods: dict[str, set[str]] = {}  # project class -> its methods' names
+
+    def local_names(self, rel: str, tree: ast.Module) -> dict[str, str]:
+        names = dict(self.p.names(rel))
+        mod = module_name(rel)
+        for n in tree.body:
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names.setdefault(n.name, f"{mod}.{n.name}")
+        return names
+
+    def collect(self) -> None:
+        """Every project function, method and ``__init__`` with ``**kwargs`` or ``*args`` it passes on:
+        first in the files that name the package or hold a subclass of its classes, then in the files
+        that name a callable found so far (one round a level), so most files are not parsed."""
+        p = self.p
+        tops = {m.split(".")[0] for m in p.modules}
+        held = {c.file for n, c in p.classes.items() if p.upstream_base(n) is not None}
+        todo = [r for r in p.sources.paths if r in held or _mentions(p.sources.text(r), tops)]
+        done: set[str] = set()
+        for _level in range(FORWARD_DEPTH):
+            for rel in todo:
+                self._collect(rel)
+            done |= set(todo)
+            shorts = {k.rsplit(".", 1)[-1] for k in self.table}
+            todo = [r for r in p.sources.paths if r not in done and _mentions(p.sources.text(r), shorts)]
+            if not todo:
+                break
+
+    def _collect(self, rel: str) -> None:
+        p = self.p
+        text = p.sources.text(rel)
+        if "*" not in text:
+            return
+        tree = p.sources.tree(rel)
+        if tree is None:
+            return
+        mod = module_name(rel)
+        names = None
+        for n in tree.body:
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names = names if names is not None else self.local_names(rel, tree)
+                self._record(f"{mod}.{n.name}", n.name, n, names, None)
+            elif isinstance(n, ast.ClassDef) and f"{mod}.{n.name}" in p.classes:
+                cname = f"{mod}.{n.name}"
+                defs = [f for f in n.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+                self.methods[cname] = {f.name for f in defs}
+                for f in defs:
+                    decorators = {_decorator(d) for d in f.decorator_list}
+                    if decorators & (_NOT_METHODS | {"staticmethod", "classmethod"}):
+                        continue
+                    names = names if names is not None else self.local_names(rel, tree)
+                    key = cname if f.name == "__init__" else f"{cname}.{f.name}"
+                    self._record(key, f"{n.name}.{f.name}", f, names, cname)
+
+    def _record(self, key: str, shown: str, fn, names: dict[str, str], cls: str | None) -> None:
+        a = fn.args
+        kw, args = (a.kwarg.arg if a.kwarg else None), (a.vararg.arg if a.vararg else None)
+        params = a.posonlyargs + a.args
+        if cls is not None:
+            if not params:
+                return
+            me, params = params[0].arg, params[1:]
+        if kw is None and args is None:
+            return
+        stored = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        kw = None if kw in stored else kw  # ``kw = {...}``: what it passes on is not the caller's
+        args = None if args in stored else args
+        mine = frozenset({x.arg for x in params + a.kwonlyargs} | (_popped(fn, kw) if kw else set()))
+        for _stmt, node, _where in statement_calls(fn):
+            fkw, fargs = _passes(node, kw, args)
+            if not (fkw or fargs):
+                continue
+            target = self._target(node.func, names, cls, me if cls is not None else None, fn.name)
+            if target is not None:
+                self.table.setdefault(key, []).append(
+                    _Forward(shown, target, mine, len(params), kw if fkw else None, args if fargs else None))
+
+    def _target(self, func: ast.AST, names: dict[str, str], cls: str | None, me: str | None, method: str) -> str | None:
+        """What a call in a forwarding body calls: an upstream path or a project callable; None when not known."""
+        p = self.p
+        if cls is not None and isinstance(func, ast.Attribute):
+            owner = func.value
+            is_super = isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super"
+            if func.attr == "__init__" and method == "__init__" and (is_super or resolve(owner, names) in p.classes[cls].bases):
+                base = p.classes[cls].bases[0] if p.classes[cls].bases else None
+                return base if base is not None and (_inside(base, p.modules) or base in p.classes) else None
+            if is_super:
+                base = p.classes[cls].bases[0] if p.classes[cls].bases else None
+                return f"{base}.{func.attr}" if base is not None and _inside(base, p.modules) else None
+            if isinstance(owner, ast.Name) and owner.id == me:
+                return f"{cls}.{func.attr}" if func.attr in self.methods.get(cls, ()) else None
+        q = resolve(func, names) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        if q is None:
+            return None
+        if _inside(q, p.modules) or q in p.classes or q.rpartition(".")[0] in p.files:
+            return q  # upstream, a project class, or a project module's function
+        return None
+
+    def runs(self, q: str) -> str | None:
+        """The forwarding callable a call of ``q`` runs (a class: the ``__init__`` it inherits), or an
+        upstream path (a class whose ``__init__`` is upstream's), or None."""
+        if _inside(q, self.p.modules):
+            return q
+        seen = set()
+        while q in self.p.classes and q not in seen:
+            seen.add(q)
+            if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"
+                   for s in self.p.node(self.p.classes[q]).body):
+                return q if q in self.table else None
+            bases = self.p.classes[q].bases
+            if not bases:
+                return None
+            if _inside(bases[0], self.p.modules):
+                return bases[0]
+            q = bases[0]
+        return q if q in self.table else None
+
+    def follow(self, q: str, keywords: list[str], positional: int, chain: tuple[str, ...] = ()):
+        """``(upstream path, keywords, positional, chain)`` for what a call of project callable ``q``
+        passing ``keywords`` and ``positional`` arguments hands on to upstream."""
+        q = self.runs(q)
+        if q is not None and _inside(q, self.p.modules):
+            if chain and (keywords or positional):
+                yield q, keywords, positional, chain
+            return
+        if q is None or len(chain) >= FORWARD_DEPTH:
+            return
+        for f in self.table.get(q, ()):
+            kws = [k for k in keywords if k not in f.mine] if f.kw else []
+            pos = max(positional - f.positional, 0) if f.args else 0
+            if kws or pos:
+                how = ", ".join(x for x in (f"`*{f.args}`" if pos else "", f"`**{f.kw}`" if kws else "") if x)
+                yield from self.follow(f.target, kws, pos, (*chain, f"`{f.shown}` ({how})"))
 
 
 def _override(rel: str, fn, base: str, short: str) -> Use | None:
@@ -649,13 +866,6 @@ def _runtime_aliases(body: list[ast.stmt]):
                 yield from _runtime_aliases(part)
 
 
-def _forwards(fn: ast.FunctionDef, kw: str) -> bool:
-    """``super().__init__(..., **kw)`` (or ``Base.__init__(self, **kw)``) in the body."""
-    for n in walk(fn):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__":
-            if any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kw for k in n.keywords):
-                return True
-    return False
 
 
 
