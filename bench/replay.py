@@ -4,7 +4,8 @@
         [-n 100] [--end HEAD] [--python /path/to/venv/bin/python]
         [--roots a,b] [--primary P] [--secondary P] [--tertiary P] [--exclude GLOB]
         [--import-name PIP=module] [--checklists DIR] [--config-file pyproject|own]
-        [--json OUT.json] [--keep DIR] [--max-minutes M] [--timeout S]
+        [--json OUT.json] [--keep DIR] [--max-minutes M] [--timeout S] [--progress]
+    python3 bench/replay.py --render OUT.json [--first K]
 
 ``REPO`` is a local clone (nothing is fetched). The harness clones it (``--shared``, no
 checkout) into a temporary directory, leaves ``REPO`` untouched, and then plays a
@@ -50,6 +51,8 @@ with fixed identity and the replayed commit's dates; only the timings vary.
 Blobs missing from a partial clone are written as empty files and listed in the report.
 ``--max-minutes`` stops the replay after that much time (the report says how many
 commits it covered); ``--keep DIR`` keeps the work tree there (``DIR`` must not exist).
+``--render OUT.json`` prints the report of a saved record again, ``--first K`` over its
+first K commits only (to compare with a shorter replay of another build).
 Nothing is written into ``REPO`` or into this repository.
 """
 
@@ -569,11 +572,11 @@ def render(doc: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("repo", help="a local clone of the project (left untouched)")
-    ap.add_argument("--start", required=True, help="the commit where the newcomer adopts the tool")
+    ap.add_argument("repo", nargs="?", help="a local clone of the project (left untouched)")
+    ap.add_argument("--start", help="the commit where the newcomer adopts the tool")
     ap.add_argument("--end", default="HEAD", help="replay towards this commit (default: HEAD)")
     ap.add_argument("-n", type=int, default=100, help="commits to replay (default: 100)")
-    ap.add_argument("--package", action="append", required=True, metavar="PIP=ORG/REPO",
+    ap.add_argument("--package", action="append", default=[], metavar="PIP=ORG/REPO",
                     help="a package to draft with `new PIP --github ORG/REPO` (repeatable)")
     ap.add_argument("--import-name", action="append", default=[], metavar="PIP=MODULE",
                     help="[tool.upgrade-checklists.import-names] entry (repeatable)")
@@ -590,7 +593,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-minutes", type=float, default=0, help="stop after this long (0: never)")
     ap.add_argument("--timeout", type=float, default=900, help="seconds one tool run may take")
     ap.add_argument("--progress", action="store_true", help="a line per commit on stderr")
+    ap.add_argument("--render", type=Path, metavar="RECORD.json",
+                    help="print the report of a saved --json record instead of replaying")
+    ap.add_argument("--first", type=int, default=0, metavar="K",
+                    help="with --render: the report over the record's first K commits only")
     args = ap.parse_args(argv)
+    if args.render:
+        doc = json.loads(args.render.read_text(encoding="utf-8"))
+        if args.first:
+            doc["steps"] = doc["steps"][:args.first]
+            doc["replayed"] = len(doc["steps"])
+        doc["summary"] = summarise(doc)
+        sys.stdout.write(render(doc))
+        return 0
+    if not (args.repo and args.start and args.package):
+        ap.error("REPO, --start and at least one --package are needed (or --render RECORD.json)")
     if args.keep and args.keep.exists():
         ap.error(f"--keep {args.keep}: exists")
     with tempfile.TemporaryDirectory(prefix="replay-") as tmp:
