@@ -331,6 +331,10 @@ class Step:
     errors: list[str] = field(default_factory=list)
 
 
+def errors_first(findings: list[dict]) -> list[dict]:
+    return sorted(findings, key=lambda f: f.get("severity", "error") != "error")
+
+
 def short(f: dict) -> str:
     where = f.get("file") or f.get("checklist") or ""
     return f"{f['code']} {where}: {f['message']}"[:300]
@@ -362,18 +366,19 @@ def staged_paths(git: Git) -> list[str]:
 
 
 def write_baseline(tool: Tool, root: Path, flags: list[str]) -> Run:
+    """The baseline written anew from the whole tree's findings: ``--write-baseline FILE``
+    where the build has it, else ``--baseline FILE`` with the file removed first."""
+    if flags:
+        return tool("check", flags[0], BASELINE, "--output-format", "json")
     (root / BASELINE).unlink(missing_ok=True)
-    return tool("check", "--baseline", BASELINE, *flags, "--output-format", "json")
+    return tool("check", "--baseline", BASELINE, "--output-format", "json")
 
 
 def baseline_flags(tool: Tool) -> list[str]:
-    """The option a build needs to write a missing baseline (none: ``--baseline`` alone does)."""
+    """The option a build has to write a baseline (none: ``--baseline`` alone writes a missing file)."""
     out = subprocess.run([tool.python, "-I", "-m", "upgrade_checklists", "check", "--help"], capture_output=True,
                          text=True, env=clean_env(), cwd=tempfile.gettempdir())
-    for flag in ("--write-baseline", "--update-baseline", "--create-baseline"):
-        if flag in out.stdout:
-            return [flag]
-    return []
+    return ["--write-baseline"] if "--write-baseline" in out.stdout else []
 
 
 def replay(args: argparse.Namespace, work: Path) -> dict:
@@ -462,15 +467,17 @@ def replay(args: argparse.Namespace, work: Path) -> dict:
                     warnings=sorted(f["code"] for f in hook.findings if f.get("severity", "error") != "error"),
                     fix_exit=fixed.code, lines=changed, added=added, removed=removed, fixed_files=files,
                     after_fix_exit=again.code, left=reasons(again) if again.code == 1 else [],
-                    left_messages=[short(f) for f in again.findings][:8] if again.code == 1 else [],
-                    blocked_messages=[short(f) for f in hook.findings][:8] if hook.code == 1 else [],
+                    left_messages=[short(f) for f in errors_first(again.findings)][:8] if again.code == 1 else [],
+                    blocked_messages=[short(f) for f in errors_first(hook.findings)][:8] if hook.code == 1 else [],
                     seconds={"hook": round(hook.seconds, 2), "fix": round(fixed.seconds, 2),
                              "again": round(again.seconds, 2)})
         for name, run in (("hook", hook), ("fix", fixed), ("again", again)):
             if run.code not in (0, 1):
                 step.errors.append(f"{name}: exit {run.code}: {run.stderr[-300:]}")
         if again.code == 1:  # the maintainer's hand edit: what is left is accepted
-            write_baseline(tool, work, bflags)
+            accepted = write_baseline(tool, work, bflags)
+            if accepted.code != 0:
+                step.errors.append(f"baseline: exit {accepted.code}: {accepted.stderr[-300:]}")
         date = git.text("log", "-1", "--format=%cI", sha).strip()
         commit_all(git, f"replay {sha[:10]}: {subject[:60]}", date)
         steps.append(step)
