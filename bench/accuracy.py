@@ -20,9 +20,10 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from upgrade_checklists import config, fix
-from upgrade_checklists.compare import run_check
-from upgrade_checklists.findings import STRUCTURE_CODES
+from upgrade_checklists.core import config
+from upgrade_checklists.check import fix
+from upgrade_checklists.check.compare import run_check
+from upgrade_checklists.core.findings import STRUCTURE_CODES
 
 HERE = Path(__file__).resolve().parent.parent
 CORPUS = Path("shared") / "corpus" / "areal-4c20289.tar.gz"

@@ -43,8 +43,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from upgrade_checklists import config
-from upgrade_checklists.compare import run_check
+from upgrade_checklists.core import config
+from upgrade_checklists.check.compare import run_check
 
 BODY = '''
 
@@ -172,8 +172,8 @@ def run_child(cmd: list[str], cwd: Path, env: dict) -> tuple[float, int, int]:
 def corpus_main(args: argparse.Namespace) -> int:
     import shutil
 
-    from upgrade_checklists.checklist import read_checklist
-    from upgrade_checklists.import_names import read_guide_mapping, resolve_import_names
+    from upgrade_checklists.core.checklist import read_checklist
+    from upgrade_checklists.project.import_names import read_guide_mapping, resolve_import_names
 
     with tempfile.TemporaryDirectory() as tmp:
         root, toml = unpack_corpus(args.corpus.resolve(), Path(tmp), args.replicate)

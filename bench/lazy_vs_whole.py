@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hooks"))
 
-from upgrade_checklists.api import Unresolved, UpstreamModel  # noqa: E402
-from upgrade_checklists.lazy_model import LazyModel, NeedFull  # noqa: E402
+from upgrade_checklists.audit.api import Unresolved, UpstreamModel  # noqa: E402
+from upgrade_checklists.audit.lazy_model import LazyModel, NeedFull  # noqa: E402
 
 
 def answer(model, question: str, *args):

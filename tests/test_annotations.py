@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from upgrade_checklists.aliases import served
-from upgrade_checklists.annotations import normalize, short
-from upgrade_checklists.api import UpstreamModel
-from upgrade_checklists.deprecation import warning_in
+from upgrade_checklists.audit.aliases import served
+from upgrade_checklists.audit.annotations import normalize, short
+from upgrade_checklists.audit.api import UpstreamModel
+from upgrade_checklists.audit.deprecation import warning_in
 
 from test_api import tree  # the same upstream tree writer
 

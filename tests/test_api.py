@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from upgrade_checklists.api import Unresolved, UpstreamModel
+from upgrade_checklists.audit.api import Unresolved, UpstreamModel
 
 
 def tree(root: Path, files: dict[str, str]) -> Path:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from upgrade_checklists import archives, index
-from upgrade_checklists.archives import ArchiveError, unpack
+from upgrade_checklists.audit import archives, index
+from upgrade_checklists.audit.archives import ArchiveError, unpack
 
 
 def tar(path: Path, members: list[tuple[str, bytes | None, str | None]]) -> Path:

@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from upgrade_checklists.astwalk import imports, statements, walk
-from upgrade_checklists.calls import statement_calls
+from upgrade_checklists.core.astwalk import imports, statements, walk
+from upgrade_checklists.project.calls import statement_calls
 
 SOURCE = textwrap.dedent('''
     import a, b.c as d

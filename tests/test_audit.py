@@ -9,13 +9,14 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from conftest import Repo, git
 from upstream import build_dists, make_sdist, make_upstreams, make_wheel
-from upgrade_checklists.archives import unpack
 
 CORE_PY = '''\
 from fakepkg.core import parallel_state as mpu
@@ -221,7 +222,7 @@ def test_the_audit_reads_the_project_without_comparing_it(project: Repo, upstrea
     """The audit takes the checklists, their import names and the code's imports from the
     check's reading half (``compare.read_project``): the structure comparisons are the
     check's work, not repeated by every audit."""
-    from upgrade_checklists import compare
+    from upgrade_checklists.check import compare
 
     def refuse(*args, **kwargs):
         raise AssertionError("the audit compared the checklists with the code")
@@ -322,7 +323,7 @@ def test_index_source_uses_wheels_and_unbuilt_sdists(project: Repo, upstreams: P
     got = {(l.split(":1: ")[0], l.split(":1: ")[1].split(" ", 1)[0]) for l in r.lines if ":1: " in l}
     assert got == {(a, b) for a, b, _ in BREAKING + OTHER}
     assert "Source: fakepkg_core-2.0.0.tar.gz." in flat(project.read("upgrade-summary.md"))
-    cached = sorted(p.relative_to(project.cache).as_posix() for p in (project.cache / "index").glob("*/[!.]*"))
+    cached = sorted(p.relative_to(project.cache).as_posix() for p in (project.cache / "index").glob("*/[!.@]*"))
     assert cached == ["index/fakepkg-bridge/1.0.0", "index/fakepkg-core/1.0.0", "index/fakepkg-core/2.0.0"]
     # the bridge's wheel: its package files, unpacked as they are
     assert (project.cache / "index/fakepkg-bridge/1.0.0/fakepkg/bridge/cfg.py").is_file()
@@ -347,10 +348,14 @@ def test_no_upstream_code_runs_sdist_setup_py_and_wheel_pth(project: Repo, upstr
     wheel = make_wheel(bridge, "v1.0.0", dist, {"zz_canary.pth": f"import pathlib; pathlib.Path({str(pth_canary)!r}).write_text('pth ran')\n"})
     # both canaries are live: run the way an install would run them, they write their file
     check = tmp_path / "check"
-    unpack(wheel, check / "site")
+    (check / "site").mkdir(parents=True)
+    with zipfile.ZipFile(wheel) as z:
+        (check / "site" / "zz_canary.pth").write_bytes(z.read("zz_canary.pth"))
     site_run = subprocess.run([sys.executable, "-c", f"import site; site.addsitedir({str(check / 'site')!r})"], capture_output=True)
     assert site_run.returncode == 0 and pth_canary.read_text() == "pth ran"
-    unpack(dist / "fakepkg_core-2.0.0.tar.gz", check / "sdist")
+    (check / "sdist").mkdir()
+    with tarfile.open(dist / "fakepkg_core-2.0.0.tar.gz") as t:
+        (check / "sdist" / "setup.py").write_bytes(t.extractfile("fakepkg_core-2.0.0/setup.py").read())
     setup_run = subprocess.run([sys.executable, "setup.py", "--name"], cwd=check / "sdist", capture_output=True)
     assert setup_run.returncode == 0 and sdist_canary.read_text() == "setup.py ran"
     sdist_canary.unlink()
@@ -381,7 +386,7 @@ def test_concurrent_audits_share_the_source_cache(project: Repo, upstreams: Path
     assert len({o for o, _ in outs}) == 1
     assert json.loads(outs[0][0])["summary"]["findings_by_code"]["RENAMED_PARAM"] == 2
     left = sorted(p.name for p in (project.cache / "index" / "fakepkg-core").iterdir())
-    assert left == [".1.0.0.lock", ".2.0.0.lock", "1.0.0", "2.0.0"]
+    assert left == [".1.0.0.lock", ".2.0.0.lock", "1.0.0", "2.0.0", "@1.0.0.complete", "@2.0.0.complete"]
 
 
 def test_killed_fetches_leave_nothing_after_the_next_audit(project: Repo, upstreams: Path) -> None:
@@ -508,7 +513,7 @@ def test_lock_file_reveals_a_transitive_bump(project: Repo, upstreams: Path) -> 
 def test_fetch_error_names_the_whole_command_and_pips_first_error_line(tmp_path: Path) -> None:
     import sys
 
-    from upgrade_checklists.fetch import FetchError, _run
+    from upgrade_checklists.audit.fetch import FetchError, _run
 
     fake_pip = tmp_path / "fake_pip.py"
     fake_pip.write_text(
@@ -520,18 +525,18 @@ def test_fetch_error_names_the_whole_command_and_pips_first_error_line(tmp_path:
     )
     with pytest.raises(FetchError) as exc:
         _run([sys.executable, str(fake_pip), "download", "--no-deps", "fakepkg==9"], timeout=60)
-    assert str(exc.value) == (f"`python3 {fake_pip} download --no-deps fakepkg==9` failed: "
+    assert str(exc.value) == (f"`python3 -I {fake_pip} download --no-deps fakepkg==9` failed: "
                               "ERROR: Could not find a version that satisfies fakepkg==9")
 
 
 def test_fetch_error_without_an_error_line_gives_the_last_line_or_the_exit_code() -> None:
     import sys
 
-    from upgrade_checklists.fetch import FetchError, _run
+    from upgrade_checklists.audit.fetch import FetchError, _run
 
-    with pytest.raises(FetchError, match=r"^`python3 -c 'print\(1\); print\(2\); exit\(3\)'` failed: 2$"):
+    with pytest.raises(FetchError, match=r"^`python3 -I -c 'print\(1\); print\(2\); exit\(3\)'` failed: 2$"):
         _run([sys.executable, "-c", "print(1); print(2); exit(3)"], timeout=60)
-    with pytest.raises(FetchError, match=r"^`python3 -c 'exit\(4\)'` failed: exit 4$"):
+    with pytest.raises(FetchError, match=r"^`python3 -I -c 'exit\(4\)'` failed: exit 4$"):
         _run([sys.executable, "-c", "exit(4)"], timeout=60)
 
 
@@ -562,7 +567,7 @@ def test_a_failed_fetch_is_not_counted_as_breaking(project: Repo) -> None:
 
 
 def test_guard_patch_compared_parameter_by_parameter() -> None:
-    from upgrade_checklists.guards import param_differences
+    from upgrade_checklists.audit.guards import param_differences
 
     pk, kw = "positional or keyword", "keyword-only"
     assert param_differences([("self", pk), ("a", pk), ("b", pk)], [("self", pk), ("a", pk), ("b", pk)]) == []

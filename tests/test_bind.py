@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 
-from upgrade_checklists.api import Param, Signature, normalize_annotation
-from upgrade_checklists.bind import bind_call, signature_changes
-from upgrade_checklists.calls import find_calls
+from upgrade_checklists.audit.api import Param, Signature, normalize_annotation
+from upgrade_checklists.audit.bind import bind_call, signature_changes
+from upgrade_checklists.project.calls import find_calls
 
 PK, KW, VA, VK = "positional or keyword", "keyword-only", "variadic positional", "variadic keyword"
 

@@ -166,8 +166,8 @@ def test_facts_go_to_plain_data_and_back() -> None:
     by hand): an import is a list [qualname, bound, original, line, target], ``bound``
     empty when it is the original name, ``target`` empty when it is the qualname, ``true``
     appended for a dynamic import. Read back, every value's type is checked."""
-    from upgrade_checklists.plain import PlainError
-    from upgrade_checklists.scan import Facts, Import, facts_from_plain, facts_to_plain
+    from upgrade_checklists.core.plain import PlainError
+    from upgrade_checklists.project.scan import Facts, Import, facts_from_plain, facts_to_plain
 
     facts = Facts("app/a.py", [Import("pkg.x", "x", "x", 1, "pkg.x"), Import("pkg.y", "z", "y", 2, "pkg.y"),
                                Import("a.b", "a", "a.b", 3, "a"), Import("pkg", "pkg", "pkg", 4, "pkg", True)],
@@ -197,7 +197,7 @@ def test_facts_go_to_plain_data_and_back() -> None:
 def test_an_unchanged_entry_is_written_back_as_it_was_read(repo: Repo, monkeypatch) -> None:
     """A run that reads one file again encodes that file's entry only; every other entry
     goes back to the cache file as the line it was read from."""
-    from upgrade_checklists import cache as cache_module
+    from upgrade_checklists.project import cache as cache_module
 
     age(repo)
     assert repo.run("check").code == 0
@@ -225,7 +225,7 @@ def test_an_unchanged_entry_is_written_back_as_it_was_read(repo: Repo, monkeypat
 
 
 def test_a_cache_body_not_laid_out_an_entry_a_line_is_read_whole() -> None:
-    from upgrade_checklists.cache import _entries_by_line
+    from upgrade_checklists.project.cache import _entries_by_line
 
     body = '{\n"a":[1,2]\n,"b":{"x":"y\\\\n"}\n}'
     entries, spans = _entries_by_line(body)
@@ -242,7 +242,7 @@ def test_a_cache_body_not_laid_out_an_entry_a_line_is_read_whole() -> None:
 
 
 def test_peek_reads_the_entries_asked_for_as_a_full_load_does(repo: Repo) -> None:
-    from upgrade_checklists.cache import ScanCache, peek
+    from upgrade_checklists.project.cache import ScanCache, peek
 
     age(repo)
     assert repo.run("check").code == 0
@@ -263,7 +263,7 @@ def test_peek_reads_the_entries_asked_for_as_a_full_load_does(repo: Repo) -> Non
 
 
 def test_a_released_cache_forgets_and_writes_nothing(repo: Repo) -> None:
-    from upgrade_checklists.cache import ScanCache
+    from upgrade_checklists.project.cache import ScanCache
 
     age(repo)
     assert repo.run("check").code == 0

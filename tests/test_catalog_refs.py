@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from conftest import Repo
 
-from upgrade_checklists.catalog import located_guard_line, wrong_parts
-from upgrade_checklists.checklist import Guard
-from upgrade_checklists.refs import Number, Part
+from upgrade_checklists.check.catalog import wrong_parts
+from upgrade_checklists.project.snippets import located_guard_line
+from upgrade_checklists.core.checklist import Guard
+from upgrade_checklists.core.refs import Number, Part
 
 CL = "checklists/fakepkg-core.md"
 

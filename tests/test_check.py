@@ -270,8 +270,8 @@ def test_hook_run_without_files_reports_only_what_concerns_deleted_files(repo: R
 
 
 def test_uncatalogued_lists_apis_no_entry_names_only_when_asked(repo: Repo) -> None:
-    from upgrade_checklists import config
-    from upgrade_checklists.compare import run_check
+    from upgrade_checklists.core import config
+    from upgrade_checklists.check.compare import run_check
 
     cfg = config.load(repo.path)
     assert [f for f in run_check(cfg).findings if f.code == "UNCATALOGUED"] == []  # off by default
@@ -289,9 +289,9 @@ def test_uncatalogued_lists_apis_no_entry_names_only_when_asked(repo: Repo) -> N
 
 
 def test_uncatalogued_counts_uses_and_accepts_relative_and_class_headings(repo: Repo) -> None:
-    from upgrade_checklists import config
-    from upgrade_checklists.compare import run_check
-    from upgrade_checklists.uncatalogued import named
+    from upgrade_checklists.core import config
+    from upgrade_checklists.check.compare import run_check
+    from upgrade_checklists.check.uncatalogued import named
 
     repo.write("app/utils/more.py", "from fakepkg.core import dist_checkpointing as dc\n\ndc.save(1)\ndc.save(2)\nV = dc.FORMAT\n")
     cfg = config.load(repo.path)

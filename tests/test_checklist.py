@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CHECKLIST, Repo
-from upgrade_checklists.checklist import read_checklist
+from upgrade_checklists.core.checklist import read_checklist
 
 VARIANTS = """\
 ---

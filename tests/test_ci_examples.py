@@ -47,10 +47,14 @@ def test_a_broken_example_fails_validation(schema: str, path: Path, old: str, ne
     assert "Schema validation errors were encountered." in r.stdout + r.stderr
 
 
-def test_readme_shows_the_github_workflow_file_verbatim() -> None:
+def test_readme_links_the_ci_examples_and_quotes_their_commands() -> None:
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```yaml\n(.*?)```", readme, re.S)
-    assert GITHUB.read_text(encoding="utf-8") in blocks
+    for example in (GITHUB, GITLAB):
+        assert f"]({example.relative_to(REPO_ROOT).as_posix()})" in readme
+    workflow = GITHUB.read_text(encoding="utf-8")
+    for line in re.findall(r"```yaml\n(.*?)```", readme.split("## In CI", 1)[1], re.S)[0].splitlines():
+        if line.strip().startswith("- run:"):
+            assert "run: " + line.split("run:", 1)[1].strip() in workflow, line
 
 
 def test_github_workflow_checks_every_pull_request_and_audits_on_pin_changes() -> None:
@@ -75,8 +79,27 @@ def test_gitlab_audit_runs_when_a_manifest_or_lock_changes() -> None:
     assert ci["upgrade-audit"]["cache"]["key"]["files"] == ["uv.lock", "pyproject.toml"]
 
 
+def test_gitlab_audit_keeps_its_source_cache_outside_the_checkout() -> None:
+    """GitLab caches only folders of the checkout, and the audit refuses a source cache in it (a
+    branch could commit forged sources): the job moves the restored cache out, refuses one the
+    branch committed, gives the audit the folder outside, and moves it back for GitLab to save."""
+    job = yaml.safe_load(GITLAB.read_text(encoding="utf-8"))["upgrade-audit"]
+    (kept,) = job["cache"]["paths"]
+    folder = kept.rstrip("/")
+    outside = job["variables"]["AUDIT_CACHE"]
+    assert outside.startswith("/tmp/") and "CI_PROJECT_DIR" not in outside
+    assert "XDG_CACHE_HOME" not in job["variables"]
+    script = job["script"]
+    guard = next(i for i, line in enumerate(script) if "git ls-files" in line)
+    move = next(i for i, line in enumerate(script) if line.endswith(f'mv {folder} "$AUDIT_CACHE"'))
+    run = next(i for i, line in enumerate(script) if line.startswith("upgrade-checklists audit"))
+    assert f"test -z \"$(git ls-files -- {folder})\"" in script[guard]
+    assert guard < move < run and script[run].endswith('--cache-dir "$AUDIT_CACHE"')
+    assert job["after_script"] == [f'test ! -d "$AUDIT_CACHE" || mv "$AUDIT_CACHE" {folder}']
+
+
 def test_examples_are_not_code_our_own_check_scans(tmp_path: Path) -> None:
-    from upgrade_checklists import config
+    from upgrade_checklists.core import config
 
     cfg = config.load(REPO_ROOT)
     assert not any(r == "examples" or r.startswith("examples/") for r in cfg.roots)

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from conftest import Repo
-from upgrade_checklists import audit, fix, new, snippets
+from upgrade_checklists.audit import pipeline as audit
+from upgrade_checklists.check import fix, new
+from upgrade_checklists.project import snippets
 
 CL = "checklists/fakepkg-core.md"
 LINE_RE = re.compile(r"^upgrade-checklists: internal error: (\w+): (.*) \(details in (.+)\)$")

@@ -138,9 +138,9 @@ def test_every_file_the_check_reads_past_the_pre_filter_is_observed(repo: Repo, 
     import" is in ``Result.observed``. Every content read goes through ``files.read_file``."""
     import sys
 
-    from upgrade_checklists import config, files
-    from upgrade_checklists.compare import run_check
-    from upgrade_checklists.scan import Prefilter
+    from upgrade_checklists.core import config, files
+    from upgrade_checklists.check.compare import run_check
+    from upgrade_checklists.project.scan import Prefilter
 
     plain_file(repo)
     repo.write("app/utils/conf.txt", "fakepkg settings\n")

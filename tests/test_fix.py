@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import Repo
-from upgrade_checklists import atomic, fix
+from upgrade_checklists.core import atomic
+from upgrade_checklists.check import fix
 
 CL = "checklists/fakepkg-core.md"
 

@@ -36,7 +36,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from upgrade_checklists.checklist import REMOVAL_MARK, read_checklist
+from upgrade_checklists.core.checklist import REMOVAL_MARK, read_checklist
 from upgrade_checklists.cli import main
 
 pytestmark = pytest.mark.fuzz

@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from upgrade_checklists.api import UpstreamModel
-from upgrade_checklists.guards import check_guard
+from upgrade_checklists.audit.api import UpstreamModel
+from upgrade_checklists.audit.guards import check_guard
 
 PATCH = '''\
 from up.bridge import Bridge

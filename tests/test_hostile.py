@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from conftest import Repo
-from upgrade_checklists import files
-from upgrade_checklists.checklist import REMOVAL_MARK
-from upgrade_checklists.rows import usage_parts
-from upgrade_checklists.scan import Import
+from upgrade_checklists.core import files
+from upgrade_checklists.core.checklist import REMOVAL_MARK
+from upgrade_checklists.check.rows import usage_parts
+from upgrade_checklists.project.scan import Import
 
 CL = "checklists/fakepkg-core.md"
 GONE_ROW = "| `app/engine/core.py` | `parallel_state` (as `mpu`), `DistributedDataParallel` |"

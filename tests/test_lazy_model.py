@@ -13,10 +13,10 @@ from test_audit_verdicts import project as verdicts_project  # noqa: F401 (fixtu
 from test_audit_verdicts import upstream  # noqa: F401 (fixture)
 from test_api import tree
 from test_model_cache import moved_pin_findings
-from upgrade_checklists import model_cache
-from upgrade_checklists.api import Unresolved, UpstreamModel
-from upgrade_checklists.lazy_model import LazyModel, NeedFull, griffe_private
-from upgrade_checklists.model_cache import CachedModel
+from upgrade_checklists.audit import model_cache
+from upgrade_checklists.audit.api import Unresolved, UpstreamModel
+from upgrade_checklists.audit.lazy_model import LazyModel, NeedFull, griffe_private
+from upgrade_checklists.audit.model_cache import CachedModel
 
 PKG = {
     "pkg/__init__.py": """

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from upgrade_checklists import ledger
-from upgrade_checklists.findings import Finding
+from upgrade_checklists.audit import ledger
+from upgrade_checklists.core.findings import Finding
 
 
 def test_releases_from_file_names_only(tmp_path: Path, monkeypatch) -> None:

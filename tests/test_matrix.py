@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from conftest import Repo
-from upgrade_checklists.status_tables import read_tables
+from upgrade_checklists.project.status_tables import read_tables
 
 MAIN = '''\
 [project]
@@ -193,7 +193,7 @@ def test_a_cold_check_parses_the_status_file_once(repo: Repo, monkeypatch) -> No
     """Its tables (import names, families, matrix) and its status rows come from one parse."""
     from markdown_it import MarkdownIt
 
-    from upgrade_checklists import checklist
+    from upgrade_checklists.core import checklist
 
     setup(repo)
     monkeypatch.setattr(checklist, "_last_parsed", None, raising=False)  # an earlier test's parse is kept
@@ -210,7 +210,7 @@ def test_manifests_are_read_ahead_once_in_the_scan(repo: Repo, monkeypatch) -> N
     (parsing requirements costs an import of packaging: one core pays it), and the matrix takes
     their declarations from there: each manifest is read once, with the same findings."""
     from test_runcache import age
-    from upgrade_checklists import matrix
+    from upgrade_checklists.check import matrix
 
     setup(repo, second=SECOND + "[broken\n")
     age(repo)  # not racy: what is read ahead is cached for the matrix to find

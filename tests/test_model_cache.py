@@ -16,8 +16,8 @@ from test_audit import BREAKING, OTHER, audit, bump, project, upstreams  # noqa:
 from test_audit_verdicts import VERDICTS, findings
 from test_audit_verdicts import project as verdicts_project  # noqa: F401 (fixture)
 from test_audit_verdicts import upstream  # noqa: F401 (fixture)
-from upgrade_checklists import api
-from upgrade_checklists.model_cache import FORMAT, CachedModel
+from upgrade_checklists.audit import api
+from upgrade_checklists.audit.model_cache import FORMAT, CachedModel
 
 
 def no_griffe(monkeypatch) -> None:
@@ -173,8 +173,8 @@ def test_a_tree_whose_files_kept_their_stats_is_not_read_again(tmp_path: Path, m
     read both versions' every file. A file changed since (its stat differs) means the tree
     is read and hashed again; a tree with a file changed in the last seconds is not
     remembered (a second change within the clock's step could keep the stat)."""
-    from upgrade_checklists import model_cache
-    from upgrade_checklists.model_cache import TREES, tree_hash
+    from upgrade_checklists.audit import model_cache
+    from upgrade_checklists.audit.model_cache import TREES, tree_hash
 
     root, memo = tree(tmp_path / "src", LIB), tmp_path / "memo"
     real = tree_hash(root)

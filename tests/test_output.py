@@ -296,8 +296,8 @@ def test_github_step_summary_not_written_for_text(two: Repo, tmp_path, monkeypat
 
 
 def test_github_escapes_newlines_and_percent(repo: Repo) -> None:
-    from upgrade_checklists.findings import Finding
-    from upgrade_checklists.report import Context, github_line
+    from upgrade_checklists.core.findings import Finding
+    from upgrade_checklists.output.report import Context, github_line
 
     f = Finding("checklists/a,b.md", 3, "FORMAT", "50% done\nsecond line")
     assert github_line(f, Context()) == "::error file=checklists/a%2Cb.md,line=3,title=FORMAT::50%25 done%0Asecond line"
@@ -375,8 +375,8 @@ def test_sarif_fingerprints_ignore_line_numbers(two: Repo) -> None:
 
 
 def test_sarif_of_no_findings_and_of_audit_severities() -> None:
-    from upgrade_checklists.findings import Finding
-    from upgrade_checklists.report import Context, render
+    from upgrade_checklists.core.findings import Finding
+    from upgrade_checklists.output.report import Context, render
 
     empty = json.loads(render([], "sarif", checklists=1, files_scanned=3))
     assert sarif_errors(empty) == [] and empty["runs"][0]["results"] == []

@@ -24,7 +24,7 @@ def test_the_template_the_guide_points_at_is_a_valid_checklist_that_is_never_che
 
     guide = (REPO_ROOT / "CHECKLIST_MAINTENANCE.md").read_text(encoding="utf-8")
     assert set(re.findall(r"`(checklists/_\w+\.md)`", guide)) == {"checklists/_TEMPLATE.md"}
-    from upgrade_checklists.checklist import read_checklist
+    from upgrade_checklists.core.checklist import read_checklist
 
     copy = repo.path.parent / "PIP-NAME.md"  # copied to <pip-name>.md, as the comment in it says
     shutil.copyfile(REPO_ROOT / "checklists/_TEMPLATE.md", copy)

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from upgrade_checklists import parallel
+from upgrade_checklists.project import parallel
 
 JOBS = list(range(40))
 
@@ -222,7 +222,7 @@ def test_checklists_read_on_two_cores_are_the_ones_read_here(repo, monkeypatch: 
     import shutil
     import time
 
-    from upgrade_checklists import compare
+    from upgrade_checklists.project import checklists
 
     # the larger checklist is read here, the other in the child
     padding = "\n" + "<!-- padding -->\n" * (200 if dated_first else 0)
@@ -235,8 +235,8 @@ def test_checklists_read_on_two_cores_are_the_ones_read_here(repo, monkeypatch: 
         if ".git" not in p.parts:
             os.utime(p, (old, old))
     read_here: list[str] = []
-    real = compare.read_checklist
-    monkeypatch.setattr(compare, "read_checklist", lambda path, rel: read_here.append(rel) or real(path, rel))
+    real = checklists.read_checklist
+    monkeypatch.setattr(checklists, "read_checklist", lambda path, rel: read_here.append(rel) or real(path, rel))
     outputs = {}
     for jobs in ("1", "2"):
         read_here.clear()
@@ -318,7 +318,7 @@ def test_names_are_collected_only_where_a_row_looks_for_them(repo, monkeypatch: 
     in the same parse."""
     import ast
 
-    from upgrade_checklists import scan
+    from upgrade_checklists.project import scan
 
     walked: list[tuple[str, bool]] = []
     parses: list[str] = []

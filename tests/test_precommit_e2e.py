@@ -1,9 +1,11 @@
 """End to end through the real pre-commit framework: ``pre-commit try-repo`` on
 this repository, against a fixture repository made with git.
 
-The hook environment is built once per test session (PRE_COMMIT_HOME in a
-session temp dir); it installs this package and its dependencies from the
-package index, like any user's pre-commit would.
+The hook environment is built once per test session: this working tree is committed
+once into a session repository (``hooks_repo``) that every test names at that commit,
+so pre-commit (PRE_COMMIT_HOME in a session temp dir) installs this package and its
+dependencies from the package index once, like any user's pre-commit would. (``try-repo``
+on the working tree itself makes a new shadow commit, and so a new environment, per call.)
 """
 
 from __future__ import annotations
@@ -25,25 +27,32 @@ def precommit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("pre-commit-home")
 
 
-def try_repo(repo: Repo, home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+@pytest.fixture(scope="session")
+def hooks_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    path = tmp_path_factory.mktemp("hooks-repo")
+    return path, _hooks_repo(path)
+
+
+def try_repo(repo: Repo, home: Path, hooks: tuple[Path, str], *args: str,
+             extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never", **(extra_env or {})}
     env.pop("PYTHONPATH", None)
     return subprocess.run(
-        [sys.executable, "-m", "pre_commit", "try-repo", str(REPO_ROOT), *args],
+        [sys.executable, "-m", "pre_commit", "try-repo", str(hooks[0]), *args, "--ref", hooks[1]],
         cwd=repo.path, env=env, capture_output=True, text=True, timeout=900,
     )
 
 
-def test_checklist_structure_hook(repo: Repo, precommit_home: Path) -> None:
+def test_checklist_structure_hook(repo: Repo, precommit_home: Path, hooks_repo: tuple[Path, str]) -> None:
     # a clean tree passes
-    r = try_repo(repo, precommit_home, "checklist-structure", "--all-files")
+    r = try_repo(repo, precommit_home, hooks_repo, "checklist-structure", "--all-files")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "checklist structure" in r.stdout and "Passed" in r.stdout
 
     # adding an unlisted import fails with MISSING (only the staged file is passed)
     repo.write("app/utils/new.py", "from fakepkg.core import optimizer\n")
     git(repo.path, "add", "app/utils/new.py")
-    r = try_repo(repo, precommit_home, "checklist-structure")
+    r = try_repo(repo, precommit_home, hooks_repo, "checklist-structure")
     assert r.returncode == 1, r.stdout + r.stderr
     assert ("checklists/fakepkg-core.md:\n"
             "  17 MISSING [*] `app/utils/new.py:1` imports `fakepkg.core.optimizer` but no tier lists it (belongs in Secondary)\n"
@@ -54,20 +63,20 @@ def test_checklist_structure_hook(repo: Repo, precommit_home: Path) -> None:
 
     # deleting a listed file fails with STALE, though pre-commit passes no file for it
     git(repo.path, "rm", "-q", "app/tools/names.py")
-    r = try_repo(repo, precommit_home, "checklist-structure")
+    r = try_repo(repo, precommit_home, hooks_repo, "checklist-structure")
     assert r.returncode == 1, r.stdout + r.stderr
     assert "checklists/fakepkg-core.md:\n  25 STALE [*] `app/tools/names.py` does not exist\n" in r.stdout
     git(repo.path, "reset", "-q", "--hard")
 
     # moving a listed file fails with MOVED
     git(repo.path, "mv", "tests/test_core.py", "app/tools/test_core.py")
-    r = try_repo(repo, precommit_home, "checklist-structure")
+    r = try_repo(repo, precommit_home, hooks_repo, "checklist-structure")
     assert r.returncode == 1, r.stdout + r.stderr
     assert ("checklists/fakepkg-core.md:\n  26 MOVED [*] `tests/test_core.py` moved to `app/tools/test_core.py:2` "
             "(same name, same imports)\n") in r.stdout
 
 
-def test_upgrade_audit_manual_hook(tmp_path: Path, capsys, precommit_home: Path) -> None:
+def test_upgrade_audit_manual_hook(tmp_path: Path, capsys, precommit_home: Path, hooks_repo: tuple[Path, str]) -> None:
     from test_audit import make_project, pyproject
     from upstream import make_upstreams
 
@@ -76,12 +85,8 @@ def test_upgrade_audit_manual_hook(tmp_path: Path, capsys, precommit_home: Path)
     env_cache = tmp_path / "xdg-cache"
 
     def run_audit() -> subprocess.CompletedProcess:
-        env = {**os.environ, "PRE_COMMIT_HOME": str(precommit_home), "PRE_COMMIT_COLOR": "never", "XDG_CACHE_HOME": str(env_cache)}
-        env.pop("PYTHONPATH", None)
-        return subprocess.run(
-            [sys.executable, "-m", "pre_commit", "try-repo", str(REPO_ROOT), "upgrade-audit", "--hook-stage", "manual", "--all-files"],
-            cwd=project.path, env=env, capture_output=True, text=True, timeout=900,
-        )
+        return try_repo(project, precommit_home, hooks_repo, "upgrade-audit", "--hook-stage", "manual", "--all-files",
+                        extra_env={"XDG_CACHE_HOME": str(env_cache)})
 
     # nothing moved: every package bound at its pin, nothing breaks
     r = run_audit()
@@ -124,15 +129,16 @@ def _hooks_repo(dest: Path) -> str:
     return git(dest, "rev-parse", "HEAD").strip()
 
 
-def test_installed_with_commit_msg_hooks_an_unrelated_commit_passes(repo: Repo, precommit_home: Path, tmp_path: Path) -> None:
-    rev = _hooks_repo(tmp_path / "hooks-repo")
+def test_installed_with_commit_msg_hooks_an_unrelated_commit_passes(repo: Repo, precommit_home: Path,
+                                                                   hooks_repo: tuple[Path, str]) -> None:
+    hooks_path, rev = hooks_repo
     # an old finding, committed before the hooks were installed: not this commit's business
     repo.write("app/utils/late.py", "from fakepkg.core import optimizer\n")
     repo.write("deploy.yaml", "replicas: 1\n")
     repo.write(".pre-commit-config.yaml", f"""\
 default_install_hook_types: [pre-commit, commit-msg]
 repos:
-  - repo: {tmp_path / "hooks-repo"}
+  - repo: {hooks_path}
     rev: {rev}
     hooks:
       - id: checklist-structure

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from upgrade_checklists.refs import CallSite, read_guard_ref, read_references
+from upgrade_checklists.core.refs import CallSite, read_guard_ref, read_references
 
 
 def refs(text: str, previous: CallSite | None = None, in_check: bool = False, first_line: int = 10) -> list[tuple]:

@@ -298,7 +298,8 @@ def test_a_shallow_clone_does_not_claim_a_path_never_existed(repo: Repo, tmp_pat
 def test_history_is_asked_of_git_ahead_and_once(repo: Repo, monkeypatch) -> None:
     """A cold run with a row whose file is gone starts git's history calls before it parses
     (history.prefetch) and reads each once; a run that did not read them stops them."""
-    from upgrade_checklists import compare, history
+    from upgrade_checklists.check import compare
+    from upgrade_checklists.project import history
 
     started: list[tuple[str, ...]] = []
     real = history._start

@@ -144,7 +144,8 @@ def test_an_ignored_manifest_and_the_maintenance_guide_are_keyed_by_name(repo: R
     repo.edit("pyproject.toml", 'roots = ["app", "tests"]', 'roots = ["app", "tests"]\nmaintenance_guide = "GUIDE.md"')
     repo.commit("an ignored lock file and guide")
     age(repo)
-    from upgrade_checklists import config, runcache
+    from upgrade_checklists.core import config
+    from upgrade_checklists.check import runcache
 
     cfg = config.load(repo.path)
     first = runcache.state(cfg, "")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 
 from conftest import Repo
-from upgrade_checklists.scan import scan_file
-from upgrade_checklists.findings import Finding
+from upgrade_checklists.project.scan import scan_file
+from upgrade_checklists.core.findings import Finding
 
 
 def test_syntax_error_file_is_reported_once_and_skipped(repo: Repo) -> None:
@@ -91,7 +91,7 @@ def test_names_in_every_kind_of_node_are_collected() -> None:
 
 # --- dynamic imports ----------------------------------------------------------------
 
-from upgrade_checklists.scan import Prefilter  # noqa: E402
+from upgrade_checklists.project.scan import Prefilter  # noqa: E402
 
 
 def _dynamic(source: str, full: bool = False) -> list[tuple[str, str, int]]:
@@ -170,8 +170,8 @@ def test_dynamic_import_is_missing_stale_and_changed_alike(repo: Repo) -> None:
 
 
 def test_sources_from_a_whole_repository_listing_are_those_git_lists_below_the_roots(repo) -> None:
-    from upgrade_checklists import gitfiles
-    from upgrade_checklists.scan import iter_sources
+    from upgrade_checklists.core import gitfiles
+    from upgrade_checklists.project.scan import iter_sources
 
     repo.write("apps/x.py", "import os\n")  # shares a prefix with app/, not below it
     repo.write("tests/sub/t.py", "import os\n")

@@ -8,7 +8,7 @@ import ast
 
 import pytest
 
-from upgrade_checklists.snippets import SourceIndex, same_tree, snippet_units, verbatim_places
+from upgrade_checklists.project.snippets import SourceIndex, same_tree, snippet_units, verbatim_places
 
 SOURCE = textwrap.dedent('''\
     import os

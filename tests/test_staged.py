@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import Repo
-from upgrade_checklists import staged
+from upgrade_checklists.project import staged
 
 PATTERNS = ["pyproject*.toml", "uv*.lock", "requirements*.txt"]
 PATCH = (b"diff --git a/pyproject.vllm.toml b/pyproject.vllm.toml\nindex 1..2 100644\n--- a/pyproject.vllm.toml\n"

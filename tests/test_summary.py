@@ -9,11 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from upgrade_checklists.audit import AuditResult
-from upgrade_checklists.checklist import read_checklist
-from upgrade_checklists.findings import Finding
-from upgrade_checklists.summary import render, verdicts
-from upgrade_checklists.targets import Target
+from upgrade_checklists.audit.pipeline import AuditResult
+from upgrade_checklists.core.checklist import read_checklist
+from upgrade_checklists.core.findings import Finding
+from upgrade_checklists.audit.summary import render, verdicts
+from upgrade_checklists.audit.targets import Target
 
 CL = """---
 package: libx

@@ -191,8 +191,8 @@ def test_baseline_counts_identical_findings(repo: Repo) -> None:
     repo.remove("app/tools/names.py")
     assert repo.run("check", "--baseline", "b.json").code == 0
     # each entry absorbs one finding: the same finding twice is one new finding
-    from upgrade_checklists.baseline import read, subtract
-    from upgrade_checklists.findings import Finding
+    from upgrade_checklists.output.baseline import read, subtract
+    from upgrade_checklists.core.findings import Finding
 
     twice = [Finding(CL, n, "STALE", "`app/tools/names.py` does not exist", "app/tools/names.py") for n in (25, 40)]
     new, matched = subtract(twice, read(repo.path / "b.json", "b.json"))

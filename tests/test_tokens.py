@@ -7,8 +7,8 @@ import pickle
 
 import pytest
 
-from upgrade_checklists.scan import Facts, scan_file
-from upgrade_checklists.tokens import RowToken, covers, matches, parse_cell, parse_token
+from upgrade_checklists.project.scan import Facts, scan_file
+from upgrade_checklists.core.tokens import RowToken, covers, matches, parse_cell, parse_token
 
 
 def facts_of(source: str) -> Facts:

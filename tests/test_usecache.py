@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from test_audit import BREAKING, OTHER, audit, bump, project, upstreams  # noqa: F401 (fixtures)
-from upgrade_checklists import usecache
-from upgrade_checklists.uses import Sources, find_uses
+from upgrade_checklists.project import usecache
+from upgrade_checklists.project.uses import Sources, find_uses
 
 KEY = 'uses:["fakepkg.core"]'
 

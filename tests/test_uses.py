@@ -13,7 +13,7 @@ import pytest
 
 from conftest import Repo, git
 from upstream import make_repo
-from upgrade_checklists.uses import ATTRIBUTE, CALL, IMPORT, MEMBER, PATCH, RESULT, Sources, find_uses
+from upgrade_checklists.project.uses import ATTRIBUTE, CALL, IMPORT, MEMBER, PATCH, RESULT, Sources, find_uses
 
 MODELS_V1 = {
     "fakepkg/models/__init__.py": "",
@@ -440,7 +440,7 @@ def test_a_patch_reached_through_strings(project: Repo, upstreams: Path) -> None
 
 
 def test_values_keep_each_choice_together() -> None:
-    from upgrade_checklists.values import assignments_onto
+    from upgrade_checklists.project.values import assignments_onto
 
     src = textwrap.dedent('''
         import importlib
@@ -554,7 +554,7 @@ def test_keywords_forwarded_through_a_runtime_alias_of_a_subclass() -> None:
 
 
 def test_a_decorated_config_class_inheriting_init_has_no_known_signature(tmp_path: Path) -> None:
-    from upgrade_checklists.api import UpstreamModel
+    from upgrade_checklists.audit.api import UpstreamModel
 
     root = tmp_path / "up"
     (root / "cfg").mkdir(parents=True)
@@ -595,8 +595,8 @@ def test_a_decorated_config_class_inheriting_init_has_no_known_signature(tmp_pat
 
 
 def test_an_annotation_added_is_not_a_return_change() -> None:
-    from upgrade_checklists.api import Param, Signature
-    from upgrade_checklists.bind import bind_call, signature_changes
+    from upgrade_checklists.audit.api import Param, Signature
+    from upgrade_checklists.audit.bind import bind_call, signature_changes
 
     src = "from pkg import f\nout, _ = f(1)\n"
     (c,) = [u for u in find_uses({"a.py": (src, ast.parse(src))}, ["pkg"]) if u.kind == CALL]

@@ -8,9 +8,9 @@ import os
 import pytest
 
 from conftest import Repo
-from upgrade_checklists import versions
-from upgrade_checklists.cache import ScanCache
-from upgrade_checklists.versions import Pin, Reader, VersionError, check_version, resolved_versions
+from upgrade_checklists.project import versions
+from upgrade_checklists.project.cache import ScanCache
+from upgrade_checklists.project.versions import Pin, Reader, VersionError, check_version, resolved_versions
 
 
 def test_pins_from_every_source(repo: Repo) -> None:
@@ -67,7 +67,7 @@ def test_check_version_accepts(good: str) -> None:
 
 # --- variants: manifests and locks paired by name ----------------------------------------
 
-from upgrade_checklists.versions import Variant, git_pin, resolve, variants  # noqa: E402
+from upgrade_checklists.project.versions import Variant, git_pin, resolve, variants  # noqa: E402
 
 
 def test_variants_pair_each_lock_with_its_manifest() -> None:
@@ -148,7 +148,7 @@ def test_pin_sameness() -> None:
 
 @pytest.mark.parametrize("bad", ["ext::sh -c touch% /tmp/x", "-uhttps://x/y", "https://x/a b", "ftp://x/y.git", "https:///nohost", "https://x/../y"])
 def test_check_git_url_refuses(bad: str) -> None:
-    from upgrade_checklists.versions import check_git_url
+    from upgrade_checklists.project.versions import check_git_url
 
     with pytest.raises(VersionError):
         check_git_url(bad)

@@ -14,10 +14,13 @@ import shlex
 import sys
 from pathlib import Path
 
-from upgrade_checklists import __version__, config, crash, gitfiles, report, runcache, suppress
-from upgrade_checklists.selection import select, select_deleted
-from upgrade_checklists.config import ConfigError
-from upgrade_checklists.findings import AUDIT_CODES, DESCRIPTIONS, FIXABLE
+from upgrade_checklists import __version__
+from upgrade_checklists.core import config, crash, gitfiles
+from upgrade_checklists.output import report, suppress
+from upgrade_checklists.check import runcache
+from upgrade_checklists.output.selection import select, select_deleted
+from upgrade_checklists.core.config import ConfigError
+from upgrade_checklists.core.findings import AUDIT_CODES, DESCRIPTIONS, FIXABLE
 
 DESCRIPTION = "Keep per-dependency API checklists true to the code, and audit dependency upgrades."
 
@@ -162,7 +165,8 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--from", dest="from_version", metavar="VERSION", help="the old version to compare with (default: the pinned one)")
     audit.add_argument("--base-ref", default="HEAD", help="git ref whose pins are the old versions (default: HEAD)")
     audit.add_argument("--source", choices=("git", "index", "auto"), default="auto", help="where upstream source comes from (default: auto, git then index)")
-    audit.add_argument("--cache-dir", type=Path, help="where fetched sources are kept (default: the per-user cache)")
+    audit.add_argument("--cache-dir", type=Path, help="where fetched sources are kept (default: the per-user cache; "
+                       "never inside the repository)")
     audit.add_argument("--summary", type=Path, metavar="PATH", help="where to write the summary (default: upgrade-summary.md in the repository root)")
     audit.add_argument("--ledger", action="store_true",
                        help="name, for each breaking finding, the first release between old and new in which it appears")
@@ -259,14 +263,14 @@ def _check_paused(args: argparse.Namespace, cfg: config.Config) -> int:
                                      chosen, ignored)
         findings = kept.findings
         if args.baseline is not None and known is None:
-            from upgrade_checklists import baseline  # imported where used: a plain commit run never needs it
+            from upgrade_checklists.output import baseline  # imported where used: a plain commit run never needs it
             if not args.baseline.exists():
                 baseline.write(args.baseline, findings)
                 print(f"Wrote {args.baseline} with {len(findings)} known finding{'s' if len(findings) != 1 else ''}; "
                       "from now on only new ones are reported", file=sys.stderr)
             known = baseline.read(args.baseline, str(args.baseline))
         if known is not None:
-            from upgrade_checklists import baseline
+            from upgrade_checklists.output import baseline
             findings, ctx.baselined = baseline.subtract(findings, known)
         ctx.suppressed = kept.suppressed
         if deleted is not None:
@@ -280,7 +284,7 @@ def _check_paused(args: argparse.Namespace, cfg: config.Config) -> int:
     for warning in [*outcome.warnings, *warnings]:
         print(f"upgrade-checklists: warning: {warning}", file=sys.stderr)
     if args.diff or args.fix:
-        from upgrade_checklists import fix  # the fixer (and wcwidth) only when asked for
+        from upgrade_checklists.check import fix  # the fixer (and wcwidth) only when asked for
     if args.diff:
         changes = fix.plan(result, cfg, findings)
         for path, (old, new) in sorted(changes.items()):
@@ -337,13 +341,13 @@ def _outcome(cfg: config.Config, use_cache: bool, uncatalogued: bool, reuse: boo
         if outcome is not None:
             return None, outcome, "nothing changed since the last run"
         if not uncatalogued:
-            from upgrade_checklists import cutoff
+            from upgrade_checklists.check import cutoff
 
             outcome = cutoff.reuse(cfg, state)
             if outcome is not None:
                 runcache.save(cfg, state, outcome)
                 return None, outcome, "the files changed since the last run read the same to the check"
-    from upgrade_checklists.compare import run_check  # the whole check: parsers, comparisons
+    from upgrade_checklists.check.compare import run_check  # the whole check: parsers, comparisons
 
     global _kept
     result = _kept = run_check(cfg, use_cache=use_cache, uncatalogued=uncatalogued, files=state.files if state else None)
@@ -351,7 +355,7 @@ def _outcome(cfg: config.Config, use_cache: bool, uncatalogued: bool, reuse: boo
     if state is not None:
         plain = runcache.save(cfg, state, outcome)  # None: a racy state, not stored
         if plain is not None and not uncatalogued:
-            from upgrade_checklists import cutoff
+            from upgrade_checklists.check import cutoff
 
             cutoff.save(cfg, state, result, plain)
     return result, outcome, None
@@ -379,7 +383,7 @@ def _base(cfg: config.Config) -> str:
 
 
 def _new(args: argparse.Namespace, cfg: config.Config) -> int:
-    from upgrade_checklists.new import create
+    from upgrade_checklists.check.new import create
 
     if not re.match(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$", args.package):
         raise ConfigError(f"{args.package!r} is not a valid package name")
@@ -392,20 +396,24 @@ def _new(args: argparse.Namespace, cfg: config.Config) -> int:
 
 
 def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
-    from upgrade_checklists import audit, summary
-    from upgrade_checklists.atomic import write_atomic_any
-    from upgrade_checklists.compare import read_project
+    from upgrade_checklists.audit import fetch, pipeline as audit, summary
+    from upgrade_checklists.core.atomic import write_atomic_any
+    from upgrade_checklists.check.compare import read_project
 
+    try:
+        cache_dir = fetch.audit_cache_dir(args.cache_dir, cfg.root)  # never a folder of the checkout
+    except fetch.FetchError as exc:
+        raise ConfigError(str(exc)) from None
     check = read_project(cfg, use_cache=not args.no_cache)  # the checklists and the code's imports: no comparison
     if not cfg.families and check.status_tables is not None and check.status_tables.families:
         cfg.families = check.status_tables.families  # the status file's Upgrade Families table
-    auditor = audit.Auditor(cfg, check, source=args.source, cache_dir=args.cache_dir, timeout=args.timeout,
+    auditor = audit.Auditor(cfg, check, source=args.source, cache_dir=cache_dir, timeout=args.timeout,
                             progress=audit.progress_printer())
     try:
         targets, notes = audit.plan(cfg, check.checklists, args.specs, args.from_version, args.base_ref, cache=auditor.store)
     except audit.AuditError as exc:
         raise ConfigError(str(exc)) from None
-    from upgrade_checklists import staged
+    from upgrade_checklists.project import staged
 
     notes = staged.notes(cfg.root, cfg.manifests) + notes  # which state of the manifests the audit sees
     result = auditor.run(targets)
@@ -417,7 +425,7 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
         path = cfg.root / path
     introduced = {}
     if args.ledger:
-        from upgrade_checklists import ledger
+        from upgrade_checklists.audit import ledger
 
         introduced = ledger.run(auditor, result)
     tables = check.status_tables
@@ -451,8 +459,9 @@ def _audit(args: argparse.Namespace, cfg: config.Config) -> int:
 
 def _write_back(cfg: config.Config, args: argparse.Namespace, result) -> list[Path]:
     """``audit --fix``: the checklists' post-upgrade state, then the status counts; ``Fixing <path>`` each."""
-    from upgrade_checklists import fix, writeback
-    from upgrade_checklists.compare import run_check
+    from upgrade_checklists.check import fix
+    from upgrade_checklists.audit import writeback
+    from upgrade_checklists.check.compare import run_check
 
     fixed: list[Path] = []
     for path, (_old, new) in sorted(writeback.plan(result).items()):

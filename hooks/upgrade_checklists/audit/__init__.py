@@ -1,0 +1,20 @@
+"""The upgrade audit: the code's uses against upstream at the old and new versions.
+
+    pipeline.py     the orchestration of the stages below
+    targets.py      which packages, from which version to which, in which variants
+    fetch.py        upstream source at a version: a git clone, or a release from the index
+      index.py        a release's sdist on pip's configured indexes
+      archives.py     unpacking an sdist or wheel as plain files
+    api.py          the upstream model (griffe, nothing imported)
+      lazy_model.py   the same answers from only the modules a question needs
+      model_cache.py  its answers kept as plain JSON
+      aliases.py      compatibility aliases a module keeps importable
+      annotations.py  annotations compared as types
+      deprecation.py  deprecations, read statically
+    bind.py         each use bound against both versions
+    entries.py      what the catalog adds, and where each finding is anchored
+    guards.py       the version-guarded code against the new upstream
+    summary.py      ``upgrade-summary.md``
+    ledger.py       ``--ledger``: the first release each finding appears in
+    writeback.py    ``audit --fix``: the checklists brought to the post-upgrade state
+"""

@@ -1,0 +1,506 @@
+"""The upstream API model: griffe loads the fetched source statically (no import of
+the dependency) and follows re-exports, builds dataclass ``__init__`` from fields,
+and sees inherited members. What griffe leaves out, we cover here:
+
+- subfolders without ``__init__.py`` inside a package (implicit namespace
+  subpackages, importable at run time) are loaded and grafted in;
+- headings relative to a class (``LoRA.__call__``) are found through the entry's
+  **Source:** file, the import names, or a unique class of that name; a dotted
+  heading that does not resolve is tried in the **Source:** module by its last
+  name (``pkg.Layout``), or last names (``pkg.Class.method``);
+- a name a module keeps by a compatibility alias (a legacy alias table, a
+  ``sys.modules`` alias, a module ``__getattr__``: ``aliases.py``) or by plain
+  assignment (``Old = New``) still resolves, to what it names;
+- where a name went, a real definition wins over a placeholder ("dummy") object;
+- return annotations are compared as types (``annotations.py``); deprecations are
+  read with their warning text (``deprecation.py``);
+- an API that cannot be resolved is *unresolved*, with a reason, never *removed*:
+  every griffe error (an alias to a package that is not loaded, a cyclic alias)
+  becomes ``Unresolved`` naming the alias and the package.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from upgrade_checklists.audit import annotations
+from upgrade_checklists.audit.aliases import Served, SourceCache, served
+from upgrade_checklists.audit.deprecation import deprecation_of
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
+REQUIRED_KINDS = ("positional-only", "positional or keyword", "keyword-only")
+POSITIONAL_KINDS = ("positional-only", "positional or keyword")
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str  # griffe ParameterKind values: "positional-only", "positional or keyword", ...
+    default: str | None
+
+    @property
+    def required(self) -> bool:
+        return self.default is None and self.kind in REQUIRED_KINDS
+
+
+@dataclass
+class Signature:
+    params: list[Param]  # without self / cls
+    returns: str | None
+
+    def named(self) -> dict[str, Param]:
+        return {p.name: p for p in self.params if p.kind not in ("variadic positional", "variadic keyword")}
+
+    def positional(self) -> list[Param]:
+        return [p for p in self.params if p.kind in POSITIONAL_KINDS]
+
+    @property
+    def var_args(self) -> bool:
+        return any(p.kind == "variadic positional" for p in self.params)
+
+    @property
+    def var_kwargs(self) -> bool:
+        return any(p.kind == "variadic keyword" for p in self.params)
+
+
+@dataclass
+class Api:
+    """An upstream API as plain data (what the audit's stages take of it; cached as JSON by ``model_cache.py``)."""
+
+    path: str  # canonical (where it is defined)
+    kind: str  # "function", "class", "module", "attribute"
+    signature: Signature | None
+    #: a function's parameters as written (``self`` included): (name, kind) pairs; None for other kinds
+    parameters: tuple[tuple[str, str], ...] | None = field(default=None, compare=False)
+    #: a function defined in a class body (a method)
+    method: bool = field(default=False, compare=False)
+    #: the griffe object, while the model that made it is loaded (None for an API read from the cache)
+    obj: object = field(default=None, repr=False, compare=False)
+
+
+def normalize_annotation(text: str) -> str:
+    """Spell an annotation given as text alike (no module context): ``typing.List[int]`` ==
+    ``list[int]``, ``Optional[X]`` == ``X | None``, quotes dropped."""
+    return annotations.normalize(text) or text
+
+
+def _dataclass_transform(cls) -> bool:
+    """A base class is decorated ``@dataclass_transform``: each subclass gets its own ``__init__`` from its fields."""
+    try:
+        bases = cls.mro()
+    except Exception:  # a base outside the loaded source
+        return False
+    return any("dataclass_transform" in str(d.value) for b in bases for d in getattr(b, "decorators", []))
+
+
+class Unresolved(Exception):
+    """Why an API could not be resolved statically (not the same as removed)."""
+
+
+#: how many models were loaded with griffe in this process (a model served from the cache loads none)
+LOADS = 0
+
+
+def search_paths(roots: list[Path]) -> list[Path]:
+    """Where a source tree's modules are: its root, ``src/`` and ``python/``."""
+    search = []
+    for r in roots:
+        search += [p for p in (r, r / "src", r / "python") if p.is_dir()]
+    return search
+
+
+class ServedNames:
+    """What a model (loaded, or answered from the model cache) says about names served by
+    compatibility aliases: needs ``served`` and ``declared_deprecation``."""
+
+    served: dict[str, Served]
+
+    def declared_deprecation(self, api: Api) -> str | None:
+        raise NotImplementedError
+
+    def via(self, dotted: str) -> Served | None:
+        """How ``dotted`` (or a module on its way) is served by a compatibility alias, if it is."""
+        parts = dotted.split(".")
+        for i in range(len(parts), 1, -1):
+            how = self.served.get(".".join(parts[:i]))
+            if how is not None:
+                return how
+        return None
+
+    def deprecation(self, api: Api, dotted: str | None = None) -> str | None:
+        """The deprecation warning reaching ``api`` (through ``dotted``), or None."""
+        if dotted is not None:
+            how = self.via(dotted)
+            if how is not None and how.warning:
+                return how.warning
+        how = self.served.get(api.path)
+        if how is not None and how.warning:
+            return how.warning
+        return self.declared_deprecation(api)
+
+
+class UpstreamModel(ServedNames):
+    """Every module of ``modules`` found below ``roots``, loaded together with griffe."""
+
+    def __init__(self, roots: list[Path], modules: list[str]) -> None:
+        global LOADS
+        import griffe
+
+        LOADS += 1
+
+        logging.getLogger("griffe").setLevel(logging.ERROR)
+        self._griffe = griffe
+        search = search_paths(roots)
+        self.search = search
+        self.loader = griffe.GriffeLoader(search_paths=search, allow_inspection=False, store_source=False)
+        self.missing: list[str] = []
+        for m in modules:
+            if self._loaded_already(m):
+                continue
+            try:
+                self.loader.load(m)
+            except Exception as exc:  # ModuleNotFoundError, KeyError from griffe's post-load
+                self.missing.append(f"{m} ({type(exc).__name__})")
+        self.sources = SourceCache()
+        #: dotted path -> how a module serves it (compatibility alias or __getattr__)
+        self.served: dict[str, Served] = {}
+        #: the model of the other version: old annotations name classes by their new path when it still resolves
+        #: (anything with ``canonical(path)``: an UpstreamModel or the cached model in front of one)
+        self.peer = None
+        self._graft_namespace_dirs()
+        try:
+            self.loader.resolve_aliases(implicit=False, external=None)
+        except Exception:  # resolution is retried lazily per lookup
+            pass
+        self.collection = self.loader.modules_collection
+
+    def _loaded_already(self, module: str) -> bool:
+        """``module`` is in the tree an earlier load gave: griffe loads a module's whole top-level
+        package (``megatron.core`` loads every ``megatron.*`` of a namespace shared by family
+        members), so loading it again would only build the same tree a second time."""
+        if module.split(".")[0] not in self.loader.modules_collection.members:
+            return False
+        try:
+            self.loader.modules_collection.get_member(module)
+        except Exception:  # not there (or not reachable): load it as usual, with its error
+            return False
+        return True
+
+    # -- loading gaps ---------------------------------------------------------------
+
+    def _graft_namespace_dirs(self, stack: list | None = None) -> None:
+        """Load the folders without ``__init__.py`` below the loaded modules (``stack``: all of them)."""
+        stack = list(self.loader.modules_collection.members.values()) if stack is None else stack
+        while stack:
+            mod = stack.pop()
+            if getattr(mod, "is_alias", False) or mod.kind.value != "module":
+                continue
+            stack += [m for m in mod.members.values() if not m.is_alias and m.kind.value == "module"]
+            for d, sub in namespace_dirs(mod):
+                if sub.name in mod.members:
+                    continue
+                new = self._graft(mod, d, sub)
+                if new is not None:
+                    stack.append(new)
+
+    def _graft(self, mod, d: Path, sub: Path):
+        """Load folder ``sub`` (in ``d``, without ``__init__.py``) as a namespace subpackage of ``mod``."""
+        col = self.loader.modules_collection
+        sub_loader = self._griffe.GriffeLoader(search_paths=[d], allow_inspection=False, store_source=False,
+                                               modules_collection=col, lines_collection=self.loader.lines_collection)
+        try:
+            new = sub_loader.load(sub.name)
+        except Exception:
+            return None
+        col.members.pop(sub.name, None)
+        mod.set_member(sub.name, new)
+        return new
+
+    # -- lookups -----------------------------------------------------------------------
+
+    def _final(self, obj):
+        if getattr(obj, "is_alias", False):
+            try:
+                return obj.final_target
+            except Exception as exc:
+                target = getattr(obj, "target_path", "?")
+                raise Unresolved(f"`{obj.path}` is an alias to `{target}` (package `{target.split('.')[0]}`), "
+                                 f"which is not in the loaded source ({type(exc).__name__})") from None
+        return obj
+
+    def find(self, dotted: str, _depth: int = 0):
+        """The griffe object at ``dotted`` (re-exports, inheritance, compatibility aliases and
+        plain assignments followed), or None."""
+        if _depth > 8:
+            return None
+        parts = dotted.split(".")
+        obj = self.collection.members.get(parts[0])
+        if obj is None:
+            return None
+        for i, part in enumerate(parts[1:], 1):
+            obj = self._final(obj)
+            try:
+                members = obj.all_members if obj.kind.value == "class" else obj.members
+            except Exception as exc:
+                raise Unresolved(f"members of `{obj.path}` not known statically ({type(exc).__name__}: {exc})") from None
+            nxt = members.get(part)
+            if nxt is None and obj.kind.value == "module":
+                nxt = self._served(obj, part, _depth)
+            if nxt is None:
+                return None
+            obj = nxt
+        return self._assigned(self._final(obj), _depth)
+
+    def _served(self, mod, name: str, depth: int):
+        """What module ``mod`` serves as ``name`` through a compatibility alias, or None."""
+        fp = mod.filepath if not isinstance(mod.filepath, list) else None
+        tree = self.sources.tree(fp)
+        if tree is None:
+            return None
+        how = served(tree, mod.path, fp is not None and fp.name == "__init__.py", name)
+        if how is None:
+            return None
+        for target in how.targets:
+            if target == f"{mod.path}.{name}":
+                continue
+            found = self.find(target, depth + 1)
+            if found is not None:
+                self.served[f"{mod.path}.{name}"] = how
+                return found
+        if how.via == "module __getattr__" or how.via == "sys.modules alias":
+            self.served[f"{mod.path}.{name}"] = how
+            return self._griffe.Attribute(name, lineno=how.line, parent=mod)  # served, what it is unknown
+        return None
+
+    def _assigned(self, obj, depth: int):
+        """``Old = New`` at module or class level: the object ``New`` names."""
+        if obj.kind.value != "attribute" or type(getattr(obj, "value", None)).__name__ not in ("ExprName", "ExprAttribute"):
+            return obj
+        try:
+            path = obj.value.canonical_path
+        except Exception:
+            return obj
+        if not path or path == obj.path:
+            return obj
+        found = self.find(path, depth + 1)
+        return found if found is not None and found.kind.value in ("class", "function", "module") else obj
+
+    def lookup(self, dotted: str) -> Api | None:
+        obj = self.find(dotted)
+        return None if obj is None else self.api(obj)
+
+
+    def declared_deprecation(self, api: Api) -> str | None:
+        """The deprecation warning ``api``'s own definition gives (decorator or body), or None."""
+        obj = self._obj(api)
+        if obj is None:
+            return None
+        fp = getattr(obj, "filepath", None)
+        try:
+            return deprecation_of(obj, self.sources.tree(fp if isinstance(fp, Path) else None))
+        except Exception:  # a statically unreadable body: no verdict
+            return None
+
+    def _obj(self, api: Api):
+        """The griffe object behind ``api`` (found again by its path when ``api`` came from the cache)."""
+        if api.obj is not None and self._owns(api.obj):
+            return api.obj
+        try:
+            return self.find(api.path)
+        except Unresolved:
+            return None
+
+    def _owns(self, obj) -> bool:
+        """``obj`` is an object of this model (not of a lazy model given up for this one)."""
+        try:
+            return obj.modules_collection is self.collection
+        except Exception:  # an object without a module above it
+            return False
+
+    def canonical(self, path: str) -> str | None:
+        """Where the object ``path`` reaches is defined, or None (not found, or unresolvable)."""
+        try:
+            obj = self.find(path)
+        except Unresolved:
+            return None
+        return None if obj is None else obj.path
+
+    def exists(self, dotted: str) -> bool:
+        """``dotted`` is found (raises Unresolved when that cannot be told)."""
+        return self.find(dotted) is not None
+
+    def file_of(self, dotted: str) -> str | None:
+        """The file the object at ``dotted`` is defined in, relative to the fetched source's root."""
+        obj = self.find(dotted)
+        fp = getattr(obj, "filepath", None)
+        if isinstance(fp, list):
+            fp = fp[0] if fp else None
+        for root in self.search if fp is not None else []:
+            try:
+                return Path(fp).relative_to(root).as_posix()
+            except ValueError:
+                continue
+        return None
+
+    def _canon(self, path: str) -> str:
+        """A class's identity for comparing types: its definition, reached by the public path."""
+        for model in (self.peer, self):
+            if model is None:
+                continue
+            found = model.canonical(path)
+            if found is not None:
+                return found
+        return path
+
+    def api(self, obj) -> Api:
+        kind = obj.kind.value
+        parameters = method = None
+        if kind == "function":
+            parameters = tuple((p.name, p.kind.value) for p in obj.parameters)
+            parent = obj.parent
+            method = parent is not None and parent.kind.value == "class"
+        return Api(obj.path, kind, self._signature(obj), parameters, bool(method), obj)
+
+    def _signature(self, obj) -> Signature | None:
+        kind = obj.kind.value
+        if kind == "function":
+            params = [Param(p.name, p.kind.value, None if p.default is None else str(p.default)) for p in obj.parameters]
+            parent = obj.parent
+            if parent is not None and parent.kind.value == "class" and "staticmethod" not in obj.labels and params:
+                params = params[1:]
+            return Signature(params, annotations.normalize(obj.returns, self._canon))
+        if kind == "class":
+            init = obj.all_members.get("__init__")
+            if init is None:  # attrs, pydantic, metaclasses...: unknown, unless a plain class
+                return Signature([], self._canon(obj.path)) if not (obj.bases or obj.decorators) else None
+            if "__init__" not in obj.members and (obj.decorators or _dataclass_transform(obj)):
+                return None  # a decorated class (``@strict``, a dataclass_transform base) inheriting __init__: its fields make it
+            init = self._final(init)
+            params = [Param(p.name, p.kind.value, None if p.default is None else str(p.default)) for p in init.parameters][1:]
+            return Signature(params, self._canon(obj.path))
+        return None
+
+    def resolve_heading(self, heading: str, source: str | None, import_names: list[str]) -> Api:
+        """The API a catalog heading names (``pkg.mod.func``, ``Class.method``, a module)."""
+        name = heading.strip().strip("`").removesuffix("()").strip()
+        if not _IDENT.match(name):
+            raise Unresolved(f"`{heading}` is not a Python API name (HTTP surface or prose)")
+        tried = []
+        if any(name == n or name.startswith(n + ".") for n in import_names) or name.split(".")[0] in self.collection.members:
+            tried.append(name)
+        if source:
+            mod = re.sub(r"(/__init__)?\.py$", "", source.strip("/")).replace("/", ".")
+            mod = re.sub(r"^(src|python)\.", "", mod)
+            tried.append(f"{mod}.{name}")
+            parts = name.split(".")  # a path the API is not re-exported from: in its own module,
+            tried += [f"{mod}.{'.'.join(parts[i:])}" for i in range(1, len(parts))]  # by its last name(s)
+        tried += [f"{n}.{name}" for n in import_names]
+        first_error: Unresolved | None = None
+        head = name.split(".")[0]
+        hits = self.by_name(head, kinds=("class", "function", "module"))
+        if len(hits) == 1:
+            tried.append(".".join([hits[0], *name.split(".")[1:]]))
+        for cand in tried:
+            try:
+                api = self.lookup(cand)
+            except Unresolved as exc:
+                first_error = first_error or exc
+                continue
+            if api is not None:
+                return api
+        if first_error is not None:
+            raise first_error
+        if self.missing:
+            raise Unresolved(f"`{name}` not found; could not load {', '.join(self.missing)}")
+        raise Unresolved(f"`{name}` not found in the upstream source")
+
+    def by_name(self, name: str, kinds: tuple[str, ...] = ("class", "function")) -> list[str]:
+        """Canonical paths of every object called ``name`` (where a moved API went)."""
+        out: list[str] = []
+        stack = list(self.collection.members.values())
+        seen = set()
+        while stack:
+            obj = stack.pop()
+            if getattr(obj, "is_alias", False) or id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            if obj.name == name and obj.kind.value in kinds:
+                out.append(obj.path)
+            if obj.kind.value in ("module", "class"):
+                stack += list(obj.members.values())
+        return sorted(out, key=lambda p: (_placeholder(p), p))
+
+    def returned_class(self, api: Api) -> Api | None:
+        """The class of the object a call of ``api`` returns, when the source says."""
+        if api.kind == "class":
+            return api
+        if api.kind != "function":
+            return None
+        obj = self._obj(api)
+        if obj is None:
+            return None
+        ret = obj.returns
+        parent = obj.parent
+        if ret is None or str(ret) in ("Self", "typing.Self", "typing_extensions.Self"):
+            if "classmethod" in obj.labels and parent is not None and parent.kind.value == "class":
+                return self.api(parent)
+            return None
+        target = getattr(ret, "canonical_path", None) or str(ret)
+        target = target.strip("'\"")
+        for cand in (target, f"{obj.module.path}.{target}"):
+            try:
+                found = self.lookup(cand)
+            except Unresolved:  # a guess at what the annotation names: try the next
+                continue
+            if found is not None and found.kind == "class":
+                return found
+        hits = [h for h in self.by_name(target.rsplit(".", 1)[-1], kinds=("class",)) if not _placeholder(h)]
+        try:
+            return self.lookup(hits[0]) if len(hits) == 1 else None
+        except Unresolved:
+            return None
+
+    def member(self, cls: Api, name: str) -> Api | None:
+        owner = self._obj(cls)
+        if owner is None:
+            return None
+        try:
+            obj = owner.all_members.get(name)
+        except Exception as exc:  # griffe's alias errors, on a base class outside the loaded source
+            raise Unresolved(f"members of `{cls.path}` not known ({type(exc).__name__})") from None
+        if obj is None:
+            return None
+        return self.api(self._final(obj))
+
+    def resolves(self, dotted: str) -> bool:
+        try:
+            return self.find(dotted) is not None
+        except Unresolved:
+            return False
+
+
+def namespace_dirs(mod, name: str | None = None):
+    """The folders below module ``mod`` (called ``name``, if given) that hold Python files but no
+    ``__init__.py`` (importable at run time as namespace subpackages; griffe skips them)."""
+    paths = mod.filepath if isinstance(mod.filepath, list) else [mod.filepath]
+    for fp in paths:
+        if fp is None:
+            continue
+        d = fp if fp.is_dir() else fp.parent
+        if fp.is_file() and fp.name != "__init__.py":
+            continue
+        subs = sorted(d.iterdir()) if name is None else [d / name]
+        for sub in subs:
+            if not sub.is_dir() or not sub.name.isidentifier():
+                continue
+            if (sub / "__init__.py").exists() or not any(sub.rglob("*.py")):
+                continue
+            yield d, sub
+
+
+def _placeholder(path: str) -> bool:
+    """A placeholder defined for a missing optional backend (``utils/dummy_pt_objects.py``)."""
+    return any(part.startswith("dummy") or part.endswith("_dummies") for part in path.split(".")[:-1])

@@ -1,0 +1,212 @@
+"""Version-guarded code (section 6 step 5), checked against the new upstream.
+
+Each verdict says what to do: the guard is "still needed", or "can be removed".
+
+- ``hasattr(Cls, "name")``: can be removed once upstream has ``name``; then the
+  native signature must match the monkey-patch's, parameter by parameter (names,
+  order and kind); each difference is named.
+- a version comparison whose threshold is at or below the new version can be removed.
+- a ``try`` import fallback whose primary import now resolves can be removed.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from packaging.version import InvalidVersion, Version
+
+from upgrade_checklists.audit.api import UpstreamModel
+from upgrade_checklists.project.calls import bindings, resolve
+from upgrade_checklists.project.uses import catches_import_error
+
+
+@dataclass
+class GuardResult:
+    code: str  # GUARD_DEAD, GUARD_MISMATCH, GUARD_NEEDED, GUARD_UNKNOWN
+    severity: str
+    message: str
+
+
+def check_guard(source: str, line: int, model: UpstreamModel, modules: list[str], version: str) -> list[GuardResult]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        return [GuardResult("GUARD_UNKNOWN", "warning", f"cannot parse the file: {exc.msg}")]
+    stmt = _innermost(tree, line)
+    if stmt is None:
+        return [GuardResult("GUARD_UNKNOWN", "warning", f"no statement at line {line}")]
+    bound = bindings(tree, modules)
+    out: list[GuardResult] = []
+    header = _header(stmt)
+    for node in (n for h in header for n in ast.walk(h)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr" and len(node.args) == 2:
+            out += _hasattr(tree, node, bound, model)
+        elif isinstance(node, ast.Compare):
+            out += _version_compare(node, version)
+    tried = _try_for(tree, stmt, line)
+    if tried is not None:
+        out += _try_import(tried, model, modules)
+    return out or [GuardResult("GUARD_UNKNOWN", "info", f"line {line}: no hasattr guard, version comparison or try-import fallback recognised")]
+
+
+def _innermost(tree: ast.Module, line: int) -> ast.stmt | None:
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            if best is None or (node.end_lineno - node.lineno) <= (best.end_lineno - best.lineno):
+                best = node
+    return best
+
+
+def _header(stmt: ast.stmt) -> list[ast.AST]:
+    """The part of a statement at its first line: an ``if``'s test, a simple statement whole."""
+    for f in ("test", "iter", "items", "subject"):
+        v = getattr(stmt, f, None)
+        if v is not None:
+            return v if isinstance(v, list) else [v]
+    if isinstance(stmt, (ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.For)):
+        return []
+    return [stmt]
+
+
+def _hasattr(tree: ast.Module, call: ast.Call, bound: dict[str, str], model: UpstreamModel) -> list[GuardResult]:
+    obj, attr = call.args
+    if not (isinstance(attr, ast.Constant) and isinstance(attr.value, str)):
+        return []
+    name = attr.value
+    qual = resolve(obj, bound)
+    if qual is None:
+        return [GuardResult("GUARD_UNKNOWN", "info", f"`hasattr(…, {name!r})` on an object no import of the package explains")]
+    cls = model.lookup(qual)
+    if cls is None:
+        return [GuardResult("GUARD_UNKNOWN", "warning", f"`{qual}` not found upstream; cannot tell whether `{name}` exists")]
+    native = model.member(cls, name) if cls.kind == "class" else model.lookup(f"{qual}.{name}")
+    if native is None:
+        return [GuardResult("GUARD_NEEDED", "info", f"`{qual}` still lacks `{name}`: the guard (and its patch) is still needed")]
+    patch = _patch_function(tree, ast.unparse(obj), name)
+    diffs: list[str] = []
+    if patch is not None and native.signature is not None:
+        mine = _patch_params(patch)
+        theirs = list(native.parameters or ()) if native.kind == "function" else []
+        diffs = param_differences(mine, theirs)
+        if diffs:
+            shown_mine = ", ".join(n for n, _ in mine)
+            shown_theirs = ", ".join(n for n, _ in theirs)
+            return [
+                GuardResult("GUARD_DEAD", "warning", f"`{qual}` now has `{name}`: the `hasattr` guard can be removed, "
+                            "once callers follow the native signature"),
+                GuardResult("GUARD_MISMATCH", "error",
+                            f"native `{qual}.{name}({shown_theirs})` differs from the patch `{patch.name}({shown_mine})` "
+                            f"(line {patch.lineno}): {'; '.join(diffs)}; names and order must match exactly"),
+            ]
+    same = " with the patch's parameters" if patch is not None and native.signature is not None else ""
+    return [GuardResult("GUARD_DEAD", "warning", f"`{qual}` now has `{name}`{same}: the `hasattr` guard (and its patch) can be removed")]
+
+
+def _patch_params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, str]]:
+    a = fn.args
+    out = [(x.arg, "positional-only") for x in a.posonlyargs] + [(x.arg, "positional or keyword") for x in a.args]
+    if a.vararg is not None:
+        out.append((a.vararg.arg, "variadic positional"))
+    out += [(x.arg, "keyword-only") for x in a.kwonlyargs]
+    if a.kwarg is not None:
+        out.append((a.kwarg.arg, "variadic keyword"))
+    return out
+
+
+def param_differences(mine: list[tuple[str, str]], theirs: list[tuple[str, str]]) -> list[str]:
+    """Each difference between a patch's parameters and the native ones, in words."""
+    out: list[str] = []
+    names_mine, names_theirs = [n for n, _ in mine], [n for n, _ in theirs]
+    only_mine = [n for n in names_mine if n not in names_theirs]
+    only_theirs = [n for n in names_theirs if n not in names_mine]
+    if only_mine:
+        out.append(f"only in the patch: {', '.join(f'`{n}`' for n in only_mine)}")
+    if only_theirs:
+        out.append(f"only native: {', '.join(f'`{n}`' for n in only_theirs)}")
+    common_mine = [n for n in names_mine if n in names_theirs]
+    common_theirs = [n for n in names_theirs if n in names_mine]
+    if common_mine != common_theirs:
+        moved = [n for i, n in enumerate(common_mine) if common_theirs[i] != n]
+        out.append(f"order differs for {', '.join(f'`{n}`' for n in moved)}")
+    kinds_theirs = dict(theirs)
+    for n, kind in mine:
+        if n in kinds_theirs and kinds_theirs[n] != kind:
+            out.append(f"`{n}` is {kinds_theirs[n]} natively, {kind} in the patch")
+    return out
+
+
+def _patch_function(tree: ast.Module, target: str, name: str) -> ast.FunctionDef | None:
+    """The function assigned as ``target.name = f`` or ``setattr(target, "name", f)``."""
+    fname = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            t = node.targets[0]
+            if isinstance(t, ast.Attribute) and t.attr == name and isinstance(node.value, ast.Name):
+                fname = node.value.id
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) == 3:
+            a = node.args[1]
+            if isinstance(a, ast.Constant) and a.value == name and isinstance(node.args[2], ast.Name):
+                fname = node.args[2].id
+    if fname is None:
+        return None
+    return next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == fname), None)
+
+
+def _version_compare(node: ast.Compare, version: str) -> list[GuardResult]:
+    out = []
+    for side in [node.left, *node.comparators]:
+        threshold = _version_literal(side)
+        if threshold is None:
+            continue
+        try:
+            new = Version(version)
+        except InvalidVersion:
+            return [GuardResult("GUARD_UNKNOWN", "warning", f"new version {version!r} is not PEP 440; cannot compare with {threshold}")]
+        if threshold <= new:
+            out.append(GuardResult("GUARD_DEAD", "warning", f"version comparison with {threshold}: at or below the new version {version}, the guard can be removed"))
+        else:
+            out.append(GuardResult("GUARD_NEEDED", "info", f"version comparison with {threshold}: above the new version {version}, the guard is still needed"))
+    return out
+
+
+def _version_literal(node: ast.AST) -> Version | None:
+    if isinstance(node, ast.Call) and len(node.args) == 1:  # Version("0.5"), parse("0.5")
+        node = node.args[0]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and any(c.isdigit() for c in node.value):
+        try:
+            return Version(node.value)
+        except InvalidVersion:
+            return None
+    return None
+
+
+def _try_for(tree: ast.Module, stmt: ast.stmt, line: int) -> ast.Try | None:
+    if isinstance(stmt, ast.Try):
+        return stmt
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(s.lineno <= line <= (s.end_lineno or s.lineno) for s in node.body):
+            return node
+    return None
+
+
+def _try_import(node: ast.Try, model: UpstreamModel, modules: list[str]) -> list[GuardResult]:
+    if not catches_import_error(node):
+        return []
+    out = []
+    for stmt in node.body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
+            paths = [f"{stmt.module}.{a.name}" for a in stmt.names]
+        elif isinstance(stmt, ast.Import):
+            paths = [a.name for a in stmt.names]
+        else:
+            continue
+        for path in paths:
+            if not any(path == m or path.startswith(m + ".") for m in modules):
+                continue
+            if model.resolves(path):
+                out.append(GuardResult("GUARD_DEAD", "warning", f"the primary import `{path}` now resolves: the ImportError fallback can be removed"))
+            else:
+                out.append(GuardResult("GUARD_NEEDED", "info", f"the primary import `{path}` still does not resolve: the fallback is still needed"))
+    return out

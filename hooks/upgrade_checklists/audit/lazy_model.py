@@ -1,0 +1,618 @@
+"""The upstream API model, loading only the modules a question needs.
+
+:class:`LazyModel` answers what :class:`~upgrade_checklists.audit.api.UpstreamModel` (every module
+of the package loaded with griffe) answers, parsing only the top package's ``__init__`` and
+then, one file at a time, the modules a question reaches: the module a dotted path names, the
+module an import or a wildcard import points to, the modules a class's bases live in. It does
+so by *settling* a module's name before griffe or we read it: a module's ``members`` is a dict
+that, asked for ``X``,
+
+- loads the submodule ``X`` (``X.py`` or ``X/__init__.py``) when there is one, as the whole
+  load has it (a submodule replaces a member of its name, and no wildcard overwrites it);
+- else expands the module's wildcard imports for ``X`` alone, with griffe's rules (the binding
+  lowest in the file wins; an alias to itself is dropped), after a text check that the
+  imported module (or what it imports with ``*`` in turn) may bind ``X`` and expose it (its
+  ``__all__``), so that a wildcard into a package of 400 subpackages loads the few that do;
+- else grafts a folder ``X`` without ``__init__.py`` as the whole model does after its load.
+
+Dataclasses get their ``__init__`` from their fields when their module is loaded (griffe's
+own extension code; their bases settled first, folders without ``__init__.py`` unseen, as in
+the whole load, which makes them before it grafts). While griffe visits a file it resolves a
+few names (to label decorators, to tell ``Literal``): it then sees what the whole load's visit
+sees (modules loaded by depth, no wildcard expanded yet). ``by_name`` (every object called
+``NAME``) first finds the files that define ``NAME`` (``def``/``class``) or are called
+``NAME``, loads those and walks them as the whole model walks everything.
+
+Where this could differ from the whole load, the model gives up (:class:`NeedFull`) and the
+caller loads the whole package instead (``model_cache.CachedModel``): stub files, ``.pth``
+files, a package ``_<top>`` beside the top package (griffe would load it to resolve aliases),
+a wildcard import across top packages or in a cycle, ``__all__`` built from other modules',
+``InitVar`` fields (griffe's order of processing matters then), a dataclass with a base in
+another top package or in an already grafted folder, a wildcard import in a folder without
+``__init__.py``, a name needed while it is being settled, any error griffe raises on the way,
+a listing of a module's members outside the loader. Correctness first: the whole load is the
+reference, and ``bench/lazy_vs_whole.py`` compares the two on a real package.
+
+The private griffe functions this needs are all named in :func:`griffe_private` (a test fails
+loudly when griffe changes them).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from pathlib import Path
+
+from upgrade_checklists.audit import api
+from upgrade_checklists.audit.aliases import SourceCache
+from upgrade_checklists.audit.api import UpstreamModel, namespace_dirs, search_paths
+
+
+class NeedFull(BaseException):  # noqa: N818 (not an error: a signal no ``except Exception`` may swallow)
+    """The lazy model cannot answer this exactly: load the whole package instead."""
+
+
+def griffe_private():
+    """griffe's private functions the lazy model uses (the whole load uses them the same way):
+    ``GriffeLoader._load_module`` / ``_load_submodule`` (load one file as a (sub)module, with
+    griffe's own rules for a submodule shadowing a member) and the dataclasses extension's
+    ``_dataclass_decorator`` / ``_set_dataclass_init`` (a dataclass's ``__init__`` from its fields)."""
+    import griffe
+    from griffe._internal.extensions import dataclasses as dc
+
+    return {
+        "_load_module": griffe.GriffeLoader._load_module,
+        "_load_submodule": griffe.GriffeLoader._load_submodule,
+        "_dataclass_decorator": dc._dataclass_decorator,
+        "_set_dataclass_init": dc._set_dataclass_init,
+    }
+
+
+_WILDCARD = re.compile(rb"from\s+(\.*)([\w.]*)\s+import\s*\(?\s*\*")
+_DEFINES = re.compile(rb"\b(?:def|class)\s+([A-Za-z_]\w*)")
+# What a module's source can bind as a member in griffe (a superset: griffe makes members of
+# ``def``/``class``/``type`` statements, assignments to a plain name, and import names only):
+_DEFS = re.compile(rb"\b(?:def|class|type)[ \t]+([A-Za-z_]\w*)")
+_ASSIGNED = re.compile(rb"(?:^|(?<=[;=]))[ \t]*([A-Za-z_]\w*)[ \t]*(?::|=(?!=))", re.M)
+_IMPORTED = re.compile(rb"\bimport[ \t]*\(([^)]*)\)|\bimport[ \t]+([^\n;]*(?:\\\r?\n[^\n;]*)*)")
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+# ``__all__ = [...]`` of string literals only (the module's only mention of ``__all__``): what ``*`` exposes
+_STATIC_ALL = re.compile(rb"__all__[ \t]*=[ \t]*[\[(]((?:\s|#[^\n]*|\"[^\"\\\n]*\"|'[^'\\\n]*'|,)*)[\])]")
+_STRING = re.compile(rb"\"([^\"\\\n]*)\"|'([^'\\\n]*)'")
+
+
+class _Members(dict):
+    """A lazily loaded module's members: a name is settled before it is read."""
+
+    __slots__ = ("model", "module")
+
+    def __init__(self, data: dict, model: LazyModel, module) -> None:
+        super().__init__(data)
+        self.model = model
+        self.module = module
+
+    def __getitem__(self, key):
+        self.model._look(self.module, key)
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key) -> bool:
+        self.model._look(self.module, key)
+        return dict.__contains__(self, key)
+
+    def get(self, key, default=None):
+        self.model._look(self.module, key)
+        return dict.get(self, key, default)
+
+    def _whole(self, what: str) -> None:
+        if self.model.strict and not self.model._visiting:
+            raise NeedFull(f"{what} of the members of `{self.module.path}`")
+
+    def __iter__(self):
+        self._whole("iterating")
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._whole("counting")
+        return dict.__len__(self)
+
+    def keys(self):
+        self._whole("listing")
+        return dict.keys(self)
+
+    def values(self):
+        self._whole("listing")
+        return dict.values(self)
+
+    def items(self):
+        self._whole("listing")
+        return dict.items(self)
+
+
+def _raw(module) -> dict:
+    """A module's members without settling (a plain dict view of the same mapping)."""
+    return module.members
+
+
+class LazyModel(UpstreamModel):
+    """The model of ``modules`` below ``roots``, loading only what questions reach (see the module doc).
+    Raises :class:`NeedFull` (at construction or from any question) where it cannot be exact."""
+
+    def __init__(self, roots: list[Path], modules: list[str]) -> None:
+        import griffe
+
+        api.LOADS += 1
+        logging.getLogger("griffe").setLevel(logging.ERROR)
+        self._griffe = griffe
+        self._private = griffe_private()
+        self.search = search_paths(roots)
+        self.loader = griffe.GriffeLoader(search_paths=self.search, allow_inspection=False, store_source=False)
+        self.collection = self.loader.modules_collection
+        self.missing: list[str] = []
+        self.sources = SourceCache()
+        self.served = {}
+        self.peer = None
+        #: while False, griffe may list a module's members (loading); answering a question, it may not
+        self.strict = False
+        self._settled: set[tuple[int, str]] = set()
+        self._expanding: list[tuple[int, str]] = []
+        self._benign: set[tuple[int, str]] = set()
+        #: griffe is visiting a file: a name it resolves (to label decorators, to tell ``Literal``) may be one
+        #: being settled; it then sees it as the whole load's visit does (before any wildcard expansion)
+        self._visiting: list[int] = []  # depths of the modules griffe is visiting
+        self._loading: set[tuple[int, str]] = set()  # submodules being visited
+        self._pending: list = []  # modules loaded during a visit, their dataclasses not made yet
+        #: why this model gave up (then every question raises NeedFull)
+        self.broken: str | None = None
+        #: a namespace folder is being grafted (no other may be reached: the whole load grafts in its own order)
+        self._grafting: str | None = None
+        #: a dataclass's ``__init__`` is being made (the whole load does it before grafting: no folder is there)
+        self._dataclass: str | None = None
+        self._grafted: set[tuple[int, str]] = set()
+        self._texts: dict[Path, bytes | None] = {}
+        self._facts: dict[Path, tuple] = {}
+        self._provides_memo: dict[tuple[str, str], bool] = {}
+        self._index: dict[str, list[str]] | None = None  # name -> modules defining it (def/class)
+        self._files: dict[str, list[Path]] = {}  # top package -> its .py files
+        if any(p.suffix == ".pth" for s in self.search for p in _listdir(s)):
+            raise NeedFull(".pth files in the source tree")
+        for m in modules:
+            top = m.split(".")[0]
+            if top not in self.collection.members:
+                self._load_top(m, top)
+            if top not in self.collection.members:
+                continue
+            try:
+                self.collection.get_member(m)
+            except Exception as exc:  # the whole load's _post_load asks the same: KeyError when absent
+                self.missing.append(f"{m} ({type(exc).__name__})")
+        self.strict = True
+
+    # -- loading ------------------------------------------------------------------------------
+
+    def _load_top(self, m: str, top: str) -> None:
+        from griffe import LoadingError, NamespacePackage
+
+        try:
+            _path, package = self.loader.finder.find_spec(m, try_relative_path=True, find_stubs_package=False)
+        except ModuleNotFoundError:
+            self.missing.append(f"{m} (ModuleNotFoundError)")
+            return
+        if package.name != top:
+            raise NeedFull(f"`{m}` found as `{package.name}`")
+        if not isinstance(package, NamespacePackage) and package.stubs:
+            raise NeedFull(f"stubs for `{top}`")
+        dirs = package.path if isinstance(package.path, list) else [package.path.parent if package.path.name.startswith("__init__.") else None]
+        files: list[Path] = []
+        for d in dirs:
+            if d is None:
+                continue
+            for root, subdirs, names in os.walk(d, followlinks=True):
+                subdirs[:] = [s for s in subdirs if s != "__pycache__"]
+                for n in names:
+                    if n.endswith(".pyi"):
+                        raise NeedFull(f"stub file {root}/{n}")
+                    if n.endswith(".py"):
+                        files.append(Path(root, n))
+        init = package.path if isinstance(package.path, Path) else None
+        if init is not None and b"declare_namespace" in (self._text(init) or b""):
+            raise NeedFull(f"`{top}` declares a namespace at run time")
+        for s in self.search:
+            if (s / f"_{top}").exists() or (s / f"_{top}.py").exists():
+                raise NeedFull(f"a package `_{top}` next to `{top}` (griffe loads it to resolve aliases)")
+        self._files[top] = files
+        self._visiting.append(1)
+        try:
+            module = self._private["_load_module"](self.loader, package.name, package.path, submodules=False)
+        except LoadingError as exc:
+            self.missing.append(f"{m} ({type(exc).__name__})")
+            return
+        finally:
+            self._visiting.pop()
+        self._adopt(module)
+
+    def _adopt(self, module) -> None:
+        """Give a freshly loaded module's dataclasses their ``__init__`` (its members are watched)."""
+        if type(module.members) is dict:
+            module.members = _Members(module.members, self, module)
+        fp = module.filepath
+        if isinstance(fp, Path):
+            text = self._text(fp) or b""
+            if b"InitVar" in text:
+                raise NeedFull(f"InitVar fields in `{module.path}`")
+            if b"dataclass" in text:
+                self._dataclasses(module)
+
+    def _dataclasses(self, module) -> None:
+        top = module.path.split(".")[0]
+        stack = [m for m in dict.values(_raw(module)) if not m.is_alias and m.is_class]
+        while stack:
+            cls = stack.pop(0)
+            stack += [m for m in cls.members.values() if not m.is_alias and m.is_class]
+            if "__init__" in cls.members or not self._private["_dataclass_decorator"](cls.decorators):
+                continue  # only labels differ for the others (the audit reads none)
+            outer, self._dataclass = self._dataclass, f"by the bases of dataclass `{cls.path}`"
+            try:  # the whole load makes dataclasses before it grafts namespace folders: they see none
+                mro = cls.mro()
+            except ValueError:
+                mro = []
+            finally:
+                self._dataclass = outer
+            if any(k.path.split(".")[0] != top for k in mro):
+                raise NeedFull(f"dataclass `{cls.path}` has a base in another package")
+            outer, self._dataclass = self._dataclass, f"by the bases of dataclass `{cls.path}`"
+            try:
+                self._private["_set_dataclass_init"](cls)
+            finally:
+                self._dataclass = outer
+
+    def _look(self, module, name) -> None:
+        """Before ``module``'s member ``name`` is read."""
+        if self._visiting:
+            self._visit_lookup(module, name)
+            return
+        self._settle(module, name)
+
+    def _settle(self, module, name) -> None:
+        """Make ``module``'s member ``name`` what the whole load has there."""
+        if self.broken is not None:  # a settle gave up half-way: nothing of this model is exact any more
+            raise NeedFull(self.broken)
+        if not isinstance(name, str):
+            return
+        key = (id(module), name)
+        if key in self._settled:
+            if key in self._grafted and (self._grafting or self._dataclass):
+                raise NeedFull(f"namespace folder `{module.path}.{name}` reached {self._grafting or self._dataclass}")
+            if key in self._expanding and key not in self._benign:
+                raise NeedFull(f"`{module.path}.{name}` needed while it is being settled")
+            return
+        self._settled.add(key)
+        try:
+            self._expanding.append(key)
+            try:
+                new = self._submodule(module, name)
+                now = dict.get(_raw(module), name)
+                if not (now is not None and not now.is_alias and now.is_module):
+                    self._wildcards(module, name)
+                    self._namespace(module, name)
+                # else final: a wildcard never overwrites a submodule, a folder is grafted only where nothing is
+            finally:
+                self._expanding.pop()
+            if new is not None:  # its dataclasses (their bases may be in that very module: it is final now)
+                self._adopt(new)
+            while self._pending and not self._visiting and not self._expanding:  # loaded while griffe visited
+                self._adopt(self._pending.pop(0))
+        except NeedFull as why:
+            self.broken = str(why)
+            raise
+
+    def _namespace(self, module, name: str) -> None:
+        """A folder without ``__init__.py`` called ``name``: grafted as the whole load does after
+        loading (when no member of that name is there by then)."""
+        for d, sub in namespace_dirs(module, name):
+            if dict.__contains__(_raw(module), name):
+                return
+            if self._dataclass:  # not there yet for the whole load's dataclasses: grafted on a later question
+                self._settled.discard((id(module), name))
+                return
+            if any(_WILDCARD.search(self._read_once(Path(r, n))) for r, _d, ns in os.walk(sub) for n in ns if n.endswith(".py")):
+                raise NeedFull(f"wildcard import in namespace folder {sub}")
+            if self._grafting:  # the whole load grafts in its own order
+                raise NeedFull(f"namespace folder {sub} reached {self._grafting}")
+            self._grafting = f"while loading namespace folder {sub}"
+            self._benign.add((id(module), name))  # set_member tests the member's presence
+            try:
+                new = self._graft(module, d, sub)
+                if new is None:
+                    continue
+                self._graft_namespace_dirs([new])
+            finally:
+                self._grafting = None
+                self._benign.discard((id(module), name))
+            self._grafted.add((id(module), name))
+            stack = [new]
+            while stack:
+                mod = stack.pop()
+                fp = mod.filepath
+                if isinstance(fp, Path) and b"InitVar" in (self._text(fp) or b""):
+                    raise NeedFull(f"InitVar fields in `{mod.path}`")
+                for m in mod.members.values():
+                    if m.is_alias and m.name.endswith("/*"):
+                        raise NeedFull(f"wildcard import left in namespace folder module `{mod.path}`")
+                    if not m.is_alias and m.is_module:
+                        stack.append(m)
+
+    def _submodule_file(self, module, name) -> Path | None:
+        """The file of submodule ``name`` of ``module`` (``name.py`` or ``name/__init__.py``), if any."""
+        fp = module.filepath
+        if isinstance(fp, list):
+            dirs = fp
+        elif isinstance(fp, Path) and fp.name == "__init__.py":
+            dirs = [fp.parent]
+        else:
+            return None
+        if not isinstance(name, str) or not name or "." in name or "/" in name:
+            return None
+        found = [cand for d in dirs for cand in (d / f"{name}.py", d / name / "__init__.py") if cand.is_file()]
+        if len(found) > 1:
+            raise NeedFull(f"`{module.path}.{name}` found twice: {found}")
+        return found[0] if found else None
+
+    def _submodule(self, module, name: str):
+        """Load submodule ``name`` of ``module`` when there is one (the new module, or None)."""
+        path = self._submodule_file(module, name)
+        if path is None:
+            return None
+        cur = dict.get(_raw(module), name)
+        if cur is not None and not cur.is_alias and cur.is_module and cur.filepath == path:
+            return None  # loaded already (while griffe visited a file)
+        if (id(module), name) in self._loading:
+            return None  # it is being visited (griffe sets it in its parent after the visit, in the whole load too)
+        depth = module.path.count(".") + 2
+        self._visiting.append(depth)
+        self._loading.add((id(module), name))
+        try:
+            self._private["_load_submodule"](self.loader, module, (name,), path)
+        except NeedFull:
+            raise
+        except Exception as exc:  # the whole load, in its order, did not stop there
+            raise NeedFull(f"loading `{module.path}.{name}`: {type(exc).__name__}") from None
+        finally:
+            self._visiting.pop()
+            self._loading.discard((id(module), name))
+        new = dict.get(_raw(module), name)
+        if new is not None and not new.is_alias and new.is_module and new.filepath == path and type(new.members) is dict:
+            new.members = _Members(new.members, self, new)
+            return new
+        return None
+
+    def _visit_lookup(self, module, name) -> None:
+        """A name griffe resolves while it visits a file (to label decorators, to tell ``Literal``, ...):
+        the whole load has then loaded the modules above the visited one in depth (it loads by depth),
+        and expanded no wildcard nor grafted any folder yet. So: only a shallower submodule is loaded."""
+        if (id(module), name) in self._settled:
+            return
+        path = self._submodule_file(module, name)
+        if path is None or module.path.count(".") + 2 > self._visiting[-1]:
+            return
+        new = self._submodule(module, name)
+        if new is not None:
+            self._pending.append(new)
+
+    def _wildcards(self, module, name: str) -> None:
+        """Expand ``module``'s wildcard imports for ``name`` as griffe's ``expand_wildcards`` does for all names."""
+        members = _raw(module)
+        wildcards = [m for m in dict.values(members) if m.is_alias and m.name.endswith("/*")]
+        if not wildcards:
+            return
+        top = module.path.split(".")[0]
+        candidates = []
+        for w in wildcards:
+            target = w.wildcard
+            if target.split(".")[0] != top:
+                if target.split(".")[0] in dict.keys(self.collection.members):
+                    raise NeedFull(f"wildcard import across packages in `{module.path}`")
+                continue  # an external package: the whole load leaves it unexpanded too
+            if not self._provides(target, name):
+                continue
+            try:
+                source = self.collection.get_member(target)
+            except KeyError:
+                continue  # not in the source: the whole load skips it too
+            except Exception as exc:  # the whole load would stop on it
+                raise NeedFull(f"wildcard import of `{target}` ({type(exc).__name__})") from None
+            if source.is_alias or not source.is_module or not isinstance(source.members, _Members):
+                raise NeedFull(f"wildcard import of `{target}` in `{module.path}`")
+            if (id(source), name) in self._expanding:
+                raise NeedFull(f"cyclic wildcard imports through `{module.path}`")
+            self._settle(source, name)
+            if source.exports is not None and not all(isinstance(e, str) for e in source.exports):
+                raise NeedFull(f"`{source.path}.__all__` is built from other modules")
+            member = dict.get(_raw(source), name)
+            if member is not None and member.is_wildcard_exposed:
+                candidates.append((member, w.alias_lineno, w.alias_endlineno))
+        for new_member, lineno, endlineno in candidates:  # griffe's expand_wildcards, for one name
+            present = dict.__contains__(members, name)
+            overwrite = False
+            self_alias = new_member.is_alias and new_member.target_path == f"{module.path}.{name}"
+            if present:
+                old = dict.__getitem__(members, name)
+                old_lineno = old.alias_lineno if old.is_alias else old.lineno
+                overwrite = (lineno or 0) > (old_lineno or 0)
+            if self_alias or (present and not overwrite):
+                continue
+            alias = self._griffe.Alias(name, new_member, lineno=lineno, endlineno=endlineno, parent=module,
+                                       wildcard_imported=True)
+            if present:
+                prev = dict.__getitem__(members, name)
+                try:
+                    if prev.is_module:
+                        continue
+                except (self._griffe.AliasResolutionError, self._griffe.CyclicAliasError):
+                    pass
+            self._benign.add((id(module), name))  # set_member tests the member's presence
+            try:
+                module.set_member(name, alias)
+            finally:
+                self._benign.discard((id(module), name))
+
+    # -- source text ----------------------------------------------------------------------------
+
+    def _text(self, path: Path) -> bytes | None:
+        if path not in self._texts:
+            try:
+                self._texts[path] = path.read_bytes()
+            except OSError:
+                self._texts[path] = None
+        return self._texts[path]
+
+    def _module_file(self, dotted: str) -> Path | None:
+        rel = dotted.replace(".", "/")
+        for s in self.search:
+            for cand in (s / rel / "__init__.py", s / f"{rel}.py"):
+                if cand.is_file():
+                    return cand
+        return None
+
+    def _bound(self, path: Path) -> tuple[frozenset[str], list[tuple[bytes, bytes]], frozenset[str] | None]:
+        """The names the module at ``path`` may bind (a superset), its wildcard imports (dots, module),
+        and its ``__all__`` when it is a plain list of strings (else None)."""
+        facts = self._facts.get(path)
+        if facts is None:
+            text = self._read_once(path)
+            names = set(_DEFS.findall(text)) | set(_ASSIGNED.findall(text))
+            for group in _IMPORTED.findall(text):
+                for span in group:
+                    names.update(_WORD.findall(span))
+            exports = None
+            static = _STATIC_ALL.search(text)
+            if static is not None and text.count(b"__all__") == 1:
+                exports = frozenset((a or b).decode() for a, b in _STRING.findall(static.group(1)))
+            facts = self._facts[path] = (frozenset(n.decode() for n in names), _WILDCARD.findall(text), exports)
+        return facts
+
+    def _provides(self, dotted: str, name: str, seen: frozenset = frozenset()) -> bool:
+        """Whether module ``dotted`` could bind ``name``: its source may bind it, or a module it
+        imports with ``*`` could (a sound over-approximation; the load decides)."""
+        key = (dotted, name)
+        if key in self._provides_memo:
+            return self._provides_memo[key]
+        path = self._module_file(dotted)
+        if path is None:
+            result = any((s / dotted.replace(".", "/")).is_dir() for s in self.search)  # a namespace package: let the load decide
+        else:
+            bound, wildcards, exports = self._bound(path)
+            result = name in bound
+            if exports is not None and name not in exports:
+                result = False  # not exposed to ``*`` whatever binds it
+            elif not result:
+                package = dotted if path.name == "__init__.py" else dotted.rpartition(".")[0]
+                for dots, rest in wildcards:
+                    base = package
+                    for _ in range(len(dots) - 1):
+                        base = base.rpartition(".")[0]
+                    target = (f"{base}.{rest.decode()}" if base else rest.decode()) if dots else rest.decode()
+                    target = target.strip(".")
+                    if target and target not in seen and target != dotted and self._provides(target, name, seen | {dotted}):
+                        result = True
+                        break
+        if not seen:
+            self._provides_memo[key] = result
+        return result
+
+    # -- questions the text answers first -----------------------------------------------------------
+
+    def by_name(self, name: str, kinds: tuple[str, ...] = ("class", "function")) -> list[str]:
+        """As the whole model's walk over every module and class, over the modules whose source
+        defines ``name`` (``def``/``class``) or that are called ``name``: no other can hold one."""
+        if name.startswith("__"):
+            raise NeedFull(f"by_name({name!r}): griffe makes some of these (a dataclass's __init__)")
+        out: list[str] = []
+        seen: set[int] = set()
+        for dotted in self._defining(name):
+            self._module_at(dotted)
+            mod = self._reachable(dotted)
+            if mod is None or id(mod) in seen:
+                continue
+            seen.add(id(mod))
+            if mod.name == name and "module" in kinds:
+                out.append(mod.path)
+            if isinstance(mod.members, _Members):  # a direct member may yet be replaced by a submodule or a wildcard
+                for k, v in list(dict.items(mod.members)):
+                    if not v.is_alias:
+                        self._settle(mod, k)
+            stack = [m for m in dict.values(mod.members) if not m.is_alias and not m.is_module]
+            while stack:
+                obj = stack.pop()
+                if obj.is_alias or id(obj) in seen:
+                    continue
+                seen.add(id(obj))
+                if obj.name == name and obj.kind.value in kinds:
+                    out.append(obj.path)
+                if obj.kind.value == "class":
+                    stack += list(obj.members.values())
+        return sorted(out, key=lambda p: (api._placeholder(p), p))
+
+    def _reachable(self, dotted: str):
+        """The module at ``dotted`` when the whole model's walk reaches it (a chain of modules, no alias), else None."""
+        parts = dotted.split(".")
+        obj = dict.get(self.collection.members, parts[0])
+        for part in parts[1:]:
+            if obj is None or obj.is_alias or not obj.is_module:
+                return None
+            obj = dict.get(obj.members, part)
+        return None if obj is None or obj.is_alias or not obj.is_module else obj
+
+    def _defining(self, name: str) -> list[str]:
+        if self._index is None:
+            index: dict[str, set[str]] = {}
+            for top, files in self._files.items():
+                for f in files:
+                    dotted = self._dotted(f)
+                    if dotted is None:
+                        continue
+                    for defined in set(_DEFINES.findall(self._read_once(f))):
+                        index.setdefault(defined.decode(), set()).add(dotted)
+                    parts = dotted.split(".")
+                    for i in range(1, len(parts) + 1):  # the module and the folders above it (with or without __init__.py)
+                        index.setdefault(parts[i - 1], set()).add(".".join(parts[:i]))
+            self._index = {k: sorted(v) for k, v in index.items()}
+        return self._index.get(name, [])
+
+    def _read_once(self, path: Path) -> bytes:
+        if path in self._texts:
+            return self._texts[path] or b""
+        try:
+            return path.read_bytes()
+        except OSError:
+            return b""
+
+    def _dotted(self, path: Path) -> str | None:
+        for s in self.search:
+            try:
+                rel = path.relative_to(s)
+            except ValueError:
+                continue
+            parts = list(rel.parts)
+            parts[-1] = parts[-1].removesuffix(".py")
+            if parts[-1] == "__init__":
+                parts.pop()
+            return ".".join(parts)
+        return None
+
+    def _module_at(self, dotted: str) -> None:
+        """Load the modules on the way to ``dotted`` (as the whole load has them, or not at all)."""
+        parts = dotted.split(".")
+        obj = dict.get(self.collection.members, parts[0])
+        for part in parts[1:]:
+            if obj is None or obj.is_alias or not obj.is_module or not isinstance(obj.members, _Members):
+                return
+            self._settle(obj, part)
+            obj = dict.get(_raw(obj), part)
+
+
+def _listdir(path: Path) -> list[Path]:
+    try:
+        return list(path.iterdir())
+    except OSError:
+        return []

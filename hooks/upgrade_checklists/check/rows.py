@@ -1,0 +1,454 @@
+"""Affected Files rows against the code's imports: MISSING, STALE, MOVED, CHANGED, TIER (and duplicate rows).
+
+A row's File cell may name one file, several (`a.py` and `b.py`), a glob (every file it
+matches is listed), or a directory: a File cell that is only `tests/` lists every importer
+below it; a cell that sums them up in words ("30+ files under `tests/`") is a summary: it is
+compared with the importers below it, and each of them still wants a row of its own. What a row's
+tokens mean is ``tokens.py``; which tier a location maps to is ``tiers.py``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from fnmatch import fnmatch
+
+from upgrade_checklists.core import gitfiles
+from upgrade_checklists.core.checklist import Checklist, Row
+from upgrade_checklists.core.config import Config
+from upgrade_checklists.core.files import Skipped, file_stat, read_file
+from upgrade_checklists.core.findings import Finding
+from upgrade_checklists.project.history import paths_ever
+from upgrade_checklists.project.result import Result, ensure_full
+from upgrade_checklists.project.scan import SKIP_DIRS, Facts, Import
+from upgrade_checklists.project.tiers import EXCEPTION_HINT, TierRules
+from upgrade_checklists.core.tokens import RowToken, covers, matches
+
+
+def _row_tokens_cover(tokens: tuple[RowToken, ...], imp: Import, facts: Facts) -> bool:
+    return any(covers(t, imp, facts) for t in tokens)
+
+
+@dataclass
+class _Cell:
+    """What a File cell names, on disk: existing files, directories, and paths that are not there."""
+
+    files: list[str] = field(default_factory=list)
+    dirs: list[str] = field(default_factory=list)  # "tests/" (with the slash)
+    absent: list[str] = field(default_factory=list)
+    globbed: bool = False
+
+
+def _is_glob(p: str) -> bool:
+    return "*" in p or "?" in p or "[" in p
+
+
+#: per run (compare.run_check calls forget_listing first): what git lists, and each glob's matches
+_listing: dict[str, list[str] | None] = {}
+_globbed: dict[tuple[str, str], list[str]] = {}
+
+
+def forget_listing(root: Path | None = None, files: list[str] | None = None) -> None:
+    """A new run: the work tree may have changed since the last one in this process.
+    ``files``: what git lists in ``root`` now, when the caller knows it already."""
+    _listing.clear()
+    _globbed.clear()
+    if root is not None and files is not None:
+        _listing[str(root)] = files
+
+
+def _glob(cfg: Config, pattern: str) -> list[str]:
+    """Files matching ``pattern`` as the tier rules match (``*`` crosses folders:
+    `a/*/args.py` is every `args.py` below `a/`). In a git work tree, matched against the
+    files git lists (tracked, or untracked and not ignored) that exist; elsewhere, a walk
+    below the pattern's fixed prefix. Hidden and tool folders below the prefix are skipped."""
+    key = (str(cfg.root), pattern)
+    if key in _globbed:
+        return list(_globbed[key])
+    first = min(i for i in (pattern.find(ch) for ch in "*?[") if i >= 0)
+    static = pattern[:first].rsplit("/", 1)[0] if "/" in pattern[:first] else ""
+    prefix = static + "/" if static else ""
+    root = str(cfg.root)
+    if root not in _listing:
+        _listing[root] = gitfiles.project_files(cfg.root, ["."])
+    listing = _listing[root]
+    found = []
+    if listing is not None:
+        for rel in listing:
+            if (rel.startswith(prefix) and fnmatch(rel, pattern)
+                    and not any(d.startswith(".") or d in SKIP_DIRS for d in rel[len(prefix):].split("/")[:-1])
+                    and os.path.lexists(os.path.join(root, rel))):
+                found.append(rel)
+    else:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, static)):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS]
+            rel_dir = os.path.relpath(dirpath, cfg.root).replace(os.sep, "/")
+            for name in filenames:
+                rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+                if fnmatch(rel, pattern):
+                    found.append(rel)
+    _globbed[key] = sorted(found)
+    return list(_globbed[key])
+
+
+def _expand(cfg: Config, row: Row) -> _Cell:
+    cell = _Cell()
+    root = str(cfg.root)
+    for p in row.files or (row.file,):
+        if p.startswith(("/", "-")) or ".." in p.split("/") or "\x00" in p:
+            cell.absent.append(p)
+            continue
+        if _is_glob(p):
+            cell.globbed = True
+            found = _glob(cfg, p)
+            if found:
+                cell.files.extend(f for f in found if f not in cell.files)
+            else:
+                cell.absent.append(p)
+            continue
+        try:
+            mode = os.stat(os.path.join(root, p)).st_mode
+        except (OSError, ValueError):
+            mode = 0
+        if p.endswith("/") or stat.S_ISDIR(mode):
+            (cell.dirs if stat.S_ISDIR(mode) else cell.absent).append(p.rstrip("/") + "/")
+        elif stat.S_ISREG(mode) and _regular_inside(root, p):  # not a symlink leaving the repository
+            if p not in cell.files:
+                cell.files.append(p)
+        else:
+            cell.absent.append(p)
+    return cell
+
+
+def _regular_inside(root: str, p: str) -> bool:
+    """A regular file inside the repository (not a FIFO, a device, a symlink leaving it)."""
+    try:
+        file_stat(root, p)
+    except (Skipped, OSError):
+        return False
+    return True
+
+
+def compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> None:
+    start = len(res.findings)
+    _compare_rows(cfg, res, cl, tiers)
+    _keep_fixable_only_where_editable(cl, res.findings, start)
+
+
+def _keep_fixable_only_where_editable(cl: Checklist, findings: list[Finding], start: int) -> None:
+    """A finding is fixable only if ``--fix`` can make its edit: its row is editable
+    (``Row.editable``), and the tier it adds a row to or moves one to takes rows
+    (``Checklist.addable_tiers``). The rest keep their message and lose their fix data."""
+    rows = {row.line: row for row in cl.rows}
+    for i in range(start, len(findings)):
+        f = findings[i]
+        if f.fix is None or f.checklist != cl.rel:
+            continue
+        if f.code == "MISSING":
+            ok = f.fix.get("tier") in cl.addable_tiers
+        elif f.code in ("STALE", "CHANGED", "TIER", "MOVED"):
+            row = rows.get(f.checklist_line)
+            ok = row is not None and row.editable and (f.code != "TIER" or f.fix.get("tier") in cl.addable_tiers)
+        else:
+            continue
+        if not ok:
+            findings[i] = replace(f, fix=None)
+
+
+def _compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> None:
+    names = res.import_names[cl.rel]
+    pkg = cl.package
+    add = res.findings.append
+    tiers = tiers.for_checklist(cl)
+    users = {}
+    for path in res.importers(names):
+        facts = res.facts[path]
+        if not facts.full and any(m.startswith(i.qualname + ".") for i in facts.imports for m in names):
+            facts = ensure_full(cfg, res, path)  # `import pkg` then `pkg.sub.x`: needs attribute uses
+        imps = facts.imports_of(names)
+        if imps:
+            users[path] = imps
+    by_file: dict[str, Row] = {}
+    listed: set[str] = set()
+    listing_dirs: list[str] = []  # directory rows whose File cell is only paths: every importer below is listed
+    gone: list[Row] = []
+    for row in cl.rows:
+        if row.file in by_file:
+            add(Finding(cl.rel, row.line, "FORMAT", f"`{row.file}` is listed twice (also at line {by_file[row.file].line})", row.file, None, pkg))
+            continue
+        by_file[row.file] = row
+        cell = _expand(cfg, row)
+        listed.update(cell.files)
+        if cell.dirs and row.paths_only:  # `tests/`: a listing of every importer below
+            listing_dirs.extend(cell.dirs)
+        if not cell.files and not cell.dirs:
+            if not row.extra:  # a subsection that is not a tier (another repository): never stale
+                gone.append(row)
+            continue
+        for p in cell.absent:  # one of several paths is not there: say so, mark nothing
+            add(Finding(cl.rel, row.line, "STALE", f"`{p}` (in the row of `{row.file}`) does not exist", p, None, pkg))
+        _compare_row(cfg, res, cl, row, cell, users, tiers)
+
+    missing = {p: imps for p, imps in users.items() if p not in listed and not any(p.startswith(d) for d in listing_dirs)}
+    if gone:  # matching a move compares row tokens with uses: needs full facts
+        for p in missing:
+            ensure_full(cfg, res, p)
+    history: frozenset[str] | None = None
+    history_read = False
+    for row in gone:
+        if _is_glob(row.file) or row.file.endswith("/"):
+            if not row.marked_removal:
+                what = "matches no file" if _is_glob(row.file) else "is not a directory"
+                add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` {what}", row.file, None, pkg, {"mark": True}))
+            continue
+        match = _moved_target(row, missing, res.facts)
+        if not history_read:
+            history, history_read = paths_ever(cfg.root, res.cache), True
+        if history is not None and row.file not in history:
+            _never_existed(cfg, res, cl, row, match, missing, history)
+            continue
+        if match is not None:
+            imps = missing.pop(match)
+            add(Finding(cl.rel, row.line, "MOVED", f"`{row.file}` moved to `{match}` (same name, same imports)", match, imps[0].line, pkg,
+                        {"old": row.file, "new": match}))
+        elif not row.marked_removal:
+            add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` does not exist", row.file, None, pkg, {"mark": True}))
+    for path, imps in sorted(missing.items()):
+        tier, _ = tiers.tier_of(path)
+        line = cl.tier_lines.get(tier or "", cl.section_lines.get("affected", 1))
+        where = f"belongs in {tier.capitalize()}" if tier else "no tier rule matches its location"
+        shown = _shown(imps)
+        fix = {"tier": tier, "cell": ", ".join(usage_parts(imps))} if tier else None
+        add(Finding(cl.rel, line, "MISSING", f"`{path}` imports {shown} but no tier lists it ({where})", path, imps[0].line, pkg, fix))
+
+
+def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell, users: dict[str, list[Import]], tiers: TierRules) -> None:
+    """CHANGED / STALE / TIER for a row whose files exist (each file of a glob on its own)."""
+    add = res.findings.append
+    pkg = cl.package
+    tokens = tuple(t for t in row.parsed if t.compared)
+    live: set[int] = set()
+    importers = 0
+    inert: list[str] = []  # files that neither import the package nor match a token
+    for file in cell.files:
+        facts = res.facts.get(file)
+        text = None
+        if facts is None and not file.endswith(".py"):
+            try:
+                text = read_file(cfg.root, file).decode("utf-8", errors="replace")
+            except (Skipped, OSError):
+                text = ""
+        elif facts is None:
+            continue  # a PARSE finding already speaks for it (or, for a glob, not scanned)
+        imps = users.get(file, [])
+        here, uncovered = _row_in_file(tokens, imps, facts, text)
+        if facts is not None and not facts.full and (len(here) < len(tokens) or uncovered):
+            facts = ensure_full(cfg, res, file)  # imports alone do not decide: names, strings
+            here, uncovered = _row_in_file(tokens, imps, facts, text)
+        live |= here
+        if imps:
+            importers += 1
+        if not imps and not here:
+            inert.append(file)
+            continue
+        if uncovered:
+            shown = _shown(uncovered)
+            first = min(i.line for i in uncovered)
+            add(Finding(cl.rel, row.line, "CHANGED", f"`{file}` imports {shown}, not in its row", file, first, pkg,
+                        {"add": usage_parts(uncovered)}))
+    below = sorted(p for p in users if any(p.startswith(d) for d in cell.dirs))
+    for file in below:  # a directory row sums up the importers below it: its tokens are theirs
+        importers += 1
+        if len(live) < len(tokens):
+            facts = res.facts[file]
+            live |= _live(tokens, facts, None, live)
+            if len(live) < len(tokens) and not facts.full:
+                live |= _live(tokens, ensure_full(cfg, res, file), None, live)
+    if cell.dirs and not below and not cell.files and not row.extra:
+        if not row.marked_removal:
+            shown = " and ".join(f"`{d}`" for d in cell.dirs)
+            add(Finding(cl.rel, row.line, "STALE", f"no file below {shown} imports {pkg}", row.file, None, pkg, {"mark": True}))
+        return
+    if not live and not importers and inert and not row.extra:
+        if not row.marked_removal:
+            subject = f"`{row.file}`" if not cell.globbed else f"no file `{row.file}` matches"
+            why = "no longer imports" if tokens else "does not import"
+            if cell.globbed:
+                add(Finding(cl.rel, row.line, "STALE", f"{subject} that imports {pkg} or matches its row's tokens", row.file, None, pkg, {"mark": True}))
+            else:
+                add(Finding(cl.rel, row.line, "STALE", f"{subject} {why} {pkg} and none of its row's tokens match", row.file, None, pkg, {"mark": True}))
+        return
+    dead = [t.raw for i, t in enumerate(tokens) if i not in live]
+    if dead and (cell.files or below):
+        shown = ", ".join(f"`{t}`" for t in dead)
+        if cell.dirs and not cell.files:
+            where, what = f"`{row.file}` ({len(below)} file{'s' if len(below) != 1 else ''} below)", "the files"
+        elif not cell.globbed and len(cell.files) == 1:
+            where, what = f"`{row.file}`", "the file"
+        else:
+            where, what = f"`{row.file}` ({len(cell.files)} files)", "the files"
+        add(Finding(cl.rel, row.line, "CHANGED", f"{where}: {shown} no longer match anything in {what}", row.file, None, pkg,
+                    {"strike": dead}))
+    if row.extra or cell.dirs:
+        return
+    wants = {}
+    for file in cell.files:
+        want, rule = tiers.tier_of(file)
+        if want is not None and want != row.tier:
+            wants[file] = (want, rule)
+    if wants:
+        targets = {w for w, _ in wants.values()}
+        movable = len(targets) == 1 and len(wants) == len(cell.files)
+        for file, (want, rule) in wants.items():
+            paths = [p for p in row.files if _is_glob(p)] if cell.globbed else [file]
+            hint = EXCEPTION_HINT.format(tier=row.tier, paths=", ".join(f'"{p}"' for p in paths))
+            subject = f"`{file}`" if file == row.file else f"`{file}` (row `{row.file}`)"
+            if movable and cell.globbed:
+                subject = f"`{row.file}` ({len(cell.files)} files)"
+            add(Finding(cl.rel, row.line, "TIER", f"{subject} is listed as {row.tier.capitalize()} but its location ({rule}) maps to {want.capitalize()}; {hint}",
+                        file, None, pkg, {"tier": want} if movable else None))
+            if movable and cell.globbed:
+                break  # one finding (and one move) for the whole glob row
+
+
+def _row_in_file(tokens: tuple[RowToken, ...], imps: list[Import], facts: Facts | None,
+                 text: str | None) -> tuple[set[int], list[Import]]:
+    """The row's tokens that match the file, and the file's imports of the package that
+    no token covers."""
+    uncovered = [i for i in imps if not _row_tokens_cover(tokens, i, facts)] if facts and tokens else []
+    return _live(tokens, facts, text), uncovered
+
+
+@dataclass
+class NamesPlan:
+    """What decides, at scan time, whether a file's names and strings will be read (its
+    full facts): the rows that name it and their checklists' import names. A file the
+    rows will not read by name is scanned for its imports only; a wrong guess costs
+    time only (``compare_rows`` reads the file again when it needs its names)."""
+
+    modules: list[str]  # every checklist's import names
+    files: dict[str, list[tuple[tuple[RowToken, ...], list[str]]]] = field(default_factory=dict)
+    dirs: list[tuple[str, tuple[RowToken, ...], list[str]]] = field(default_factory=list)
+    #: (import names, files listed) of each checklist with a row whose file is gone: its
+    #: unlisted importers are matched against that row (a move) by name
+    moves: list[tuple[list[str], set[str]]] = field(default_factory=list)
+
+    def wants_names(self, rel: str, facts: Facts) -> bool:
+        """Whether :func:`compare_rows` will read ``rel``'s names, its imports being ``facts``."""
+        if any(m.startswith(i.qualname + ".") for i in facts.imports for m in self.modules):
+            return True  # `import pkg` then `pkg.sub.x`: attribute uses decide (see _compare_rows)
+        if any(rel not in listed and facts.imports_of(names) for names, listed in self.moves):
+            return True
+        for tokens, names in self.files.get(rel, []):  # a row naming the file (_compare_row)
+            here, uncovered = _row_in_file(tokens, facts.imports_of(names), facts, None)
+            if len(here) < len(tokens) or uncovered:
+                return True
+        # below a directory row: its tokens are matched against the importers' names
+        return any(rel.startswith(d) and facts.imports_of(names) and len(_live(tokens, facts, None)) < len(tokens)
+                   for d, tokens, names in self.dirs)
+
+
+def names_plan(cfg: Config, checklists: list[Checklist], import_names: dict[str, list[str]]) -> NamesPlan:
+    plan = NamesPlan(sorted({m for names in import_names.values() for m in names}))
+    for cl in checklists:
+        names = import_names.get(cl.rel, [])
+        listed: set[str] = set()
+        gone = False
+        for row in cl.rows:
+            tokens = tuple(t for t in row.parsed if t.compared)
+            cell = _expand(cfg, row)
+            for f in cell.files:
+                plan.files.setdefault(f, []).append((tokens, names))
+            plan.dirs += [(d, tokens, names) for d in cell.dirs]
+            listed.update(cell.files)
+            gone = gone or not (cell.files or cell.dirs or row.extra)
+        if gone:
+            plan.moves.append((names, listed))
+    return plan
+
+
+def _live(tokens: tuple[RowToken, ...], facts: Facts | None, text: str | None, known: set[int] = frozenset()) -> set[int]:
+    """The tokens that match the file, those in ``known`` (matched elsewhere) left out."""
+    imports = facts.imports if facts is not None else []
+    return {i for i, t in enumerate(tokens) if i not in known and matches(t, facts, imports, text)}
+
+
+def _never_existed(cfg: Config, res: Result, cl: Checklist, row: Row, match: str | None,
+                   missing: dict[str, list[Import]], history: frozenset[str]) -> None:
+    """A path that no commit ever held is a typo, not a move: name the likely intended path."""
+    pkg = cl.package
+    add = res.findings.append
+    if match is not None:  # an unlisted importer with the same name and imports: the intended path
+        imps = missing.pop(match)
+        add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` never existed in this repository; it likely means `{match}` (same name, same imports)",
+                    match, imps[0].line, pkg, {"old": row.file, "new": match}))
+        return
+    guess = _likely_path(cfg, res, row.file, history)
+    hint = f"; it likely means `{guess}`" if guess else ""
+    if not row.marked_removal:  # no fix: a person decides between the guess and removal
+        add(Finding(cl.rel, row.line, "STALE", f"`{row.file}` never existed in this repository{hint}", row.file, None, pkg))
+
+
+def _likely_path(cfg: Config, res: Result, path: str, history: frozenset[str]) -> str | None:
+    """An existing file with the same name (the closest folder wins), else the closest path."""
+    known = set(res.facts) | history
+    base = path.rsplit("/", 1)[-1]
+    same = [p for p in known if p.rsplit("/", 1)[-1] == base and os.path.isfile(os.path.join(cfg.root, p))]
+    if same:
+        return max(same, key=lambda p: (difflib.SequenceMatcher(None, p, path).ratio(), p))
+    existing = [p for p in known if os.path.isfile(os.path.join(cfg.root, p))]
+    close = difflib.get_close_matches(path, existing, n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def usage_parts(imports: list[Import]) -> list[str]:
+    """Backticked cell parts documenting ``imports``: original names, alias noted."""
+    parts = []
+    for imp in imports:
+        if imp.original == "*":
+            part = f"`{imp.qualname}`"
+        elif imp.bound not in (imp.original, imp.original.split(".")[0]) and imp.bound.isidentifier():
+            part = f"`{imp.original}` (as `{imp.bound}`)"
+        else:
+            part = f"`{imp.original}`"
+        parts.append(part)
+    return list(dict.fromkeys(parts))  # a set's speed, a list's order (200,000 imports are linear)
+
+
+def _describe(imp: Import) -> str:
+    if imp.bound not in (imp.original, imp.original.split(".")[0]) and imp.bound.isidentifier():
+        return f"{imp.qualname} as {imp.bound}"
+    return imp.qualname
+
+
+def _shown(imports: list[Import]) -> str:
+    """`a.b`, `c.d` (dynamic import): each import once, in backticks."""
+    parts = {f"`{_describe(i)}`" + (" (dynamic import)" if i.dynamic else ""): None for i in imports}
+    return ", ".join(parts)
+
+
+def listed_paths(cfg: Config, checklists: list[Checklist]) -> set[str]:
+    """Every file a row names: globs expanded (the scan must read them all)."""
+    out: set[str] = set()
+    for cl in checklists:
+        for row in cl.rows:
+            if any(_is_glob(p) for p in row.files):
+                out.update(_expand(cfg, row).files)
+            out.update(p for p in row.files or (row.file,) if not _is_glob(p))
+    return out
+
+
+def _moved_target(row: Row, missing: dict[str, list[Import]], facts: dict[str, Facts]) -> str | None:
+    base = row.file.rsplit("/", 1)[-1]
+    tokens = tuple(t for t in row.parsed if t.compared)
+    best, score = None, -1
+    for path, imps in missing.items():
+        if path.rsplit("/", 1)[-1] != base:
+            continue
+        covered = sum(_row_tokens_cover(tokens, i, facts[path]) for i in imps)
+        if (covered or not tokens) and covered > score:
+            best, score = path, covered
+    return best

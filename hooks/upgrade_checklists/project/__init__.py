@@ -1,0 +1,19 @@
+"""Reading the user's repository, shared by the check and the audit.
+
+    scan.py           each source file's facts: imports, bound names, attribute uses
+      scan_cst.py       the libcst path, for files the running ``ast`` cannot parse
+      cache.py          the facts kept as plain JSON per repository (the scan cache)
+      parallel.py       a second core for the cold path
+    result.py         the project as read: checklists, facts, tiers, import names
+    import_names.py   which import paths a checklist's package is used through
+    tiers.py          which tier a file's location maps to
+    status_tables.py  the status file's tables, read by their headers
+    snippets.py       where a snippet's statements are in the code (on ``ast``)
+    history.py        which paths git's history ever held
+    versions.py       which versions the manifests and lock files fix
+      staged.py         which state of them the run sees (pre-commit's stash)
+    calls.py          call sites of a package's APIs in one file
+    uses.py           every use of a package in the code (calls, imports, subclasses, patches)
+      values.py         what a name can hold statically
+      usecache.py       the uses kept as plain JSON
+"""

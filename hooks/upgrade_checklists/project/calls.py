@@ -1,0 +1,201 @@
+"""Call sites of a package's APIs in one source file, found through its imports.
+
+``from megatron.core import parallel_state as mpu`` then ``mpu.initialize(tp=2)``
+is a call of ``megatron.core.parallel_state.initialize``. Used by ``new`` (one
+catalog entry per API) and by the upgrade audit (binding calls to signatures).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from upgrade_checklists.core.astwalk import imports, statements, walk
+
+_SIMPLE = (
+    ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Raise,
+    ast.Assert, ast.Delete,
+)
+
+
+@dataclass
+class Call:
+    """One call of a resolved API."""
+
+    api: str  # fully qualified: megatron.core.parallel_state.initialize
+    line: int  # first line of the statement (what a checklist records)
+    end_line: int
+    snippet: str  # the statement's source, dedented
+    positional: int = 0
+    keywords: list[str] = field(default_factory=list)
+    star_args: bool = False
+    star_kwargs: bool = False
+    used: bool = True  # the result is consumed (not a bare expression statement)
+    assigned_to: str | None = None  # `x = api(...)`, `self.x = api(...)`: the dotted target
+    node: object = field(default=None, repr=False, compare=False)  # the ast.Call; None once read back from a cache
+    callee: str | None = field(default=None, repr=False, compare=False)  # the callee as written, kept where the node is not
+
+    def callee_text(self) -> str | None:
+        """The callee as written (``self.engine.step``), from the node or as kept."""
+        return ast.unparse(self.node.func) if self.node is not None else self.callee
+
+
+def bindings(tree: ast.Module, modules: list[str]) -> dict[str, str]:
+    """Bound name -> qualified target, for imports inside ``modules`` (any scope)."""
+    out: dict[str, str] = {}
+    for node in imports(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                target = a.name if a.asname else a.name.split(".")[0]
+                bound = a.asname or target
+                if _inside(a.name, modules) or any(m.startswith(target + ".") for m in modules):
+                    out[bound] = target
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                q = f"{node.module}.{a.name}"
+                if a.name != "*" and _inside(q, modules):
+                    out[a.asname or a.name] = q
+    return out
+
+
+def _inside(name: str, modules: list[str]) -> bool:
+    return any(name == m or name.startswith(m + ".") for m in modules)
+
+
+def dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def resolve(expr: ast.AST, bound: dict[str, str]) -> str | None:
+    name = dotted(expr)
+    if name is None:
+        return None
+    head, _, rest = name.partition(".")
+    if head not in bound:
+        return None
+    return bound[head] + ("." + rest if rest else "")
+
+
+def find_calls(source: str, tree: ast.Module, modules: list[str]) -> list[Call]:
+    """Every call in ``tree`` whose callee resolves into ``modules``, in source order."""
+    bound = bindings(tree, modules)
+    if not bound:
+        return []
+    lines = source.splitlines()
+    out: list[Call] = []
+    for stmt, node, where in statement_calls(tree):
+        api = resolve(node.func, bound)
+        if api is None or not _inside(api, modules):
+            continue
+        out.append(make_call(api, where, node, stmt, lines))
+    out.sort(key=lambda c: (c.line, c.node.col_offset if c.node else 0))
+    return out
+
+
+def find_attribute_uses(source: str, tree: ast.Module, names: list[str]) -> list[tuple[str, Call]]:
+    """Attributes of the package read without a call (``pkg.__version__``, ``mpu.GROUP``):
+    the outermost dotted name only, never an assignment target."""
+    bound = bindings(tree, names)
+    if not bound:
+        return []
+    lines = source.splitlines()
+    inner: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+            inner.add(id(node.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            inner.add(id(node.func))
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or id(node) in inner or not isinstance(node.ctx, ast.Load):
+            continue
+        api = resolve(node, bound)
+        if api is None or not any(api.startswith(n + ".") for n in names):
+            continue
+        text = lines[node.lineno - 1].strip()
+        out.append((api, Call(api, node.lineno, node.lineno, text, used=True)))
+    out.sort(key=lambda u: u[1].line)
+    return out
+
+
+def find_method_calls(source: str, tree: ast.Module, receiver: str | None, method: str | None) -> list[Call]:
+    """Calls ``<receiver>.<method>(...)``; any receiver when ``receiver`` is None (the
+    ``self.bridge.save_hf_pretrained(...)`` of ``AutoBridge.save_hf_pretrained``), any
+    method when ``method`` is None. ``Call.api`` is the method name."""
+    lines = source.splitlines()
+    out = []
+    for stmt, node, where in statement_calls(tree):
+        f = node.func
+        if isinstance(f, ast.Attribute) and method in (None, f.attr) and (receiver is None or dotted(f.value) == receiver):
+            out.append(make_call(f.attr, where, node, stmt, lines))
+    out.sort(key=lambda c: c.line)
+    return out
+
+
+_CALLS = "_upgrade_checklists_calls"
+
+
+def statement_calls(tree: ast.AST) -> list[tuple[ast.stmt, ast.Call, ast.AST]]:
+    """``(stmt, call, where)`` for every call each statement below ``tree`` owns (see
+    :func:`_calls_in`); ``where`` is what a call site shows: the whole simple statement,
+    or the call itself in a compound statement's header. Statements in ``ast.walk``'s
+    order; computed once per node and kept on it (the trees are never modified)."""
+    found = tree.__dict__.get(_CALLS)
+    if found is None:
+        found = []
+        for stmt in statements(tree):
+            if stmt is tree or not isinstance(stmt, ast.stmt):
+                continue
+            simple = isinstance(stmt, _SIMPLE)
+            for node in _calls_in(stmt, simple):
+                found.append((stmt, node, (stmt if simple else node)))
+        tree.__dict__[_CALLS] = found
+    return found
+
+
+def make_call(api: str, where: ast.AST, node: ast.Call, stmt: ast.stmt, lines: list[str]) -> Call:
+    target = None
+    if isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1:
+        target = dotted(stmt.targets[0])
+    elif isinstance(stmt, ast.AnnAssign) and stmt.value is node:
+        target = dotted(stmt.target)
+    return Call(
+        api, where.lineno, where.end_lineno or where.lineno, _segment(lines, where),
+        positional=sum(1 for a in node.args if not isinstance(a, ast.Starred)),
+        keywords=[k.arg for k in node.keywords if k.arg],
+        star_args=any(isinstance(a, ast.Starred) for a in node.args),
+        star_kwargs=any(k.arg is None for k in node.keywords),
+        used=not (isinstance(stmt, ast.Expr) and stmt.value is node),
+        assigned_to=target,
+        node=node,
+    )
+
+
+def _calls_in(stmt: ast.stmt, simple: bool):
+    """Calls belonging to this statement: all of a simple one, the header of a compound one."""
+    if simple:
+        roots = [stmt]
+    else:
+        roots = [getattr(stmt, f) for f in ("test", "iter", "items", "subject", "value", "decorator_list") if getattr(stmt, f, None)]
+        roots = [x for r in roots for x in (r if isinstance(r, list) else [r])]
+    for root in roots:
+        for node in walk(root):
+            if isinstance(node, ast.Call):
+                yield node
+
+
+def _segment(lines: list[str], node: ast.AST) -> str:
+    first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    if first == last:
+        return lines[first][node.col_offset : node.end_col_offset].strip()
+    chunk = [lines[first][node.col_offset :]] + lines[first + 1 : last] + [lines[last][: node.end_col_offset]]
+    indent = min((len(l) - len(l.lstrip()) for l in chunk[1:] if l.strip()), default=0)
+    base = min(indent, node.col_offset)
+    return "\n".join([chunk[0].rstrip()] + [l[base:].rstrip() for l in chunk[1:]])

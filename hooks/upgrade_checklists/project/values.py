@@ -1,0 +1,185 @@
+"""What a name can hold, statically: enough to see a monkey-patch whose class and
+function are reached through strings.
+
+    mapping = MAPPINGS[model_type]            # a dict of dicts, chosen at run time
+    module = __import__(mapping["module"], fromlist=[...])
+    cls = getattr(module, mapping["attn_class"])
+    cls.forward = getattr(__import__(mapping["patch_module"], ...), mapping["patch_func"])
+
+Values are string constants, dict literals with string keys, and qualified names
+(an import, ``__import__`` / ``importlib.import_module`` of a string, ``getattr``
+of a string, an attribute). A name assigned from a dict subscripted by a key not
+known statically is a *choice*: each value of the dict is followed on its own, so
+the class and the function chosen together stay together. Nothing is executed.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from dataclasses import dataclass
+
+from upgrade_checklists.core.astwalk import BLOCKS, statements
+
+_CAP = 32  # values per expression, combinations per scope
+_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class Qual:
+    """A qualified name: a module, or an object inside one."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class DictLit:
+    items: tuple[tuple[str, tuple], ...]  # key -> values
+
+    def get(self, key: str) -> tuple:
+        return next((v for k, v in self.items if k == key), ())
+
+
+def _assigned(scope: ast.AST) -> dict[str, list[ast.expr]]:
+    """Name -> the expressions assigned to it directly in ``scope`` (not in nested functions)."""
+    out: dict[str, list[ast.expr]] = {}
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            out.setdefault(node.targets[0].id, []).append(node.value)
+        stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+class Values:
+    """Evaluate expressions of one function (or the module) of a file."""
+
+    def __init__(self, scope: ast.AST, module: ast.Module, imports: dict[str, str]) -> None:
+        self.local = _assigned(scope)
+        self.globals = _assigned(module) if scope is not module else {}
+        self.imports = imports
+
+    def choices(self) -> list[dict[str, tuple]]:
+        """Each consistent assignment of the choice names (at most ``_CAP``)."""
+        names: list[tuple[str, tuple]] = []
+        for name, exprs in self.local.items():
+            if len(exprs) == 1 and isinstance(exprs[0], ast.Subscript) and _const(exprs[0].slice) is None:
+                options = tuple(v for d in self.eval(exprs[0].value, {}, 0) if isinstance(d, DictLit) for _k, vs in d.items for v in vs)
+                if options:
+                    names.append((name, options))
+        if not names:
+            return [{}]
+        combos = itertools.islice(itertools.product(*[[(n, (o,)) for o in opts] for n, opts in names]), _CAP)
+        return [dict(c) for c in combos]
+
+    def eval(self, node: ast.AST, env: dict[str, tuple], depth: int) -> tuple:
+        if depth > _DEPTH:
+            return ()
+        out = self._eval(node, env, depth)
+        return tuple(dict.fromkeys(out))[:_CAP]
+
+    def _eval(self, node: ast.AST, env: dict[str, tuple], depth: int) -> tuple:
+        d = depth + 1
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return (node.value,)
+        if isinstance(node, ast.Name):
+            if node.id in env:
+                return env[node.id]
+            for table in (self.local, self.globals):
+                if node.id in table:
+                    return tuple(v for e in table[node.id] for v in self.eval(e, env, d))
+            return (Qual(self.imports[node.id]),) if node.id in self.imports else ()
+        if isinstance(node, ast.Dict):
+            if not all(_const(k) is not None for k in node.keys):
+                return ()
+            return (DictLit(tuple((_const(k), self.eval(v, env, d)) for k, v in zip(node.keys, node.values))),)
+        if isinstance(node, ast.Subscript):
+            key = _const(node.slice)
+            out = []
+            for v in self.eval(node.value, env, d):
+                if isinstance(v, DictLit):
+                    out += list(v.get(key)) if key is not None else [x for _k, vs in v.items for x in vs]
+            return tuple(out)
+        if isinstance(node, ast.Attribute):
+            return tuple(Qual(f"{v.path}.{node.attr}") for v in self.eval(node.value, env, d) if isinstance(v, Qual))
+        if isinstance(node, ast.Call) and node.args:
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+            if name in ("__import__", "import_module"):
+                return tuple(Qual(s) for s in self.eval(node.args[0], env, d) if isinstance(s, str))
+            if name == "getattr" and len(node.args) >= 2:
+                objs = [v for v in self.eval(node.args[0], env, d) if isinstance(v, Qual)]
+                attrs = [s for s in self.eval(node.args[1], env, d) if isinstance(s, str)]
+                return tuple(Qual(f"{o.path}.{a}") for o in objs for a in attrs)
+        return ()
+
+
+def _const(node: ast.AST | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def assignments_onto(tree: ast.Module, imports: dict[str, str]):
+    """``(class, name, function, statement)`` for each ``X.name = F`` / ``setattr(X, "name", F)``
+    whose ``X`` and ``F`` are followed to qualified names (``Qual`` paths; a function defined in
+    the file itself is ``Qual("<local>.f")``)."""
+    scopes = [tree] + [n for n in statements(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    local_functions = {n.name for n in scopes[1:]}
+    seen = set()
+    for scope in scopes:
+        stmts = [s for s in _own_statements(scope) if _patch_parts(s)]
+        if not stmts:
+            continue
+        values = Values(scope, tree, imports)
+        for env in values.choices():
+            for stmt in stmts:
+                obj, name, fn = _patch_parts(stmt)
+                names = [name] if isinstance(name, str) else [s for s in values.eval(name, env, 0) if isinstance(s, str)]
+                if isinstance(fn, ast.Name) and fn.id in local_functions and fn.id not in values.local:
+                    funcs = [f"<local>.{fn.id}"]
+                else:
+                    funcs = [v.path for v in values.eval(fn, env, 0) if isinstance(v, Qual)]
+                for cls in (v.path for v in values.eval(obj, env, 0) if isinstance(v, Qual)):
+                    for n in names:
+                        for f in funcs:
+                            key = (cls, n, f, stmt.lineno)
+                            if key not in seen:
+                                seen.add(key)
+                                yield cls, n, f, stmt
+
+
+def _own_statements(scope: ast.AST):
+    """The statements of ``scope`` outside nested functions and classes (depth first; only
+    the blocks are descended into: a statement never sits inside an expression)."""
+    stack = _blocks(scope)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.stmt):
+            yield node
+        stack.extend(_blocks(node))
+
+
+def _blocks(node: ast.AST) -> list[ast.AST]:
+    """``node``'s children that are statements, ``except`` handlers or ``case`` clauses, in order."""
+    out = []
+    for name in node._fields:
+        v = getattr(node, name, None) if name in BLOCKS else None
+        if type(v) is list:
+            out += [x for x in v if isinstance(x, ast.AST)]
+    return out
+
+
+def _patch_parts(stmt: ast.stmt):
+    """(object, attribute name or its expression, function expression) of a patch statement."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute):
+        if isinstance(stmt.value, (ast.Name, ast.Attribute, ast.Call)):
+            return stmt.targets[0].value, stmt.targets[0].attr, stmt.value
+    if (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name)
+            and stmt.value.func.id == "setattr" and len(stmt.value.args) == 3):
+        obj, name, fn = stmt.value.args
+        return obj, (name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else name), fn
+    return None
