@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Repo, git
-from upstream import make_repo
+from conftest import Repo
+from upstream import audited_project, project_pyproject, tagged_upstream
 
 V1 = {
     "rtpkg/__init__.py": '''
@@ -213,27 +213,16 @@ CHECKLIST = (
 
 @pytest.fixture(scope="module")
 def upstream(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("rtpkg")
-    make_repo(base / "example" / "rtpkg", "rtpkg", [("1.0.0", V1), ("2.0.0", V2)])
-    return base
+    return tagged_upstream(tmp_path_factory.mktemp("rtpkg"), "rtpkg", [("1.0.0", V1), ("2.0.0", V2)])
 
 
 @pytest.fixture
 def project(tmp_path: Path, capsys, upstream: Path) -> Repo:
-    r = Repo(tmp_path / "project", capsys)
-    r.path.mkdir()
-    git(r.path, "init", "-q", "-b", "main")
-    r.write("app/__init__.py", "")
-    r.write("app/use.py", APP)
-    r.write("app/client.py", "from rtpkg.testing import Client\n\nc = Client(\"http://x\")\nr = c.get(\"/\")\n")
-    r.write("app/load.py", "from rtpkg.loading import load\n\nA = load(\"a\")\nB = load(\"b\", plan=2)\n")
-    r.write("checklists/rtpkg.md", CHECKLIST)
-    r.write("pyproject.toml", f'[project]\nname = "app"\nversion = "0"\ndependencies = ["rtpkg==1.0.0"]\n\n'
-                              f'[tool.upgrade-checklists]\nroots = ["app"]\ngit_url = "file://{upstream}/{{github}}"\n')
-    r.write(".gitignore", "upgrade-summary.md\n")
-    r.commit("initial")
-    r.cache = tmp_path / "cache"
-    return r
+    return audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/use.py": APP,
+        "app/client.py": "from rtpkg.testing import Client\n\nc = Client(\"http://x\")\nr = c.get(\"/\")\n",
+        "app/load.py": "from rtpkg.loading import load\n\nA = load(\"a\")\nB = load(\"b\", plan=2)\n",
+        "checklists/rtpkg.md": CHECKLIST, "pyproject.toml": project_pyproject("rtpkg", upstream, "1.0.0", primary=None)})
 
 
 def findings(run) -> list[tuple[str, str, str]]:

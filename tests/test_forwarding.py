@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Repo, git
-from upstream import make_repo
+from conftest import Repo
+from upstream import audited_project, project_pyproject, tagged_upstream
 from upgrade_checklists.project.uses import CALL, find_uses
 
 WEB_V1 = {
@@ -118,40 +118,19 @@ CHECKLIST = (
 
 
 def pyproject(upstreams: Path, version: str) -> str:
-    return f'''\
-[project]
-name = "app"
-version = "0"
-dependencies = ["fakepkg-web=={version}"]
-
-[tool.upgrade-checklists]
-roots = ["app", "tests"]
-git_url = "file://{upstreams}/{{github}}"
-
-[tool.upgrade-checklists.tiers]
-primary = ["app/"]
-'''
+    return project_pyproject("fakepkg-web", upstreams, version, roots=("app", "tests"))
 
 
 @pytest.fixture(scope="module")
 def upstreams(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("web-upstream")
-    make_repo(base / "example" / "fakepkg-web", "fakepkg-web", [("1.0.0", WEB_V1), ("2.0.0", WEB_V2)])
-    return base
+    return tagged_upstream(tmp_path_factory.mktemp("web-upstream"), "fakepkg-web", [("1.0.0", WEB_V1), ("2.0.0", WEB_V2)])
 
 
 @pytest.fixture
 def project(tmp_path: Path, capsys, upstreams: Path) -> Repo:
-    r = Repo(tmp_path / "project", capsys)
-    r.path.mkdir()
-    git(r.path, "init", "-q", "-b", "main")
-    for rel, text in {"app/__init__.py": "", "app/helpers.py": HELPERS_PY, "tests/test_client.py": CALLERS_PY,
-                      "checklists/fakepkg-web.md": CHECKLIST, "pyproject.toml": pyproject(upstreams, "1.0.0"),
-                      ".gitignore": "upgrade-summary.md\n"}.items():
-        r.write(rel, text)
-    r.commit("initial")
-    r.cache = tmp_path / "cache"
-    return r
+    return audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/helpers.py": HELPERS_PY, "tests/test_client.py": CALLERS_PY,
+        "checklists/fakepkg-web.md": CHECKLIST, "pyproject.toml": pyproject(upstreams, "1.0.0")})
 
 
 def at_callers(run) -> list[tuple[str, str]]:

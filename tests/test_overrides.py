@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Repo, git
-from upstream import make_repo
+from conftest import Repo
+from upstream import audited_project, project_pyproject, tagged_upstream
 from upgrade_checklists.audit.api import Param, Signature, UpstreamModel, self_calls_in
 from upgrade_checklists.audit.bind import call_fails, cannot_accept, override_signature
 from upgrade_checklists.project.uses import OVERRIDE, find_uses
@@ -167,39 +167,19 @@ CHECKLIST = (
 
 
 def pyproject(upstreams: Path, version: str) -> str:
-    return f'''\
-[project]
-name = "app"
-version = "0"
-dependencies = ["fakepkg-cmd=={version}"]
-
-[tool.upgrade-checklists]
-roots = ["app"]
-git_url = "file://{upstreams}/{{github}}"
-
-[tool.upgrade-checklists.tiers]
-primary = ["app/"]
-'''
+    return project_pyproject("fakepkg-cmd", upstreams, version)
 
 
 @pytest.fixture(scope="module")
 def upstreams(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("cmd-upstream")
-    make_repo(base / "example" / "fakepkg-cmd", "fakepkg-cmd", [("1.0.0", CMD_V1), ("2.0.0", CMD_V2)])
-    return base
+    return tagged_upstream(tmp_path_factory.mktemp("cmd-upstream"), "fakepkg-cmd", [("1.0.0", CMD_V1), ("2.0.0", CMD_V2)])
 
 
 @pytest.fixture
 def project(tmp_path: Path, capsys, upstreams: Path) -> Repo:
-    r = Repo(tmp_path / "project", capsys)
-    r.path.mkdir()
-    git(r.path, "init", "-q", "-b", "main")
-    for rel, text in {"app/__init__.py": "", "app/greet.py": APP_PY, "checklists/fakepkg-cmd.md": CHECKLIST,
-                      "pyproject.toml": pyproject(upstreams, "1.0.0"), ".gitignore": "upgrade-summary.md\n"}.items():
-        r.write(rel, text)
-    r.commit("initial")
-    r.cache = tmp_path / "cache"
-    return r
+    return audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/greet.py": APP_PY, "checklists/fakepkg-cmd.md": CHECKLIST,
+        "pyproject.toml": pyproject(upstreams, "1.0.0")})
 
 
 def findings(run) -> dict[tuple[str, str], list[str]]:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Repo, git
-from upstream import make_repo
+from conftest import Repo
+from upstream import audited_project, project_pyproject, tagged_upstream
 from upgrade_checklists.project.uses import ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, Sources, find_uses
 
 MODELS_V1 = {
@@ -155,41 +155,19 @@ CHECKLIST = (
 
 
 def pyproject(upstreams: Path, version: str) -> str:
-    return f'''\
-[project]
-name = "app"
-version = "0"
-dependencies = ["fakepkg-models=={version}"]
-
-[tool.upgrade-checklists]
-roots = ["app"]
-git_url = "file://{upstreams}/{{github}}"
-
-[tool.upgrade-checklists.tiers]
-primary = ["app/"]
-'''
+    return project_pyproject("fakepkg-models", upstreams, version)
 
 
 @pytest.fixture(scope="module")
 def upstreams(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("models-upstream")
-    make_repo(base / "example" / "fakepkg-models", "fakepkg-models", [("1.0.0", MODELS_V1), ("2.0.0", MODELS_V2)])
-    return base
+    return tagged_upstream(tmp_path_factory.mktemp("models-upstream"), "fakepkg-models", [("1.0.0", MODELS_V1), ("2.0.0", MODELS_V2)])
 
 
 @pytest.fixture
 def project(tmp_path: Path, capsys, upstreams: Path) -> Repo:
-    r = Repo(tmp_path / "project", capsys)
-    r.path.mkdir()
-    git(r.path, "init", "-q", "-b", "main")
-    files = {"app/__init__.py": "", "app/layers.py": LAYERS_PY, "app/deep.py": DEEP_PY, "app/make.py": MAKE_PY,
-             "app/patch.py": PATCH_PY, "checklists/fakepkg-models.md": CHECKLIST, "pyproject.toml": pyproject(upstreams, "1.0.0"),
-             ".gitignore": "upgrade-summary.md\n"}
-    for rel, text in files.items():
-        r.write(rel, text)
-    r.commit("initial")
-    r.cache = tmp_path / "cache"
-    return r
+    return audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/layers.py": LAYERS_PY, "app/deep.py": DEEP_PY, "app/make.py": MAKE_PY,
+        "app/patch.py": PATCH_PY, "checklists/fakepkg-models.md": CHECKLIST, "pyproject.toml": pyproject(upstreams, "1.0.0")})
 
 
 def findings(run) -> set[tuple[str, str, str]]:

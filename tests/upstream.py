@@ -264,3 +264,37 @@ def build_dists(upstreams: Path, dist: Path) -> Path:
     make_sdist(core, "v2.0.0", dist)
     make_wheel(bridge, "v1.0.0", dist)
     return dist
+
+
+# --- a project audited against one local upstream (the audit tests' common fixture) -----
+
+
+def tagged_upstream(base: Path, name: str, versions: list[tuple[str, dict]]) -> Path:
+    """``name``'s releases as a local git repository at ``base/example/<name>``, one tag each;
+    ``base`` is what a project's ``git_url = "file://<base>/{github}"`` names."""
+    make_repo(base / "example" / name, name, versions)
+    return base
+
+
+def project_pyproject(package: str, upstreams: Path, version: str, roots: tuple[str, ...] = ("app",),
+                      primary: str | None = "app/") -> str:
+    """A project pinning ``package==version``, its upstream fetched from ``upstreams``."""
+    tiers = f'\n[tool.upgrade-checklists.tiers]\nprimary = ["{primary}"]\n' if primary else ""
+    return (f'[project]\nname = "app"\nversion = "0"\ndependencies = ["{package}=={version}"]\n\n'
+            f'[tool.upgrade-checklists]\nroots = [{", ".join(f"{r!r}" for r in roots)}]\n'
+            f'git_url = "file://{upstreams}/{{github}}"\n' + tiers).replace("'", '"')
+
+
+def audited_project(path: Path, capsys, files: dict[str, str]):
+    """A git repository at ``path`` holding ``files`` (and a .gitignore for the summary),
+    committed; its audit cache beside it (``Repo.cache``)."""
+    from conftest import Repo
+
+    r = Repo(path, capsys)
+    r.path.mkdir()
+    git(r.path, "init", "-q", "-b", "main")
+    for rel, text in {**files, ".gitignore": "upgrade-summary.md\n"}.items():
+        r.write(rel, text)
+    r.commit("initial")
+    r.cache = path.parent / "cache"
+    return r
