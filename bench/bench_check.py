@@ -25,8 +25,11 @@ minute). Times are medians; peak memory is the child's max RSS.
 - one file: ``check FILE`` as pre-commit runs it, the file unchanged, and the file
   edited since the last run: one importing file gets a comment line appended each time
   (nothing the check reads of it changes: the last outcome is reused, ``cutoff.py``),
-  then a comment line at its top (every line moves: the check runs); and a "plain" file
-  edited, one that imports no focused package and that no checklist names (most commits).
+  then one in its middle (every later line moves: the common commit), then one at its top
+  (every line moves); and a "plain" file edited, one that imports no focused package and
+  that no checklist names (most commits). Each edit is made two seconds before its run:
+  a file changed within git's racy window is never answered from a cache (its change
+  time cannot be set back), and a commit comes some seconds after its edit.
 
 It prints the median of each and the ratios to the baselines.
 """
@@ -205,21 +208,31 @@ def corpus_main(args: argparse.Namespace) -> int:
         def no_cache() -> None:
             shutil.rmtree(cache, ignore_errors=True)
 
-        def edit(path: Path = edited, top: bool = False) -> None:
-            if top:  # every line of the file moves: what the catalogs found there moves too
-                path.write_bytes(b"# edited\n" + path.read_bytes())
+        def edit(path: Path = edited, where: str = "end") -> None:
+            """A comment added at the file's end, top (every line moves) or middle (every later
+            line moves: the common commit), two seconds before the run: a file changed within
+            git's racy window (by its modification or change time) is never answered from a
+            cache, and a commit comes some seconds after the edit it commits."""
+            data = path.read_bytes()
+            if where == "top":
+                data = b"# edited\n" + data
+            elif where == "middle":
+                lines = data.splitlines(keepends=True)
+                data = b"".join(lines[: len(lines) // 2] + [b"# edited\n"] + lines[len(lines) // 2:])
             else:
-                with open(path, "a") as f:
-                    f.write("# edited\n")
-            past = time.time() - 60  # not "racily clean": the run may cache it
+                data += b"# edited\n"
+            path.write_bytes(data)
+            past = time.time() - 60
             os.utime(path, (past, past))
+            time.sleep(2.05)  # out of the racy window of its change time, which cannot be set back
 
         n_py = sum(1 for r in cfg.roots for _ in (root / r).rglob("*.py"))
         subprocess.run(check, cwd=root, env=env, capture_output=True)  # .pyc files written
         steps = [("check, cold (no cache)", no_cache, check), ("check, warm (nothing changed)", lambda: None, check),
                  ("check FILE, warm, file unchanged", lambda: None, [*check, str(edited.relative_to(root))]),
                  ("check FILE, warm, file edited", edit, [*check, str(edited.relative_to(root))]),
-                 ("check FILE, warm, edited at its top", lambda: edit(top=True), [*check, str(edited.relative_to(root))]),
+                 ("check FILE, warm, edited in its middle", lambda: edit(where="middle"), [*check, str(edited.relative_to(root))]),
+                 ("check FILE, warm, edited at its top", lambda: edit(where="top"), [*check, str(edited.relative_to(root))]),
                  ("check FILE, warm, plain file edited", lambda: edit(plain), [*check, str(plain.relative_to(root))])]
         # round by round, the baselines first: a ratio compares runs made moments apart (a shared
         # machine's speed drifts over a minute more than the differences measured here)
