@@ -587,32 +587,26 @@ class UpstreamModel(ServedNames):
             return None
 
     def member(self, cls: Api, name: str) -> Api | None:
+        obj = self._member_obj(cls, name)
+        return None if obj is None else self.api(obj)
+
+    def _member_obj(self, cls: Api, name: str, classes_only: bool = False):
+        """griffe's object for member ``name`` of ``cls`` (its own or inherited), alias followed."""
         owner = self._obj(cls)
-        if owner is None:
+        if owner is None or (classes_only and owner.kind.value != "class"):
             return None
         try:
             obj = owner.all_members.get(name)
         except Exception as exc:  # griffe's alias errors, on a base class outside the loaded source
             raise Unresolved(f"members of `{cls.path}` not known ({type(exc).__name__})") from None
-        if obj is None:
-            return None
-        return self.api(self._final(obj))
+        return None if obj is None else self._final(obj)
 
     def attribute_class(self, cls: Api, name: str) -> Api | None:
         """The class of attribute ``name`` of class ``cls`` (declared in it or a base: a class-level
         annotation, ``self.x: T`` or ``self.x = T(...)`` in a method), when exactly one class of
         the loaded source is named (``Optional[T]`` / ``T | None`` are ``T``); else None."""
-        owner = self._obj(cls)
-        if owner is None or owner.kind.value != "class":
-            return None
-        try:
-            obj = owner.all_members.get(name)
-        except Exception as exc:  # griffe's alias errors, on a base class outside the loaded source
-            raise Unresolved(f"members of `{cls.path}` not known ({type(exc).__name__})") from None
-        if obj is None:
-            return None
-        obj = self._final(obj)
-        if obj.kind.value != "attribute":
+        obj = self._member_obj(cls, name, classes_only=True)
+        if obj is None or obj.kind.value != "attribute":
             return None
         ann = getattr(obj, "annotation", None)
         if ann is not None:
