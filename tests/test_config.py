@@ -185,3 +185,17 @@ def test_gitignored_files_are_not_scanned_in_git_and_are_outside_it(repo: Repo) 
     shutil.rmtree(repo.path / ".git")
     r = repo.run("check", "--no-cache")
     assert "`app/generated/stub.py` imports" in r.out and "`app/utils/untracked.py` imports" in r.out
+
+
+def test_a_tier_glob_ending_in_a_slash_is_a_folder() -> None:
+    """``pkg/*/tests/`` reads as a prefix with a glob in it: every file below each match (it
+    used to match nothing, the files falling to a shorter rule's tier without a word)."""
+    from upgrade_checklists.project.tiers import TierRules
+
+    rules = TierRules([("pkg/*/tests/", "tertiary"), ("pkg/", "secondary")], False)
+    assert rules.tier_of("pkg/dcim/tests/test_api.py")[0] == "tertiary"
+    assert rules.tier_of("pkg/dcim/tests/deep/test_x.py")[0] == "tertiary"
+    assert rules.tier_of("pkg/dcim/models.py")[0] == "secondary"
+    assert TierRules([("pkg/*/tests/*.py", "tertiary")], False).tier_of("pkg/a/tests/t.py")[0] == "tertiary"
+    assert TierRules([("pkg/*/tests/*.py", "tertiary")], False).tier_of("pkg/a/tests.py")[0] is None
+

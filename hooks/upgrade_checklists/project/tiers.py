@@ -69,7 +69,10 @@ def _most_specific_first(rules: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def _applies(pattern: str, path: str) -> bool:
+    """A prefix (``app/``) covers what is below it; a glob matches the whole path (``*``
+    crosses folders), and a glob ending in ``/`` is a folder that covers what is below it
+    (``pkg/*/tests/`` as ``pkg/*/tests/*``: written as a prefix, it used to match nothing)."""
     if "*" in pattern or "?" in pattern or "[" in pattern:
-        return fnmatch(path, pattern)
+        return fnmatch(path, pattern + "*" if pattern.endswith("/") else pattern)
     p = pattern.rstrip("/")
     return path == p or path.startswith(p + "/") or p in ("", ".")
