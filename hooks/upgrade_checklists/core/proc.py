@@ -31,10 +31,8 @@ Three kinds of command:
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -92,6 +90,10 @@ _git_dirs: dict[str, str | None] = {}
 
 def _own_index(root: Path, index: str, env: dict[str, str]) -> str | None:
     """``index`` (absolute) when it is a file in the git folder git finds from ``root``, else None."""
+    path = os.path.realpath(os.path.abspath(index))
+    own = os.path.join(os.path.realpath(root), ".git")
+    if os.path.isdir(own) and path.startswith(own + os.sep):
+        return path  # the common case (a commit's hook in the repository's top folder): no git asked
     key = str(root)
     if key not in _git_dirs:
         try:
@@ -103,7 +105,6 @@ def _own_index(root: Path, index: str, env: dict[str, str]) -> str | None:
     git_dir = _git_dirs[key]
     if git_dir is None:
         return None
-    path = os.path.realpath(os.path.abspath(index))
     return path if path.startswith(git_dir + os.sep) else None
 
 
@@ -133,6 +134,9 @@ def run(cmd: Sequence[str], *, kind: str, timeout: float, cwd: Path | None = Non
     if kind == GIT_REPO:
         return subprocess.run(cmd, cwd=cwd, env=environment(kind, cwd, extra_env), capture_output=True,
                               stdin=subprocess.DEVNULL, timeout=timeout, **text_args)
+    import shutil  # here, not at the top: git on the repository (every check) needs neither
+    import tempfile
+
     neutral = tempfile.mkdtemp(prefix="upgrade-checklists-")
     try:
         extra = {"HOME": neutral, "XDG_CONFIG_HOME": neutral} if kind == GIT_UPSTREAM else {}
