@@ -16,6 +16,8 @@ def has_control(value: object, allow: str = "") -> bool:
     """A control character (see ``_CONTROL_RE``) but those in ``allow`` in ``value``, or in
     any string of a list, tuple or dict (keys and values) in it."""
     if isinstance(value, str):
+        if _CONTROL_RE.search(value) is None:  # nearly always: one scan in C
+            return False
         return any(m.group() not in allow for m in _CONTROL_RE.finditer(value))
     if isinstance(value, dict):
         return any(has_control(k, allow) or has_control(v, allow) for k, v in value.items())
