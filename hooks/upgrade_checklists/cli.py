@@ -375,7 +375,7 @@ def _outcome(cfg: config.Config, use_cache: bool, uncatalogued: bool, reuse: boo
     global _kept
     result = _kept = run_check(cfg, use_cache=use_cache, uncatalogued=uncatalogued, files=state.files if state else None)
     outcome = runcache.outcome_of(result)
-    if state is not None and runcache.reads_of(cfg, state, result, files.journal(), files.globs()):
+    if state is not None and not state.racy and runcache.reads_of(cfg, state, result, files.journal(), files.globs()):
         plain = runcache.save(cfg, state, outcome)  # None: a racy state, not stored
         if plain is not None and not uncatalogued:
             from upgrade_checklists.check import cutoff

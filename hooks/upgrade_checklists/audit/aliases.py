@@ -204,7 +204,7 @@ class GetattrReader:
         self.modname = modname
         self.package = modname if is_package else modname.rpartition(".")[0]
         self.load = load or (lambda dotted: None)
-        self.top = list(_module_level(tree.body))
+        self.top = list(module_level(tree.body))
         self.fn = next((n for n in self.top if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__getattr__"), None)
         self.lazy = self._lazy_table()
         self._tables: dict[str, object] = {}
@@ -368,8 +368,6 @@ class GetattrReader:
             return self._block(stmt.body, st)
         if isinstance(stmt, (ast.Pass, ast.Global, ast.Nonlocal, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return None
-        if isinstance(stmt, ast.Expr):
-            return None
         raise Undecided(f"`{self.modname}.__getattr__`: cannot follow line {stmt.lineno}")
 
     def _container(self, node: ast.AST, st: _State):
@@ -529,16 +527,16 @@ def _names_it(test: ast.AST, param: str) -> bool:
     return False
 
 
-def _module_level(body: list[ast.stmt]):
+def module_level(body: list[ast.stmt]):
     """Statements that run at module level (inside top-level ``if``/``try``, not in functions)."""
     for stmt in body:
         yield stmt
         if isinstance(stmt, ast.If):
-            yield from _module_level(stmt.body)
-            yield from _module_level(stmt.orelse)
+            yield from module_level(stmt.body)
+            yield from module_level(stmt.orelse)
         elif isinstance(stmt, ast.Try):
             for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
-                yield from _module_level(part)
+                yield from module_level(part)
 
 
 def _literal(node: ast.AST):
@@ -548,7 +546,12 @@ def _literal(node: ast.AST):
     except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset") and len(node.args) <= 1:
             inner = _literal(node.args[0]) if node.args else []
-            return _MISSING if inner is _MISSING else set(inner) if not isinstance(inner, dict) else set(inner)
+            if inner is _MISSING:
+                return _MISSING
+            try:
+                return set(inner)
+            except TypeError:  # an unhashable member (`set([[1]])`): not a value we can read
+                return _MISSING
         if isinstance(node, ast.Dict):  # keys constants, values what they are
             out = {}
             for k, v in zip(node.keys, node.values):
@@ -567,7 +570,7 @@ def _grown(value, name: str, tree: ast.Module):
     """What the module adds to table ``name`` at module level."""
     if isinstance(value, (tuple, frozenset)):
         value = list(value) if isinstance(value, tuple) else set(value)
-    for stmt in _module_level(tree.body):
+    for stmt in module_level(tree.body):
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
             more = _literal(stmt.value)
             if more is _MISSING:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from upgrade_checklists.audit import annotations
-from upgrade_checklists.audit.aliases import GetattrReader, Gone, Served, SourceCache, Undecided, served
+from upgrade_checklists.audit.aliases import GetattrReader, Gone, Served, SourceCache, Undecided, module_level, served
 from upgrade_checklists.audit.deprecation import deprecation_of, keyword_warnings
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -327,7 +327,7 @@ class UpstreamModel(ServedNames):
         if folder is not None and is_package and _compiled(folder, name):
             raise Unresolved(f"`{mod.path}.{name}` is a compiled extension module without a stub (.pyi)")
         package = mod.path if is_package else mod.path.rpartition(".")[0]
-        for node in _top_statements(tree.body):
+        for node in module_level(tree.body):
             if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
                 continue
             if node.level:
@@ -731,18 +731,6 @@ def _compiled(folder: Path, name: str) -> bool:
         return False
 
 
-def _top_statements(body):
-    """Module-level statements, also inside top-level ``if`` / ``try``."""
-    for stmt in body:
-        yield stmt
-        if isinstance(stmt, ast.If):
-            yield from _top_statements(stmt.body)
-            yield from _top_statements(stmt.orelse)
-        elif isinstance(stmt, ast.Try):
-            for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
-                yield from _top_statements(part)
-
-
 def _placeholder(path: str) -> bool:
     """A placeholder defined for a missing optional backend (``utils/dummy_pt_objects.py``)."""
     return any(part.startswith("dummy") or part.endswith("_dummies") for part in path.split(".")[:-1])
@@ -750,8 +738,6 @@ def _placeholder(path: str) -> bool:
 
 def _class_node(tree, name: str, lineno: int | None):
     """The ``class name`` statement griffe places at ``lineno`` (its first decorator's line, or its own)."""
-    import ast
-
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef) and node.name == name:
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
@@ -763,8 +749,6 @@ def _class_node(tree, name: str, lineno: int | None):
 def self_calls_in(node, name: str, rel: str) -> list[dict]:
     """``self.<name>(...)`` calls in the methods of the class statement ``node`` (``self``: each
     method's first parameter; static methods have none)."""
-    import ast
-
     out = []
     for fn in node.body:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):

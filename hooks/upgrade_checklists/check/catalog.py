@@ -246,8 +246,12 @@ def nearest_path(root: Path, path: str) -> str | None:
         return None
     # a typo in a folder's name (`pkg/utlis/io.py`): the closest of the files git lists with
     # a name like this one's
-    listed = gitfiles.project_files(root, ["."]) or []
-    alike = [p for p in listed if difflib.SequenceMatcher(None, p.rsplit("/", 1)[-1], name).ratio() >= 0.75]
+    from upgrade_checklists.check.rows import project_listing  # the run's listing: git asked once
+
+    by_name: dict[str, list[str]] = {}
+    for p in project_listing(root) or []:
+        by_name.setdefault(p.rsplit("/", 1)[-1], []).append(p)
+    alike = [p for n in difflib.get_close_matches(name, by_name, n=max(1, len(by_name)), cutoff=0.75) for p in by_name[n]]
     close = difflib.get_close_matches(path, alike, n=1, cutoff=0.8)
     return close[0] if close else None
 

@@ -41,7 +41,7 @@ from upgrade_checklists.check.folders import FOLDER_MIN, folder_groups, glob_gro
 from upgrade_checklists.check.rows import usage_parts
 from upgrade_checklists.project.scan import Facts, Prefilter, iter_sources, scan_file
 from upgrade_checklists.project.tiers import TierRules
-from upgrade_checklists.project.uses import MEMBER, find_uses, subclasses
+from upgrade_checklists.project.uses import MEMBER, catches_import_error, find_uses, subclasses
 
 _TIER_TITLES = {
     "primary": "Primary (most likely to break)",
@@ -690,21 +690,13 @@ def _guards(parsed: dict[str, _File], names: list[str], package: str, rank_of) -
                 add(node, "hasattr", node.args[1].value)
             elif isinstance(node, ast.Compare) and version_source(node, versions):
                 add(node, "version")
-            elif isinstance(node, ast.Try) and _catches_import_error(node):
+            elif isinstance(node, ast.Try) and catches_import_error(node):
                 for stmt in node.body:
                     if isinstance(stmt, (ast.Import, ast.ImportFrom)) and any(scopes._of_package(stmt, a) for a in stmt.names):
                         add(stmt, "import")
                         break
     kinds = {"hasattr": 0, "version": 1, "import": 2}
     return sorted(out.values(), key=lambda g: (g.rank, kinds[g.kind], g.rel, g.line))
-
-
-def _catches_import_error(node: ast.Try) -> bool:
-    for h in node.handlers:
-        for t in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]):
-            if (t.attr if isinstance(t, ast.Attribute) else getattr(t, "id", None)) in ("ImportError", "ModuleNotFoundError"):
-                return True
-    return False
 
 
 def _check_text(call: Call, reads: list[str]) -> str:

@@ -63,6 +63,15 @@ def forget_listing(root: Path | None = None, files: list[str] | None = None) -> 
         _listing[str(root)] = files
 
 
+def project_listing(root: Path) -> list[str] | None:
+    """What git lists in ``root`` (``gitfiles.project_files``), asked once a run: the run
+    passes the listing it has already (:func:`forget_listing`)."""
+    key = str(root)
+    if key not in _listing:
+        _listing[key] = gitfiles.project_files(root, ["."])
+    return _listing[key]
+
+
 def _glob(cfg: Config, pattern: str) -> list[str]:
     """Files matching ``pattern`` as the tier rules match (``*`` crosses folders:
     `a/*/args.py` is every `args.py` below `a/`). In a git work tree, matched against the
@@ -75,9 +84,7 @@ def _glob(cfg: Config, pattern: str) -> list[str]:
     static = pattern[:first].rsplit("/", 1)[0] if "/" in pattern[:first] else ""
     prefix = static + "/" if static else ""
     root = str(cfg.root)
-    if root not in _listing:
-        _listing[root] = gitfiles.project_files(cfg.root, ["."])
-    listing = _listing[root]
+    listing = project_listing(cfg.root)
     found = []
     if listing is not None:
         for rel in listing:

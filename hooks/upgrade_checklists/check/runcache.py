@@ -32,6 +32,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -118,29 +119,34 @@ def reads_of(cfg: Config, st: State, result, journal: list[str], globs: dict[str
     path the run read or looked for that the state does not key already, git listing
     neither it nor a link there, and a line per glob expanded on the file system with its
     matches. False when one of them changed in the last two seconds (nothing is stored)."""
-    import stat as stat_
-
     listed = set(st.files)
-    links = {f for f, line in zip(st.files, st.stats) if _is_link(line, stat_)}
+    links = {f for f, line in zip(st.files, st.stats) if _mode_is(line, stat.S_ISLNK)}
     paths = dict.fromkeys(journal)
     if result is not None:
-        paths.update(dict.fromkeys(sorted(result.observed | result.asked)))
+        paths.update(dict.fromkeys(result.observed | result.asked))
     rels = sorted(p for p in paths if p and (p not in listed or p in links))
     lines: list[str] = []
     newest = hash_stats(blake2b(digest_size=8), cfg.root, rels, follow=True, keep=lines)
-    lines += [_glob_line(p, found) for p, found in sorted(globs.items())]
+    lines = [_steady(x) for x in lines] + [_glob_line(p, found) for p, found in sorted(globs.items())]
     st.reads = lines
     from upgrade_checklists.project.cache import racy_since
 
     return not racy_since(newest)
 
 
-def _is_link(line: str, stat_) -> bool:
+def _mode_is(line: str, test) -> bool:
     parts = line.split("\0")
     try:
-        return len(parts) > 2 and stat_.S_ISLNK(int(parts[1]))
+        return len(parts) > 2 and test(int(parts[1]))
     except ValueError:
         return False
+
+
+def _steady(line: str) -> str:
+    """A folder's stat line as its presence alone: a folder row (``tests/``) is read through
+    the files git lists in it, which the key holds; the folder's own times change with every
+    editor's swap file or ``__pycache__`` in it, and must not make a warm run miss."""
+    return line.split("\0", 1)[0] + "\0dir\n" if _mode_is(line, stat.S_ISDIR) else line
 
 
 def _glob_line(pattern: str, found: list[str]) -> str:
@@ -163,7 +169,7 @@ def same_reads(cfg: Config, lines: object) -> bool:
             rels.append(parts[0])
     now: list[str] = []
     hash_stats(blake2b(digest_size=8), cfg.root, rels, follow=True, keep=now)
-    return now == [x for x in lines if not x.startswith(_GLOB)]
+    return [_steady(x) for x in now] == [x for x in lines if not x.startswith(_GLOB)]
 
 
 def _config_text(cfg: Config) -> str:
