@@ -483,7 +483,12 @@ def _bind_attribute(u: Use, old, new, version) -> Bound:
 
 
 def _bind_patch(u: Use, old, new, version) -> Bound:
-    """A function assigned in place of an upstream method: parameter names, order and kinds must match."""
+    """A function assigned in place of an upstream method: parameter names, order and kinds must
+    match, as far as a caller can tell. Upstream's own ``self.m(...)`` calls of the method (found
+    in the new version) are bound against the patch and decide: a difference none of them meets
+    (a different order where every call passes those parameters by keyword) is no break. With no
+    such call known, a difference the old version had already, parameter for parameter, stays a
+    warning unless the new release changed the parameters involved."""
     cls_new = _lookup(new, u.target)
     b = Bound(u, None, None)
     m_new = _member(new, cls_new, u.member)
@@ -492,16 +497,100 @@ def _bind_patch(u: Use, old, new, version) -> Bound:
     b.new = m_new.path
     theirs = list(m_new.parameters or ())
     mine = list(u.params)
-    if theirs != mine:
-        def show(ps):
-            return ", ".join(_spell(n, k) for n, k in ps)
-        m_old = _member(old, _lookup(old, u.target), u.member)
-        same = m_old is not None and m_old.kind == "function" and list(m_old.parameters or ()) == theirs
-        b.problems.append(("PATCH_MISMATCH", "warning" if same else "error", u.member,
-                           f"`{m_new.path}({show(theirs)})` at {version} differs from the patch "
-                           f"`{u.via.split('`')[1]}({show(mine)})` ({_at(u)}) assigned in its place: {_difference(theirs, mine)}"
-                           + (" (so did the old version's: not a change of this upgrade)" if same else "")))
+    if theirs == mine:
+        return b
+    cls_old = _lookup(old, u.target)
+    m_old = _member(old, cls_old, u.member)
+    before = list(m_old.parameters or ()) if m_old is not None and m_old.kind == "function" else None
+    shown = (f"`{m_new.path}({', '.join(_spell(n, k) for n, k in theirs)})` at {version} differs from the patch "
+             f"`{u.via.split('`')[1]}({', '.join(_spell(n, k) for n, k in mine)})` ({_at(u)}) assigned in its place: "
+             f"{_difference(theirs, mine)}")
+    patch = _patch_signature(u)
+    calls = _self_calls(new, cls_new, u.member)
+    if calls and m_new.signature is not None:
+        old_fails = {(c["caller"], _shape(c)) for c in _self_calls(old, cls_old, u.member)
+                     if m_old is not None and m_old.signature is not None and patch_call_fails(c, m_old.signature, patch)}
+        failing: dict[tuple, list[dict]] = {}
+        for c in calls:
+            why = patch_call_fails(c, m_new.signature, patch)
+            if why:
+                failing.setdefault((_shape(c), tuple(why), (c["caller"], _shape(c)) in old_fails), []).append(c)
+        if not failing:
+            b.problems.append(("PATCH_MISMATCH", "info", u.member, f"{shown}; upstream's own calls of it bind to the patch "
+                               f"({_callers(calls)}): not a break"))
+        for (shape, why, pre), cs in failing.items():
+            b.problems.append(("PATCH_MISMATCH", "warning" if pre else "error", u.member,
+                               f"{shown}; upstream {_callers(cs)} call{'s' if len(cs) == 1 else ''} `self.{u.member}({shape})` "
+                               f"at {version}, which the patch cannot take: " + "; ".join(why)
+                               + (" (so did the old version: not a change of this upgrade)" if pre else "")))
+        return b
+    fresh = differences(theirs, mine) - (differences(before, mine) if before is not None else set())
+    if not fresh:
+        b.problems.append(("PATCH_MISMATCH", "warning", u.member,
+                           f"{shown} (so did the old version's: not a change of this upgrade)"))
+    else:
+        b.problems.append(("PATCH_MISMATCH", "error", u.member, shown))
     return b
+
+
+_VARIADIC = ("variadic positional", "variadic keyword")
+
+
+def differences(theirs: list[tuple[str, str]], mine: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    """What a caller of the upstream method (parameters ``theirs``, as written) can meet on the
+    patch (``mine``), one ``(parameter, how)`` per parameter: in the patch only, another kind,
+    another position, or upstream only and not taken by the patch's ``**kwargs``; and the
+    variadics, and fewer positional places. An upstream parameter the patch's ``**kwargs``
+    takes is no difference to a keyword caller: its name changing is not the patch's concern."""
+    out: set[tuple[str, str]] = set()
+    positional = ("positional-only", "positional or keyword")
+    tk, mk = dict(theirs), dict(mine)
+    tpos = [n for n, k in theirs if k in positional]
+    mpos = [n for n, k in mine if k in positional]
+    m_kinds = {k for _n, k in mine}
+    for n, k in mine:
+        if k in _VARIADIC:
+            continue
+        if n not in tk:
+            out.add((n, "patch only"))
+        elif tk[n] != k:
+            out.add((n, "kind"))
+        elif k in positional and tpos.index(n) != mpos.index(n):
+            out.add((n, "order"))
+    for n, k in theirs:
+        if k in _VARIADIC:
+            if k not in m_kinds:
+                out.add((_spell(n, k), "upstream only"))
+        elif n not in mk and not ("variadic keyword" in m_kinds and k != "positional-only"):
+            out.add((n, "upstream only"))
+    if len(tpos) > len(mpos) and "variadic positional" not in m_kinds:
+        out.add(("", "fewer positional"))
+    return out
+
+
+def _patch_signature(u: Use) -> Signature:
+    """The patch's signature with its instance parameter left out (a function patched onto a class
+    gets the instance first)."""
+    params = list(u.params)
+    if params and params[0][1] in ("positional-only", "positional or keyword"):
+        params = params[1:]
+    return Signature([Param(n, k, "..." if n in u.defaults else None) for n, k in params], None)
+
+
+def patch_call_fails(call: dict, theirs: Signature, patch: Signature) -> list[str]:
+    """Why an upstream call of the method (``api.self_calls_in``), written for signature ``theirs``,
+    does not reach the patch as meant: it does not bind, or a parameter it passes by position
+    lands on another parameter of the patch."""
+    why = call_fails(call, patch, "the patch")
+    tpos, mpos = theirs.positional(), patch.positional()
+    for i in range(min(call["positional"], len(tpos), len(mpos))):
+        if tpos[i].name != mpos[i].name:
+            why.append(f"its argument {i + 1} is `{tpos[i].name}` upstream, which the patch takes as `{mpos[i].name}`")
+    return why
+
+
+def _callers(calls: list[dict]) -> str:
+    return ", ".join(f"`{c['caller']}` ({c['file']}:{c['line']})" for c in calls)
 
 
 def _at(u: Use) -> str:
@@ -584,25 +673,25 @@ def cannot_accept(base: Signature, mine: Signature) -> list[tuple[str, bool, boo
     return out
 
 
-def call_fails(call: dict, mine: Signature) -> list[str]:
-    """Why an upstream call (``api.self_calls_in``) cannot bind to the override (empty: it binds)."""
+def call_fails(call: dict, mine: Signature, who: str = "the override") -> list[str]:
+    """Why an upstream call (``api.self_calls_in``) cannot bind to the override or patch (empty: it binds)."""
     why = []
     mpos, mnamed = mine.positional(), mine.named()
     if call["positional"] > len(mpos) and not mine.var_args:
-        why.append(f"{call['positional']} positional argument(s), the override takes {len(mpos)}")
+        why.append(f"{call['positional']} positional argument(s), {who} takes {len(mpos)}")
     filled = {p.name for p in mpos[: call["positional"]]}
     for kw in call["keywords"]:
         q = mnamed.get(kw)
         if q is None or q.kind == "positional-only":
             if not mine.var_kwargs:
-                why.append(f"keyword `{kw}`, which the override does not take")
+                why.append(f"keyword `{kw}`, which {who} does not take")
         elif kw in filled:
             why.append(f"`{kw}` twice (by position and by keyword)")
     if not (call["star_args"] or call["star_kwargs"]):
         passed = filled | set(call["keywords"])
         missing = [p.name for p in mine.params if p.required and p.name not in passed]
         if missing:
-            why.append("no " + ", ".join(f"`{m}`" for m in missing) + ", which the override requires")
+            why.append("no " + ", ".join(f"`{m}`" for m in missing) + f", which {who} requires")
     return why
 
 

@@ -73,7 +73,7 @@ class Use:
     function_file: str = ""  # PATCH: ... and in which file
     guarded: bool = False  # PATCH: under a ``hasattr(Cls, "m")`` test (applied only where upstream lacks it)
     guard_line: int | None = None  # PATCH and its MEMBER uses: the ``if`` around the assignment
-    defaults: tuple[str, ...] = ()  # OVERRIDE: the parameters with a default (``params`` leaves ``self`` out)
+    defaults: tuple[str, ...] = ()  # OVERRIDE (``params`` leaves ``self`` out) and PATCH: the parameters with a default
     attr: str = ""  # TYPED: the attribute of ``self`` the method is called on (its class: the upstream declaration's)
 
 
@@ -528,9 +528,11 @@ class _Project:
             guard, guarded = _guard(tree, stmt, name)
             gl = guard.lineno if guard is not None else None
             short = cls.rsplit(".", 1)[-1]
-            out.append(Use(rel, stmt.lineno, PATCH, cls, name, via=f"patch `{fn.name}`", params=_params(fn),
+            params = _params(fn)
+            with_default = _with_default(fn)
+            out.append(Use(rel, stmt.lineno, PATCH, cls, name, via=f"patch `{fn.name}`", params=params,
                            function_line=fn.lineno, guarded=guarded, guard_line=gl,
-                           function_file=frel))
+                           function_file=frel, defaults=tuple(n for n, _k in params if n in with_default)))
             for u in _self_uses(frel, self.sources.text(frel), fn, cls, f"patch `{fn.name}` of `{short}.{name}`", set(), set()):
                 out.append(Use(u.file, u.line, u.kind, u.target, u.member, u.call, u.via, patch=True, write=u.write,
                                guard_line=gl if frel == rel else None))
@@ -842,13 +844,18 @@ def _override(rel: str, fn, base: str, short: str) -> Use | None:
         if not params or params[0][1] not in _PARAM_KINDS[:2]:
             return None  # no ``self`` to bind the instance to: not a method we can read
         params = params[1:]
-    a = fn.args
-    positional = a.posonlyargs + a.args
-    with_default = {p.arg for p in positional[len(positional) - len(a.defaults):]} if a.defaults else set()
-    with_default |= {p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
+    with_default = _with_default(fn)
     return Use(rel, fn.lineno, OVERRIDE, base, fn.name, via=f"subclass `{short}`", params=params,
                function_line=fn.lineno, function_file=rel,
                defaults=tuple(n for n, _k in params if n in with_default))
+
+
+def _with_default(fn) -> set[str]:
+    """The parameters of ``fn`` that have a default value."""
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    with_default = {p.arg for p in positional[len(positional) - len(a.defaults):]} if a.defaults else set()
+    return with_default | {p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
 
 
 def _runtime_aliases(body: list[ast.stmt]):
