@@ -23,8 +23,59 @@ from conftest import Repo
 from upstream import audited_project, project_pyproject, tagged_upstream
 from upgrade_checklists.audit.bind import differences
 
+VISION_V1 = '''
+    class Output:
+        def __init__(self, hidden):
+            self.hidden = hidden
+
+
+    class Indexed(Output):
+        def __getitem__(self, i):
+            return self.hidden
+
+
+    class Encoder:
+        def forward(self, x) -> list:
+            return [x]
+
+        def embed(self, x) -> list:
+            return [x]
+
+        def pool(self, x) -> list:
+            return [x]
+
+        def blend(self, x) -> list:
+            return [x]
+    '''
+
+VISION_V2 = '''
+    class Output:
+        def __init__(self, hidden):
+            self.hidden = hidden
+
+
+    class Indexed(Output):
+        def __getitem__(self, i):
+            return self.hidden
+
+
+    class Encoder:
+        def forward(self, x) -> Output:
+            return Output(x)
+
+        def embed(self, x) -> "tuple | Indexed":
+            return Indexed(x)
+
+        def pool(self, x) -> Output:
+            return Output(x)
+
+        def blend(self, x) -> Output:
+            return Output(x)
+    '''
+
 LAYER_V1 = {
     "fakepkg/layer/__init__.py": "from fakepkg.layer.mods import Keyed, Moved, Plain, Positional\n",
+    "fakepkg/layer/vision.py": VISION_V1,
     "fakepkg/layer/mods.py": '''
         class Keyed:
             def forward(self, hidden, mask=None, past=None, pos=None, **kwargs):
@@ -55,6 +106,7 @@ LAYER_V1 = {
 
 LAYER_V2 = {
     **LAYER_V1,
+    "fakepkg/layer/vision.py": VISION_V2,
     "fakepkg/layer/mods.py": '''
         class Keyed:
             def forward(self, hidden, mask=None, cache=None, pos=None, **kwargs):
@@ -99,6 +151,50 @@ Keyed.forward = fast_forward
 Positional.forward = fast_forward
 Plain.forward = fast_forward
 Moved.forward = short_forward
+'''
+
+WRAP_PY = '''\
+import functools
+
+from fakepkg.layer.vision import Encoder
+
+original_forward = Encoder.forward
+
+
+def first_forward(self, *args, **kwargs):
+    out = original_forward(self, *args, **kwargs)
+    return out[0]
+
+
+def make_embed(original):
+    @functools.wraps(original)
+    def embed(self, x):
+        return original(self, x)[0]
+    return embed
+
+
+def make_pool(original):
+    def pool(self, x):
+        res = original(self, x)
+        log(res)
+        return res.hidden
+    return pool
+
+
+def make_blend(original):
+    def blend(self, x):
+        return original(self, x)
+    return blend
+
+
+def log(value):
+    return value
+
+
+Encoder.forward = first_forward
+Encoder.embed = make_embed(Encoder.embed)
+Encoder.pool = make_pool(Encoder.pool)
+Encoder.blend = make_blend(Encoder.blend)
 '''
 
 CHECKLIST = (
@@ -189,3 +285,41 @@ def test_the_differences_a_caller_can_meet() -> None:
                        [("self", pk), ("hidden", pk), ("pos", "keyword-only")]) == {
         ("mask", "upstream only"), ("*args", "upstream only"), ("pos", "kind"), ("", "fewer positional")}
     assert differences([("self", pk)], [("self", pk), ("extra", pk)]) == {("extra", "patch only")}
+    # a parameter the patch requires where upstream has a default
+    assert differences(mine, mine, frozenset({"self", "hidden", "pos"}), frozenset({"pos"})) == {("pos", "required")}
+    # a patch taking anything the method takes meets no difference
+    assert differences([("self", pk), ("hidden", pk), ("mask", "keyword-only")], [("self", pk), ("args", va), ("kwargs", kw)]) == set()
+
+
+def test_a_wrapper_using_the_wrapped_methods_result_is_checked_against_the_new_return_type(project: Repo, upstreams: Path) -> None:
+    project.write("app/wrap.py", WRAP_PY)
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    got = sorted(line.rsplit(" (checklists/", 1)[0] for line in r.lines if ": RETURN_CHANGED " in line)
+    assert got == [
+        # res.hidden is an attribute Output sets in __init__ (fine); res handed to a project function: not known
+        "app/wrap.py:22:1: RETURN_CHANGED [info] `fakepkg.layer.vision.Encoder.pool`: returns `Output` (was `list`) at 2.0.0, "
+        "and wrapper `pool` (line 21) uses its result at line 23, in a way not checked statically",
+        # out[0] on an Output, a class of the loaded source without __getitem__: breaks
+        "app/wrap.py:9:1: RETURN_CHANGED `fakepkg.layer.vision.Encoder.forward`: returns `Output` (was `list`) at 2.0.0, "
+        "and wrapper `first_forward` (line 8) indexes its result at line 10, which `Output` does not support (no `__getitem__`)",
+    ]
+    # embed: `tuple | Indexed`, both indexable; blend hands the result on as it is: nothing to say
+    assert r.code == 1
+
+
+def test_wrappers_and_what_they_do_with_the_result() -> None:
+    from upgrade_checklists.project.uses import WRAPPED, find_uses
+
+    got = sorted((u.file, u.line, u.member, u.via, u.results) for u in find_uses({"app/wrap.py": (WRAP_PY, __import__("ast").parse(WRAP_PY))},
+                                                                                  ["fakepkg.layer"]) if u.kind == WRAPPED)
+    assert got == [
+        ("app/wrap.py", 9, "forward", "wrapper `first_forward`", ((10, "index", ""),)),
+        ("app/wrap.py", 16, "embed", "wrapper `embed`", ((16, "index", ""),)),
+        ("app/wrap.py", 22, "pool", "wrapper `pool`", ((23, "other", ""), (24, "attribute", "hidden"))),
+        ("app/wrap.py", 30, "blend", "wrapper `blend`", ((30, "return", ""),)),
+    ]
+    # a patch that does not call what it replaces, or calls a name it assigns itself, wraps nothing
+    plain = ("from fakepkg.layer.vision import Encoder\norig = Encoder.forward\n\n\ndef f(self, x):\n"
+             "    orig = print\n    return orig(x)[0]\n\n\nEncoder.forward = f\n")
+    assert [u for u in find_uses({"a.py": (plain, __import__("ast").parse(plain))}, ["fakepkg.layer"]) if u.kind == WRAPPED] == []

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from upgrade_checklists.audit.annotations import short
 from upgrade_checklists.audit.api import Api, Param, Signature, Unresolved, UpstreamModel
 from upgrade_checklists.project.calls import Call
-from upgrade_checklists.project.uses import ANNOTATED, ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, TYPED, Use
+from upgrade_checklists.project.uses import ANNOTATED, ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, TYPED, WRAPPED, Use
 
 Problem = tuple[str, str, str, str]
 
@@ -197,6 +197,7 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         OVERRIDE: lambda u: _bind_override(u, old, new, version),
         TYPED: lambda u: _bind_typed(u, old, new, version),
         ANNOTATED: lambda u: _bind_annotated(u, old, new, version),
+        WRAPPED: lambda u: _bind_wrapped(u, old, new, version),
     }
     for u in uses:
         try:
@@ -497,8 +498,8 @@ def _bind_patch(u: Use, old, new, version) -> Bound:
     b.new = m_new.path
     theirs = list(m_new.parameters or ())
     mine = list(u.params)
-    if theirs == mine:
-        return b
+    if theirs == mine or not differences(theirs, mine, _required(u), _optional(m_new)):
+        return b  # the same, or a patch taking whatever the method takes (``(self, *args, **kwargs)``)
     cls_old = _lookup(old, u.target)
     m_old = _member(old, cls_old, u.member)
     before = list(m_old.parameters or ()) if m_old is not None and m_old.kind == "function" else None
@@ -524,7 +525,8 @@ def _bind_patch(u: Use, old, new, version) -> Bound:
                                f"at {version}, which the patch cannot take: " + "; ".join(why)
                                + (" (so did the old version: not a change of this upgrade)" if pre else "")))
         return b
-    fresh = differences(theirs, mine) - (differences(before, mine) if before is not None else set())
+    fresh = differences(theirs, mine, _required(u), _optional(m_new)) - (
+        differences(before, mine, _required(u), _optional(m_old)) if before is not None else set())
     if not fresh:
         b.problems.append(("PATCH_MISMATCH", "warning", u.member,
                            f"{shown} (so did the old version's: not a change of this upgrade)"))
@@ -536,11 +538,25 @@ def _bind_patch(u: Use, old, new, version) -> Bound:
 _VARIADIC = ("variadic positional", "variadic keyword")
 
 
-def differences(theirs: list[tuple[str, str]], mine: list[tuple[str, str]]) -> set[tuple[str, str]]:
+def _required(u: Use) -> frozenset[str]:
+    """The patch's parameters without a default."""
+    return frozenset(n for n, k in u.params if k not in _VARIADIC and n not in u.defaults)
+
+
+def _optional(m: Api | None) -> frozenset[str]:
+    """The upstream method's parameters with a default."""
+    if m is None or m.signature is None:
+        return frozenset()
+    return frozenset(p.name for p in m.signature.params if p.default is not None)
+
+
+def differences(theirs: list[tuple[str, str]], mine: list[tuple[str, str]], required: frozenset[str] = frozenset(),
+                optional: frozenset[str] = frozenset()) -> set[tuple[str, str]]:
     """What a caller of the upstream method (parameters ``theirs``, as written) can meet on the
     patch (``mine``), one ``(parameter, how)`` per parameter: in the patch only, another kind,
     another position, or upstream only and not taken by the patch's ``**kwargs``; and the
-    variadics, and fewer positional places. An upstream parameter the patch's ``**kwargs``
+    variadics, and fewer positional places; a parameter the patch requires (``required``) that
+    upstream makes optional (``optional``). An upstream parameter the patch's ``**kwargs``
     takes is no difference to a keyword caller: its name changing is not the patch's concern."""
     out: set[tuple[str, str]] = set()
     positional = ("positional-only", "positional or keyword")
@@ -557,6 +573,8 @@ def differences(theirs: list[tuple[str, str]], mine: list[tuple[str, str]]) -> s
             out.add((n, "kind"))
         elif k in positional and tpos.index(n) != mpos.index(n):
             out.add((n, "order"))
+        if n in tk and n in required and n in optional:
+            out.add((n, "required"))
     for n, k in theirs:
         if k in _VARIADIC:
             if k not in m_kinds:
@@ -614,6 +632,96 @@ def _difference(theirs: list[tuple[str, str]], mine: list[tuple[str, str]]) -> s
         return f"only {side} has {', '.join(f'`{x}`' for x in extra)}"
     kinds = [n for (n, k), (_, k2) in zip(theirs, mine) if k != k2]
     return f"kinds differ for {', '.join(f'`{x}`' for x in kinds)}"
+
+
+# -- wrappers of upstream methods --------------------------------------------------------------
+
+#: builtin and typing containers: what each supports of a wrapper's uses of a value (``index``, ``iterate``)
+_INDEXABLE = ("tuple", "list", "dict", "str", "bytes", "typing.Sequence", "typing.MutableSequence", "typing.Mapping",
+              "typing.MutableMapping", "typing.Tuple", "typing.List", "typing.Dict")
+_ITERABLE = _INDEXABLE + ("set", "frozenset", "typing.Iterable", "typing.Iterator", "typing.Generator", "typing.Collection",
+                          "typing.Set", "typing.FrozenSet", "typing.AbstractSet")
+_HOW = {"index": "indexes", "unpack": "unpacks", "iterate": "iterates over", "attribute": "reads", "other": "uses"}
+
+
+def _members(text: str) -> list[str]:
+    """The members of a (normalised) union annotation: ``tuple | pkg.Out`` -> ``["tuple", "pkg.Out"]``."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch in "[(" and 1 or (-1 if ch in "])" else 0)
+        if ch == "|" and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur.strip())
+    return [m for m in out if m and m != "None"]
+
+
+def _supports(model, member: str, how: str, attr: str) -> bool | None:
+    """Whether a value of type ``member`` supports the use (``True``/``False``; ``None``: not known)."""
+    base = member.split("[", 1)[0].strip()
+    if base in _ITERABLE:
+        if how == "index":
+            return base in _INDEXABLE
+        return True if how in ("unpack", "iterate") else None
+    try:
+        cls = model.lookup(base)
+    except Unresolved:
+        return None
+    if cls is None or cls.kind != "class":
+        return None  # a class outside the loaded source (torch.Tensor), a type variable, ``Any``
+    wanted = {"index": ("__getitem__",), "unpack": ("__iter__", "__getitem__"), "iterate": ("__iter__", "__getitem__"),
+              "attribute": (attr,)}.get(how)
+    if wanted is None:
+        return None
+    if any(_member(model, cls, w) is not None for w in wanted):
+        return True
+    if how == "attribute" and any(_member(model, cls, d) is not None for d in ("__getattr__", "__getattribute__")):
+        return None
+    try:
+        foreign = model.foreign_bases(cls)
+    except Unresolved:
+        return None
+    return None if foreign else False
+
+
+def _bind_wrapped(u: Use, old, new, version) -> Bound:
+    """A call of the original method inside a wrapper patched over it: what the wrapper does with
+    the result (``u.results``) is checked against the new return annotation when it changed. An
+    error only where the new type certainly does not support the use (a class in the loaded source
+    without ``__getitem__`` indexed, without the attribute read); what cannot be told is ``info``."""
+    cls_new, cls_old = _lookup(new, u.target), _lookup(old, u.target)
+    b = Bound(u, None, None)
+    m_new = _member(new, cls_new, u.member)
+    m_old = _member(old, cls_old, u.member)
+    if m_new is None or m_new.kind != "function" or m_new.signature is None:
+        b.unknown = NOT_FOUND if m_new is None else NO_SIGNATURE
+        return b
+    b.new, b.old = m_new.path, (m_old.path if m_old else None)
+    b.signature = True
+    was = m_old.signature.returns if m_old is not None and m_old.signature is not None else None
+    now = m_new.signature.returns
+    if None in (was, now) or was == now:
+        return b  # no annotation to compare, or the same: nothing changed for the wrapper
+    head = f"`{m_new.path}`: returns `{short(now)}` (was `{short(was)}`) at {version}, and {u.via} (line {u.function_line})"
+    for line, how, attr in u.results:
+        if how == "return":
+            continue  # handed on as it is: the wrapper's callers get what upstream's got
+        use = f"`….{attr}`" if how == "attribute" else "its result"
+        said = f"{head} {_HOW.get(how, 'uses')} {use} at line {line}"
+        if how == "other":
+            b.problems.append(("RETURN_CHANGED", "info", "return", f"{said}, in a way not checked statically"))
+            continue
+        verdicts = [(m, _supports(new, m, how, attr)) for m in _members(now)]
+        bad = [m for m, ok in verdicts if ok is False]
+        if bad:
+            b.problems.append(("RETURN_CHANGED", "error", "return", f"{said}, which `{short(bad[0])}` does not support"
+                               + (f" (no `{attr}`)" if how == "attribute" else " (no `__getitem__`)" if how == "index" else
+                                  " (not iterable)")))
+        elif any(ok is None for _m, ok in verdicts) or not verdicts:
+            b.problems.append(("RETURN_CHANGED", "info", "return", f"{said}; whether the new type supports that is not known statically"))
+    return b
 
 
 # -- overrides -------------------------------------------------------------------------------

@@ -124,7 +124,8 @@ def _const(node: ast.AST | None) -> str | None:
 def assignments_onto(tree: ast.Module, imports: dict[str, str]):
     """``(class, name, function, statement)`` for each ``X.name = F`` / ``setattr(X, "name", F)``
     whose ``X`` and ``F`` are followed to qualified names (``Qual`` paths; a function defined in
-    the file itself is ``Qual("<local>.f")``)."""
+    the file itself is ``"<local>.f"``, and a call of it, ``X.name = f(X.name)``, a factory whose
+    returned function is the patch, ``"<local>.f()"``)."""
     scopes = [tree] + [n for n in statements(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     local_functions = {n.name for n in scopes[1:]}
     seen = set()
@@ -139,6 +140,9 @@ def assignments_onto(tree: ast.Module, imports: dict[str, str]):
                 names = [name] if isinstance(name, str) else [s for s in values.eval(name, env, 0) if isinstance(s, str)]
                 if isinstance(fn, ast.Name) and fn.id in local_functions and fn.id not in values.local:
                     funcs = [f"<local>.{fn.id}"]
+                elif (isinstance(fn, ast.Call) and isinstance(fn.func, ast.Name) and fn.func.id in local_functions
+                      and fn.func.id not in values.local):
+                    funcs = [f"<local>.{fn.func.id}()"]  # a factory of the file: the function it returns
                 else:
                     funcs = [v.path for v in values.eval(fn, env, 0) if isinstance(v, Qual)]
                 for cls in (v.path for v in values.eval(obj, env, 0) if isinstance(v, Qual)):
