@@ -76,6 +76,7 @@ VISION_V2 = '''
 LAYER_V1 = {
     "fakepkg/layer/__init__.py": "from fakepkg.layer.mods import Keyed, Moved, Plain, Positional\n",
     "fakepkg/layer/vision.py": VISION_V1,
+    "fakepkg/layer/funcs.py": "def scale(x, factor=1):\n    return x * factor\n",
     "fakepkg/layer/mods.py": '''
         class Keyed:
             def forward(self, hidden, mask=None, past=None, pos=None, **kwargs):
@@ -107,6 +108,7 @@ LAYER_V1 = {
 LAYER_V2 = {
     **LAYER_V1,
     "fakepkg/layer/vision.py": VISION_V2,
+    "fakepkg/layer/funcs.py": "def scale(x, factor=1, clip=None):\n    return x * factor\n",
     "fakepkg/layer/mods.py": '''
         class Keyed:
             def forward(self, hidden, mask=None, cache=None, pos=None, **kwargs):
@@ -323,3 +325,23 @@ def test_wrappers_and_what_they_do_with_the_result() -> None:
     plain = ("from fakepkg.layer.vision import Encoder\norig = Encoder.forward\n\n\ndef f(self, x):\n"
              "    orig = print\n    return orig(x)[0]\n\n\nEncoder.forward = f\n")
     assert [u for u in find_uses({"a.py": (plain, __import__("ast").parse(plain))}, ["fakepkg.layer"]) if u.kind == WRAPPED] == []
+
+
+def test_a_finding_is_anchored_to_one_checklist_line(project: Repo, upstreams: Path) -> None:
+    """A module entry and an entry for a function of it, and a second entry naming the same
+    function (a re-export spelling): the function's change is said once, at its first own entry."""
+    project.write("app/use.py", "from fakepkg.layer import funcs\n\n\ndef run():\n    return funcs.scale(2)\n")
+    head, tail = CHECKLIST.split("## API Usage Catalog\n\n_None._\n\n")
+    entries = ("## API Usage Catalog\n\n"
+               "### 1. `fakepkg.layer.funcs`\n\nUsed in `app/use.py`.\n\n**Check:** the module.\n\n"
+               "### 2. `fakepkg.layer.funcs.scale`\n\nUsed in `app/use.py` (`run`).\n\n**Check:** its parameters.\n\n"
+               "### 3. `fakepkg.layer.funcs.scale`\n\nUsed in `app/use.py` (`run`).\n\n**Check:** again.\n\n")
+    project.write("checklists/fakepkg-layer.md", head.replace("| `app/patch.py` | `Keyed` |", "| `app/patch.py` | `Keyed` |\n"
+                                                               "| `app/use.py` | `funcs` |") + entries + tail)
+    text = (project.path / "checklists/fakepkg-layer.md").read_text()
+    entry2 = text.splitlines().index("### 2. `fakepkg.layer.funcs.scale`") + 1
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    said = [line for line in r.lines if "`clip=None`" in line]
+    assert said == [f"app/use.py:5:1: NEW_OPTIONAL_PARAM [info] `fakepkg.layer.funcs.scale`: new optional parameter `clip=None` "
+                    f"(checklists/fakepkg-layer.md:{entry2})"]
