@@ -345,3 +345,54 @@ def test_a_finding_is_anchored_to_one_checklist_line(project: Repo, upstreams: P
     said = [line for line in r.lines if "`clip=None`" in line]
     assert said == [f"app/use.py:5:1: NEW_OPTIONAL_PARAM [info] `fakepkg.layer.funcs.scale`: new optional parameter `clip=None` "
                     f"(checklists/fakepkg-layer.md:{entry2})"]
+
+
+BLOCK_PY = '''\
+from otherlib_core import layers as L
+
+
+class Block(L.Dense):
+    def call(self, x,
+             training=False):
+        return super().call(x) * 2
+
+    def width(self):
+        return self.kernel.size()
+'''
+
+PATCHES_PY = '''\
+from otherlib_core.layers import Dense, Pool
+
+
+def fast_call(self, x, training=False):
+    return x
+
+
+Dense.call = fast_call
+Pool.call = fast_call
+'''
+
+
+def test_new_catalogs_the_methods_the_project_replaces(repo: Repo) -> None:
+    repo.write("app/models/__init__.py", "")
+    repo.write("app/models/block.py", BLOCK_PY)
+    repo.write("app/patches.py", PATCHES_PY)
+    assert repo.run("new", "otherlib-core", "--github", "acme/otherlib").code == 0
+    text = repo.read("checklists/otherlib-core.md")
+    entries = {part.split("`", 1)[0]: part.split("\n\n", 1)[1] for part in text.split("\n### ")[1:] if part.split("`")[0].rstrip(". ").isdigit()
+               for part in [part.split("`", 1)[1]]}
+    # Block.call calls super().call: an override for certain; Dense.call is patched too: one entry, both sites
+    assert entries["otherlib_core.layers.Dense.call"].startswith(
+        "Used in `app/models/block.py` (`Block.call`):\n\n```python\ndef call(self, x,\n         training=False):\n```\n\n"
+        "Also used in `app/patches.py`:\n\n```python\nDense.call = fast_call\n```\n\n")
+    assert ("**Check:** Overridden by `Block.call`, replaced by the patch `fast_call`: each takes what "
+            "upstream's `call` takes (names, order, kinds) and every call upstream makes of it; what a "
+            "wrapper does with the original's result still fits its return type.") in " ".join(entries["otherlib_core.layers.Dense.call"].split())
+    assert "Used in `app/patches.py`:\n\n```python\nPool.call = fast_call\n```" in entries["otherlib_core.layers.Pool.call"]
+    # width() may be the project's own (new reads no upstream): named in the base class's entry, not an entry
+    assert "otherlib_core.layers.Dense.width" not in entries
+    dense = " ".join(entries["otherlib_core.layers.Dense"].split())
+    assert ("the methods they define override the base's where it has them (`call()`, `width()`): each takes what the "
+            "base's takes and what upstream calls it with") in dense
+    assert "the classes the base declares its attributes as still have what they call on them: `self.kernel.size()`" in dense
+    assert repo.run("check").code == 0
