@@ -396,3 +396,47 @@ def test_new_catalogs_the_methods_the_project_replaces(repo: Repo) -> None:
             "base's takes and what upstream calls it with") in dense
     assert "the classes the base declares its attributes as still have what they call on them: `self.kernel.size()`" in dense
     assert repo.run("check").code == 0
+
+
+def test_a_class_reached_through_a_loop_over_a_table_and_a_helpers_parameter() -> None:
+    import ast
+    import textwrap
+
+    from upgrade_checklists.project.values import assignments_onto
+
+    src = textwrap.dedent('''
+        import importlib
+
+        CLASSES = [
+            ("pkg.one", "A"),
+            ("pkg.two", "B"),
+        ]
+
+
+        def make(original):
+            def wrapped(self, x):
+                return original(self, x)
+            return wrapped
+
+
+        def _patch_one(cls, label):
+            original = cls.forward
+            cls.forward = make(original)
+
+
+        def apply():
+            for module_path, class_name in CLASSES:
+                module = importlib.import_module(module_path)
+                _patch_one(getattr(module, class_name), class_name)
+
+
+        def elsewhere(cls):
+            cls.run = make(cls.run)  # `elsewhere` is never called here: its class is not known
+        ''')
+    got = sorted((c, n, f) for c, n, f, _s in assignments_onto(ast.parse(src), {"importlib": "importlib"}))
+    assert got == [("pkg.one.A", "forward", "<local>.make()"), ("pkg.two.B", "forward", "<local>.make()")]
+    # a row that does not fit the loop's target is left out; a table assigned twice is not followed
+    odd = src.replace('("pkg.two", "B"),', '"pkg.two",')
+    assert sorted(c for c, _n, _f, _s in assignments_onto(ast.parse(odd), {"importlib": "importlib"})) == ["pkg.one.A"]
+    twice = src.replace("CLASSES = [", "CLASSES = []\nCLASSES = [", 1)
+    assert list(assignments_onto(ast.parse(twice), {"importlib": "importlib"})) == []
