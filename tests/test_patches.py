@@ -440,3 +440,16 @@ def test_a_class_reached_through_a_loop_over_a_table_and_a_helpers_parameter() -
     assert sorted(c for c, _n, _f, _s in assignments_onto(ast.parse(odd), {"importlib": "importlib"})) == ["pkg.one.A"]
     twice = src.replace("CLASSES = [", "CLASSES = []\nCLASSES = [", 1)
     assert list(assignments_onto(ast.parse(twice), {"importlib": "importlib"})) == []
+
+
+def test_new_catalogs_a_patch_in_a_project_without_subclasses(repo: Repo) -> None:
+    repo.write("app/patches.py", PATCHES_PY.replace("Dense.call", "layer_cls.call").replace(
+        "from otherlib_core.layers import Dense, Pool\n", "from otherlib_core.layers import Dense, Pool\n\nlayer_cls = Dense\n"))
+    assert repo.run("new", "otherlib-core", "--github", "acme/otherlib").code == 0
+    text = repo.read("checklists/otherlib-core.md")
+    headings = [line for line in text.splitlines() if line.startswith("### ")]
+    # `layer_cls.call = ...` reaches Dense through a name bound to it
+    assert any(h.endswith("`otherlib_core.layers.Dense.call`") for h in headings)
+    assert any(h.endswith("`otherlib_core.layers.Pool.call`") for h in headings)
+    assert "```python\nlayer_cls.call = fast_call\n```" in text
+    assert repo.run("check").code == 0

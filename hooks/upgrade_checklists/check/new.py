@@ -640,7 +640,7 @@ def _may_patch(text: str, names: list[str]) -> bool:
     return bool(_ASSIGN_ONTO.search(text)) and any(n.split(".")[0] in text for n in names)
 
 
-_ASSIGN_ONTO = re.compile(r"^[ \t]*(?!self\.|cls\.)[A-Za-z_][\w.]*\.\w+[ \t]*=[^=]|\bsetattr\(", re.M)  # not ``self.x = ...``
+_ASSIGN_ONTO = re.compile(r"^[ \t]*(?!self\.)[A-Za-z_][\w.]*\.\w+[ \t]*=[^=]|\bsetattr\(", re.M)  # not ``self.x = ...``
 
 
 def _def_header(f: _File, line: int) -> tuple[str, int, int]:
