@@ -46,6 +46,9 @@ VISION_V1 = '''
 
         def blend(self, x) -> list:
             return [x]
+
+        def probe(self, x) -> list:
+            return [x]
     '''
 
 VISION_V2 = '''
@@ -70,6 +73,9 @@ VISION_V2 = '''
             return Output(x)
 
         def blend(self, x) -> Output:
+            return Output(x)
+
+        def probe(self, x) -> Output:
             return Output(x)
     '''
 
@@ -189,6 +195,12 @@ def make_blend(original):
     return blend
 
 
+def make_probe(original):
+    def probe(self, x):
+        return original(self, x).logits
+    return probe
+
+
 def log(value):
     return value
 
@@ -197,6 +209,7 @@ Encoder.forward = first_forward
 Encoder.embed = make_embed(Encoder.embed)
 Encoder.pool = make_pool(Encoder.pool)
 Encoder.blend = make_blend(Encoder.blend)
+Encoder.probe = make_probe(Encoder.probe)
 '''
 
 CHECKLIST = (
@@ -302,6 +315,9 @@ def test_a_wrapper_using_the_wrapped_methods_result_is_checked_against_the_new_r
         # res.hidden is an attribute Output sets in __init__ (fine); res handed to a project function: not known
         "app/wrap.py:22:1: RETURN_CHANGED [info] `fakepkg.layer.vision.Encoder.pool`: returns `Output` (was `list`) at 2.0.0, "
         "and wrapper `pool` (line 21) uses its result at line 23, in a way not checked statically",
+        # .logits: Output neither defines nor sets it
+        "app/wrap.py:36:1: RETURN_CHANGED `fakepkg.layer.vision.Encoder.probe`: returns `Output` (was `list`) at 2.0.0, "
+        "and wrapper `probe` (line 35) reads `….logits` at line 36, which `Output` does not support (no `logits`)",
         # out[0] on an Output, a class of the loaded source without __getitem__: breaks
         "app/wrap.py:9:1: RETURN_CHANGED `fakepkg.layer.vision.Encoder.forward`: returns `Output` (was `list`) at 2.0.0, "
         "and wrapper `first_forward` (line 8) indexes its result at line 10, which `Output` does not support (no `__getitem__`)",
@@ -320,6 +336,7 @@ def test_wrappers_and_what_they_do_with_the_result() -> None:
         ("app/wrap.py", 16, "embed", "wrapper `embed`", ((16, "index", ""),)),
         ("app/wrap.py", 22, "pool", "wrapper `pool`", ((23, "other", ""), (24, "attribute", "hidden"))),
         ("app/wrap.py", 30, "blend", "wrapper `blend`", ((30, "return", ""),)),
+        ("app/wrap.py", 36, "probe", "wrapper `probe`", ((36, "attribute", "logits"),)),
     ]
     # a patch that does not call what it replaces, or calls a name it assigns itself, wraps nothing
     plain = ("from fakepkg.layer.vision import Encoder\norig = Encoder.forward\n\n\ndef f(self, x):\n"
