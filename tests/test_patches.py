@@ -15,6 +15,8 @@ release, and was ``Positional``'s."""
 
 from __future__ import annotations
 
+import ast
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -329,8 +331,8 @@ def test_a_wrapper_using_the_wrapped_methods_result_is_checked_against_the_new_r
 def test_wrappers_and_what_they_do_with_the_result() -> None:
     from upgrade_checklists.project.uses import WRAPPED, find_uses
 
-    got = sorted((u.file, u.line, u.member, u.via, u.results) for u in find_uses({"app/wrap.py": (WRAP_PY, __import__("ast").parse(WRAP_PY))},
-                                                                                  ["fakepkg.layer"]) if u.kind == WRAPPED)
+    uses = find_uses({"app/wrap.py": (WRAP_PY, ast.parse(WRAP_PY))}, ["fakepkg.layer"])
+    got = sorted((u.file, u.line, u.member, u.via, u.results) for u in uses if u.kind == WRAPPED)
     assert got == [
         ("app/wrap.py", 9, "forward", "wrapper `first_forward`", ((10, "index", ""),)),
         ("app/wrap.py", 16, "embed", "wrapper `embed`", ((16, "index", ""),)),
@@ -341,7 +343,7 @@ def test_wrappers_and_what_they_do_with_the_result() -> None:
     # a patch that does not call what it replaces, or calls a name it assigns itself, wraps nothing
     plain = ("from fakepkg.layer.vision import Encoder\norig = Encoder.forward\n\n\ndef f(self, x):\n"
              "    orig = print\n    return orig(x)[0]\n\n\nEncoder.forward = f\n")
-    assert [u for u in find_uses({"a.py": (plain, __import__("ast").parse(plain))}, ["fakepkg.layer"]) if u.kind == WRAPPED] == []
+    assert [u for u in find_uses({"a.py": (plain, ast.parse(plain))}, ["fakepkg.layer"]) if u.kind == WRAPPED] == []
 
 
 def test_a_finding_is_anchored_to_one_checklist_line(project: Repo, upstreams: Path) -> None:
@@ -390,21 +392,32 @@ Pool.call = fast_call
 '''
 
 
+def catalog_entries(text: str) -> dict[str, str]:
+    """The catalog's entries: heading API -> the entry's text below the heading."""
+    out = {}
+    for part in text.split("\n### ")[1:]:
+        number, _, rest = part.partition(". `")
+        if number.isdigit():
+            api, _, body = rest.partition("`\n\n")
+            out[api] = body
+    return out
+
+
 def test_new_catalogs_the_methods_the_project_replaces(repo: Repo) -> None:
     repo.write("app/models/__init__.py", "")
     repo.write("app/models/block.py", BLOCK_PY)
     repo.write("app/patches.py", PATCHES_PY)
     assert repo.run("new", "otherlib-core", "--github", "acme/otherlib").code == 0
     text = repo.read("checklists/otherlib-core.md")
-    entries = {part.split("`", 1)[0]: part.split("\n\n", 1)[1] for part in text.split("\n### ")[1:] if part.split("`")[0].rstrip(". ").isdigit()
-               for part in [part.split("`", 1)[1]]}
+    entries = catalog_entries(text)
     # Block.call calls super().call: an override for certain; Dense.call is patched too: one entry, both sites
     assert entries["otherlib_core.layers.Dense.call"].startswith(
         "Used in `app/models/block.py` (`Block.call`):\n\n```python\ndef call(self, x,\n         training=False):\n```\n\n"
         "Also used in `app/patches.py`:\n\n```python\nDense.call = fast_call\n```\n\n")
+    call = " ".join(entries["otherlib_core.layers.Dense.call"].split())
     assert ("**Check:** Overridden by `Block.call`, replaced by the patch `fast_call`: each takes what "
             "upstream's `call` takes (names, order, kinds) and every call upstream makes of it; what a "
-            "wrapper does with the original's result still fits its return type.") in " ".join(entries["otherlib_core.layers.Dense.call"].split())
+            "wrapper does with the original's result still fits its return type.") in call
     assert "Used in `app/patches.py`:\n\n```python\nPool.call = fast_call\n```" in entries["otherlib_core.layers.Pool.call"]
     # width() may be the project's own (new reads no upstream): named in the base class's entry, not an entry
     assert "otherlib_core.layers.Dense.width" not in entries
@@ -416,9 +429,6 @@ def test_new_catalogs_the_methods_the_project_replaces(repo: Repo) -> None:
 
 
 def test_a_class_reached_through_a_loop_over_a_table_and_a_helpers_parameter() -> None:
-    import ast
-    import textwrap
-
     from upgrade_checklists.project.values import assignments_onto
 
     src = textwrap.dedent('''

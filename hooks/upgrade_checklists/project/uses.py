@@ -441,7 +441,8 @@ def _wrapped_results(fn, originals: set[str]) -> list[tuple[int, tuple[tuple[int
         up = parent.get(call)
         if isinstance(up, ast.Assign) and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name):
             var = up.targets[0].id
-            if sum(1 for n in ast.walk(fn) if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == var for t in n.targets)) > 1:
+            if sum(1 for n in ast.walk(fn) if isinstance(n, ast.Assign)
+                   and any(isinstance(t, ast.Name) and t.id == var for t in n.targets)) > 1:
                 out.append((call.lineno, ((call.lineno, "other", ""),)))  # the name holds other values too: not followed
                 continue
             reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == var and isinstance(n.ctx, ast.Load)]
