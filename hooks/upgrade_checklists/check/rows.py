@@ -258,6 +258,21 @@ def _compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> 
         add(Finding(cl.rel, line, "MISSING", f"`{path}` imports {shown} but no tier lists it ({where})", path, imps[0].line, pkg, fix))
 
 
+def _cited_in_catalog(cl: Checklist, files: list[str]) -> str:
+    """Where the checklist's catalog or version guards name one of ``files`` (a call
+    site's path or glob, a guard's path): "entry 3", "a version guard"; "" when nowhere.
+    A row whose file is cited stays for a person: the entry needs re-reading too."""
+    def names(path: str) -> bool:
+        return any(path == f or (_is_glob(path) and fnmatch(f, path)) for f in files)
+
+    for e in cl.entries:
+        if any(names(cs.file) for cs in e.call_sites):
+            return f"entry {e.number}"
+    if any(names(g.file) for g in cl.guards):
+        return "a version guard"
+    return ""
+
+
 def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell, users: dict[str, list[Import]], tiers: TierRules) -> None:
     """CHANGED / STALE / TIER for a row whose files exist (each file of a glob on its own)."""
     add = res.findings.append
@@ -320,8 +335,11 @@ def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell,
             why = "no longer imports" if tokens else "does not import"
             if cell.globbed:
                 add(Finding(cl.rel, row.line, "STALE", f"{subject} that imports {pkg} or matches its row's tokens", row.file, None, pkg))
-            else:  # a live file that stopped using the package: a change a person must look at (no fix)
-                add(Finding(cl.rel, row.line, "STALE", f"{subject} {why} {pkg} and none of its row's tokens match", row.file, None, pkg))
+            else:  # a live file that stopped using the package: --fix removes its row, unless the catalog still points into it
+                cited = _cited_in_catalog(cl, cell.files)
+                tail = f" (the catalog still cites it: {cited})" if cited else ""
+                add(Finding(cl.rel, row.line, "STALE", f"{subject} {why} {pkg} and none of its row's tokens match{tail}", row.file, None,
+                            pkg, None if cited else {"remove": True}))
         return
     dead = [t.raw for i, t in enumerate(tokens) if i not in live]
     if dead and (cell.files or below):
