@@ -167,6 +167,23 @@ def test_snippet_gone_and_file_gone(repo: Repo) -> None:
     assert "checklists/fakepkg-core.md:50:1: SNIPPET entry 2: call site `app/engine/gone.py` does not exist (app/engine/gone.py:10)" in r.lines
 
 
+def test_a_gone_snippet_is_one_finding_not_also_a_line_past_the_end(repo: Repo) -> None:
+    """The documented call is gone and the file shrank below the recorded line: one
+    SNIPPET says it; a LINE "past the end" for the same reference would only repeat it."""
+    repo.write("app/engine/core.py", "from fakepkg.core import parallel_state as mpu\n"
+               "from fakepkg.core.distributed import DistributedDataParallel as DDP\n\n\n"
+               "def build(model):\n    if hasattr(mpu, \"destroy\"):\n        mpu.destroy()\n    return DDP(model, config=None)\n")
+    r = repo.run("check", "--output-format", "json")
+    codes = [(f["code"], f["checklist_line"]) for f in r.json()["findings"]]
+    assert ("SNIPPET", 38) in codes
+    assert not any(code == "LINE" and line == 36 for code, line in codes)  # entry 1's "(line 9)": 8 lines now
+    # an entry without a snippet still hears that its number is past the end
+    repo.edit("checklists/fakepkg-core.md", "## Version-Guarded Code", "### 3. `fakepkg.core.parallel_state.destroy`\n\n"
+              "Called in `app/engine/core.py` (line 20).\n\n## Version-Guarded Code")
+    r = repo.run("check")
+    assert any("line 20 is past the end of the file (8 lines)" in line for line in r.lines)
+
+
 def test_guard_reference(repo: Repo) -> None:
     repo.edit("checklists/fakepkg-core.md", "`app/engine/core.py:7`", "`app/engine/core.py:60`")
     r = repo.run("check")  # the quoted expression says where the guard is

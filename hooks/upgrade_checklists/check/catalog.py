@@ -103,9 +103,12 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets, strict_lines: 
                 answers[f] = [snippets.match(f, code) for code, _ in e.snippets]
             return answers[f]
 
+        mark = len(res.findings)
         for k, (code, fence_line) in enumerate(e.snippets):
             if not any(v[k] for v in verbatim.values()):
                 _check_snippet(res, cl, e.number, code, fence_line, {f: parsed(f)[k] for f in files})
+        # a snippet reported gone: its numbers past the file's end are the same change, said once
+        snippet_gone = any(f.code == "SNIPPET" for f in res.findings[mark:])
         for i, cs in enumerate(e.call_sites):
             if i not in located or not cs.parts or is_glob(cs.file):
                 continue
@@ -122,6 +125,8 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets, strict_lines: 
                 wholes.append(snippets.def_span(f, q) if q else None)
             what = f"entry {e.number}: snippet in `{f}`"
             count = snippets.line_count(f, _numbers(cs.parts))
+            if snippet_gone:
+                count = None
             _check_numbers(res, cl, lines, cs.parts, cs.words, spans, count, what, f, "LINE", wholes=wholes, level=level)
     outside = _outside_repository(cl, snippets)
     for g in cl.guards:
