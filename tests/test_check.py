@@ -81,7 +81,7 @@ def test_indirect_user_is_legal_and_not_stale(repo: Repo) -> None:
     # one documented token still matches: the row changed, it is not stale
     repo.write("app/tools/names.py", "PACKAGE_IMPORT_MAP = {}\n")
     assert repo.run("check").lines == [
-        'checklists/fakepkg-core.md:25:1: CHANGED `app/tools/names.py`: `"fakepkg-core"` no longer match anything in the file'
+        'checklists/fakepkg-core.md:25:1: CHANGED [warning] `app/tools/names.py`: `"fakepkg-core"` no longer match anything in the file'
     ]
     repo.write("app/tools/names.py", "OTHER = {}\n")
     assert repo.run("check").codes == ["STALE"]
@@ -102,10 +102,10 @@ def test_changed_new_import_and_dead_token(repo: Repo) -> None:
     repo.edit("app/engine/core.py", "from fakepkg.core.distributed import DistributedDataParallel as DDP\n",
               "from fakepkg.core.distributed import DistributedDataParallel as DDP\nfrom fakepkg.core import optimizer\n")
     r = repo.run("check")
-    assert "checklists/fakepkg-core.md:15:1: CHANGED `app/engine/core.py` imports `fakepkg.core.optimizer`, not in its row (app/engine/core.py:4)" in r.lines
+    assert "checklists/fakepkg-core.md:15:1: CHANGED [warning] `app/engine/core.py` imports `fakepkg.core.optimizer`, not in its row (app/engine/core.py:4)" in r.lines
     repo.edit("tests/test_core.py", "dist_checkpointing.save({}, \"/tmp/x\")", "dist_checkpointing.load({})")
     r = repo.run("check")
-    assert "checklists/fakepkg-core.md:26:1: CHANGED `tests/test_core.py`: `dist_checkpointing.save` no longer match anything in the file" in r.lines
+    assert "checklists/fakepkg-core.md:26:1: CHANGED [warning] `tests/test_core.py`: `dist_checkpointing.save` no longer match anything in the file" in r.lines
 
 
 def test_token_coverage_rules(repo: Repo) -> None:
@@ -279,7 +279,7 @@ def test_hook_run_without_files_reports_only_what_concerns_deleted_files(repo: R
     assert r.code == 1
     assert r.lines == [
         "checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` was deleted",
-        "checklists/fakepkg-core.md:26:1: MOVED `tests/test_core.py` was renamed to `app/tools/test_core.py` (git)"
+        "checklists/fakepkg-core.md:26:1: MOVED [warning] `tests/test_core.py` was renamed to `app/tools/test_core.py` (git)"
         " (app/tools/test_core.py:2)",
     ]
     # outside pre-commit, no file arguments still mean the whole repository

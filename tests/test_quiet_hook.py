@@ -135,6 +135,50 @@ def test_strict_lines_must_be_a_boolean(repo: Repo) -> None:
                      " (true or false)\n")
 
 
+def test_a_listed_file_that_gains_a_name_is_a_fixable_warning(repo: Repo) -> None:
+    """A file already listed imports one more name of the package: its row stays right
+    (same file, same tier), only the cell lags. Reported, repaired by --fix, exit 0."""
+    repo.edit("app/engine/core.py", "from fakepkg.core.distributed import DistributedDataParallel as DDP\n",
+              "from fakepkg.core.distributed import DistributedDataParallel as DDP\nfrom fakepkg.core import optimizer\n")
+    r = repo.run("check", "app/engine/core.py")
+    changed = [line for line in r.lines if " CHANGED " in line]
+    assert r.code == 0 and changed == [
+        "checklists/fakepkg-core.md:15:1: CHANGED [warning] `app/engine/core.py` imports `fakepkg.core.optimizer`, not in its row"
+        " (app/engine/core.py:4)"]
+    assert repo.run("check", "--fix").code == 1
+    assert "| `app/engine/core.py` | `parallel_state` (as `mpu`), `DistributedDataParallel`, `optimizer` |" in repo.read(CL)
+    after = repo.run("check")
+    assert after.code == 0 and not any(" CHANGED " in line for line in after.lines)
+
+
+def test_strict_rows_makes_a_row_that_lags_an_error(repo: Repo) -> None:
+    repo.edit("pyproject.toml", 'roots = ["app", "tests"]', 'roots = ["app", "tests"]\nstrict-rows = true')
+    repo.write("tests/test_core.py", "from fakepkg.core import dist_checkpointing, optimizer\n\n"
+               "def test_save():\n    dist_checkpointing.save({}, optimizer)\n")
+    git(repo.path, "mv", "app/tools/names.py", "app/tools/registry.py")
+    r = repo.run("check")
+    assert r.code == 1 and "[warning]" not in r.out
+    assert r.lines == [
+        "checklists/fakepkg-core.md:25:1: MOVED `app/tools/names.py` was renamed to `app/tools/registry.py` (git)",
+        "checklists/fakepkg-core.md:26:1: CHANGED `tests/test_core.py` imports `fakepkg.core.optimizer`, not in its row"
+        " (tests/test_core.py:1)"]
+    repo.edit("pyproject.toml", "strict-rows = true", "strict-rows = 1")
+    r = repo.run("check")
+    assert r.code == 2 and "'strict-rows' must be a boolean" in r.err
+
+
+def test_a_rename_into_another_tier_stays_an_error(repo: Repo) -> None:
+    """A move that changes the file's rank (tests/ -> app/engine/, Tertiary -> Primary) is
+    a change a maintainer looks at: MOVED blocks; --fix still follows it."""
+    git(repo.path, "mv", "tests/test_core.py", "app/engine/checkpoints.py")
+    r = repo.run("check")
+    assert r.code == 1 and r.lines == [
+        "checklists/fakepkg-core.md:26:1: MOVED `tests/test_core.py` was renamed to `app/engine/checkpoints.py` (git)"
+        " (app/engine/checkpoints.py:2)"]
+    assert repo.run("check", "--fix").code == 1
+    assert "| `app/engine/checkpoints.py` | `dist_checkpointing.save`" in repo.read(CL)
+
+
 # --- 8. the baseline cannot silently pass CI -------------------------------------------------
 
 
@@ -310,7 +354,7 @@ def test_fix_follows_a_rename_git_detects_in_rows_and_catalog_references(repo: R
     and both catalog references follow, the row keeps its place and its cell."""
     git(repo.path, "mv", "app/engine/core.py", "app/engine/runtime.py")
     r = repo.run("check")
-    assert r.lines == ["checklists/fakepkg-core.md:15:1: MOVED `app/engine/core.py` was renamed to `app/engine/runtime.py` (git)"
+    assert r.lines == ["checklists/fakepkg-core.md:15:1: MOVED [warning] `app/engine/core.py` was renamed to `app/engine/runtime.py` (git)"
                        " (app/engine/runtime.py:2)"]
     assert repo.run("check", "--fix").code == 1
     text = repo.read(CL)
@@ -326,7 +370,7 @@ def test_a_rename_committed_earlier_is_followed_too(repo: Repo) -> None:
     repo.write("README.md", "unrelated\n")
     repo.commit("later commit")
     r = repo.run("check")
-    assert r.lines == ["checklists/fakepkg-core.md:26:1: MOVED `tests/test_core.py` was renamed to `tests/test_checkpoints.py` (git)"
+    assert r.lines == ["checklists/fakepkg-core.md:26:1: MOVED [warning] `tests/test_core.py` was renamed to `tests/test_checkpoints.py` (git)"
                        " (tests/test_checkpoints.py:2)"]
     repo.run("check", "--fix")
     assert "| `tests/test_checkpoints.py` | `dist_checkpointing.save`" in repo.read(CL)
@@ -342,7 +386,7 @@ def test_a_catalog_reference_to_a_renamed_file_without_a_row_is_followed(repo: R
     git(repo.path, "mv", "app/engine/helpers.py", "app/engine/setup_parallel.py")
     repo.edit(CL, "| `app/engine/*s.py`   |", "| `app/engine/*l.py`   |")
     r = repo.run("check")
-    assert r.lines == ["checklists/fakepkg-core.md:37:1: MOVED entry 1: call site `app/engine/helpers.py` was renamed to"
+    assert r.lines == ["checklists/fakepkg-core.md:37:1: MOVED [warning] entry 1: call site `app/engine/helpers.py` was renamed to"
                        " `app/engine/setup_parallel.py` (git)"]
     repo.run("check", "--fix")
     assert "and in `app/engine/setup_parallel.py` (line 3):" in repo.read(CL)

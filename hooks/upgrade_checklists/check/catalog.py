@@ -42,11 +42,13 @@ def renamed_references(root: Path, checklists: list[Checklist], snippets: Snippe
 
 
 def check_catalog(res: Result, cl: Checklist, snippets: Snippets, strict_lines: bool = True,
-                  moved: dict[str, str] | None = None) -> None:
+                  moved: dict[str, str] | None = None, strict_rows: bool = True) -> None:
     """``strict_lines``: a stale line number (LINE, a drifted version-guard line) is an
     error; else a warning (``severity``), reported and fixable, never failing a run.
-    ``moved``: :func:`renamed_references` (a reference to a renamed file: MOVED, fixable)."""
+    ``moved``: :func:`renamed_references` (a reference to a renamed file: MOVED, fixable;
+    an error with ``strict_rows``, else a warning: only the path changed)."""
     level = "error" if strict_lines else "warning"
+    moved_level = "error" if strict_rows else "warning"
     add = res.findings.append
     pkg = cl.package
     lines = text_lines(cl.text)  # as markdown-it counts them (a lone CR breaks a line)
@@ -64,7 +66,7 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets, strict_lines: 
             if path not in missing_reported and path not in in_rows:
                 missing_reported.add(path)
                 add(Finding(cl.rel, at, "MOVED", f"{what} `{path}` was renamed to `{moved[path]}` (git)", moved[path], None, pkg,
-                            {"old": path, "new": moved[path], "reference": True}))
+                            {"old": path, "new": moved[path], "reference": True}, severity=moved_level))
             return moved[path]
         out = snippets.outside.get(path)
         if path not in nearest:

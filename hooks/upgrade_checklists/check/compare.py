@@ -143,7 +143,7 @@ def _compare(cfg: Config, res: Result, listed: set[str], snippets: Snippets, unc
     moved = renamed_references(cfg.root, checklists, snippets, res.cache)
     for cl, rows in zip(checklists, per_rows):
         view = Result()  # check_catalog adds findings only
-        check_catalog(view, cl, snippets, cfg.strict_lines, moved)
+        check_catalog(view, cl, snippets, cfg.strict_lines, moved, cfg.strict_rows)
         res.findings += rows + view.findings
     snippets.save()
     res.asked, res.ceilings = set(snippets.files), dict(snippets.ceilings)

@@ -140,6 +140,30 @@ def compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> N
     start = len(res.findings)
     _compare_rows(cfg, res, cl, tiers)
     _keep_fixable_only_where_editable(cl, res.findings, start)
+    if not cfg.strict_rows:
+        _bookkeeping_as_warnings(cl, res.findings, start, tiers.for_checklist(cl))
+
+
+def _bookkeeping_as_warnings(cl: Checklist, findings: list[Finding], start: int, tiers: TierRules) -> None:
+    """Without ``strict-rows``, a row whose file is still listed right and only its cell or
+    path lags is a warning (reported, repaired by ``--fix``, exit 0), as a stale line
+    number is: a CHANGED (names the file imports that the cell lacks, a token matching
+    nothing any more) and a MOVED of a file git reports renamed into the same tier. The
+    use of the package did not change in a way a maintainer must look at: the audit reads
+    the code's imports, not the cell. Kept errors: one ``--fix`` cannot repair (the row is
+    not editable), and a move into another tier (the file's rank changes)."""
+    rows = {row.line: row for row in cl.rows}
+    for i in range(start, len(findings)):
+        f = findings[i]
+        if f.checklist != cl.rel or not f.fixable or f.severity != "error":
+            continue
+        if f.code == "MOVED":
+            row = rows.get(f.checklist_line)
+            if row is None or "(git)" not in f.message or tiers.tier_of(f.fix["new"])[0] not in (None, row.tier):
+                continue
+        elif f.code != "CHANGED":
+            continue
+        findings[i] = replace(f, severity="warning")
 
 
 def _keep_fixable_only_where_editable(cl: Checklist, findings: list[Finding], start: int) -> None:
