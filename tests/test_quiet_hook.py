@@ -179,6 +179,37 @@ def test_a_rename_into_another_tier_stays_an_error(repo: Repo) -> None:
     assert "| `app/engine/checkpoints.py` | `dist_checkpointing.save`" in repo.read(CL)
 
 
+def test_code_moved_and_a_shim_left_is_followed_as_a_move(repo: Repo) -> None:
+    """The engine's code moves to `app/runtime/core.py`; `app/engine/core.py` stays as a
+    re-export that no longer uses the package. Not a STALE row and a MISSING file (and the
+    catalog's snippets gone): one MOVED, and --fix follows it in the row, the catalog's
+    references and the version guard."""
+    code = repo.read("app/engine/core.py")
+    repo.write("app/runtime/__init__.py", "")
+    repo.write("app/runtime/core.py", code)
+    repo.write("app/engine/core.py", "from app.runtime.core import build\n\n__all__ = [\"build\"]\n")
+    r = repo.run("check")
+    assert r.code == 1
+    assert [line for line in r.lines if " MOVED " in line or " STALE " in line or " MISSING " in line] == [
+        "checklists/fakepkg-core.md:15:1: MOVED `app/engine/core.py` no longer uses fakepkg-core: its code moved to"
+        " `app/runtime/core.py` (same name, same imports) (app/runtime/core.py:2)"]
+    assert repo.run("check", "--fix").code == 1
+    text = repo.read(CL)
+    assert "app/engine/core.py" not in text
+    assert "| `app/runtime/core.py` | `parallel_state` (as `mpu`), `DistributedDataParallel` |" in text
+    assert text.count("Called in `app/runtime/core.py`") == 2 and "- `app/runtime/core.py:7` —" in text
+    assert repo.run("check").code == 0
+
+
+def test_a_shim_without_a_file_of_its_name_elsewhere_is_stale(repo: Repo) -> None:
+    repo.write("app/runtime/__init__.py", "")
+    repo.write("app/runtime/engine.py", repo.read("app/engine/core.py"))  # another name: not taken for the move
+    repo.write("app/engine/core.py", "from app.runtime.engine import build\n")
+    r = repo.run("check", "--output-format", "json")
+    codes = sorted(f["code"] for f in r.json()["findings"] if f["code"] in ("MOVED", "STALE", "MISSING"))
+    assert codes == ["MISSING", "STALE"]
+
+
 # --- 8. the baseline cannot silently pass CI -------------------------------------------------
 
 
