@@ -184,6 +184,28 @@ def test_a_gone_snippet_is_one_finding_not_also_a_line_past_the_end(repo: Repo) 
     assert any("line 20 is past the end of the file (8 lines)" in line for line in r.lines)
 
 
+def test_a_hook_run_sees_a_snippet_change_in_its_file_whatever_file_the_nearest_match_is_in(repo: Repo) -> None:
+    """The entry names two files; the commit changes the documented call in one, and the
+    closest remaining statement is in the other. The finding names the closest match, and
+    concerns both: the hook given the changed file reports it."""
+    repo.write("app/engine/helpers.py", "from fakepkg.core import parallel_state as mpu\n\n"
+               "mpu.initialize_model_parallel(tensor_model_parallel_size=3)\n")
+    repo.edit("checklists/fakepkg-core.md", "Called in `app/engine/core.py` (line 9):",
+              "Called in `app/engine/core.py` (line 9), and in `app/engine/helpers.py` (line 3):")
+    repo.edit("checklists/fakepkg-core.md", "| `app/engine/core.py` | `parallel_state` (as `mpu`), `DistributedDataParallel` |",
+              "| `app/engine/core.py` | `parallel_state` (as `mpu`), `DistributedDataParallel` |\n"
+              "| `app/engine/helpers.py` | `parallel_state` (as `mpu`) |")
+    repo.commit("a second call site")
+    assert repo.run("check").code == 0
+    repo.edit("app/engine/core.py", "tensor_model_parallel_size=2", "tensor_model_parallel_size=8, pipeline=1")
+    r = repo.run("check", "--output-format", "json", "app/engine/core.py")
+    found = [(f["code"], f["file"]) for f in r.json()["findings"] if f["code"] == "SNIPPET"]
+    assert r.code == 1 and found == [("SNIPPET", "app/engine/helpers.py")]
+    # a commit that touches neither file does not hear of it
+    repo.write("app/utils/plain.py", "X = 1\n")
+    assert repo.run("check", "app/utils/plain.py").code == 0
+
+
 def test_guard_reference(repo: Repo) -> None:
     repo.edit("checklists/fakepkg-core.md", "`app/engine/core.py:7`", "`app/engine/core.py:60`")
     r = repo.run("check")  # the quoted expression says where the guard is

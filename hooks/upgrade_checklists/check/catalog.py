@@ -289,7 +289,9 @@ def _check_snippet(res: Result, cl: Checklist, number: int, code: str, fence_lin
     if problems:
         f, line = next(((f, ln) for f, ln, _ in problems if f), (next(iter(answers)), None))
         text = "; ".join(p[2] for p in problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
-        res.findings.append(Finding(cl.rel, fence_line, "SNIPPET", f"entry {number}: documented code changed: {text}", f, line, cl.package))
+        # it concerns every file the entry names: a commit that edits the one the code was in sees it
+        res.findings.append(Finding(cl.rel, fence_line, "SNIPPET", f"entry {number}: documented code changed: {text}", f, line, cl.package,
+                                    {"concerns": sorted(answers)}))
 
 
 def _source(node: ast.AST) -> str:

@@ -56,7 +56,8 @@ class Finding:
     file: str | None = None
     line: int | None = None
     package: str | None = None
-    #: what a fixer needs to repair it (e.g. {"tier": "primary"}); not part of the output
+    #: what a fixer needs to repair it (e.g. {"tier": "primary"}); not part of the output.
+    #: ``{"concerns": [paths]}``: every file a finding is about (a SNIPPET's entry), for a hook's selection
     fix: dict | None = field(default=None, compare=False, hash=False, repr=False)
     #: "error" fails the run (exit 1); "warning" and "info" are reported and do not. The
     #: check's warnings: stale line numbers (LINE, a drifted guard line) unless the
