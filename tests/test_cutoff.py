@@ -68,6 +68,19 @@ AGAIN = ("the files changed since the last run read the same to the check but fo
          "checklists/fakepkg-core.md found in them, checked again: its outcome is reused")
 
 
+def test_an_importer_no_catalog_asks_about_reuses_the_outcome_when_it_reads_the_same(repo: Repo) -> None:
+    age(repo)
+    first = repo.run("check")
+    assert first.code == 0
+    # a row's file that no catalog names: its scan is compared, no catalog is checked again
+    edit_and_age(repo, "tests/test_core.py", '"/tmp/x")\n', '"/tmp/x")  # saved\n')
+    r = repo.run("check", "-v")
+    assert CUT in r.err and r.out == first.out
+    edit_and_age(repo, "tests/test_core.py", "  # saved\n", "\n    from fakepkg.core import optimizer\n")
+    r = repo.run("check", "-v")
+    assert "read the same to the check" not in r.err and r.codes == ["CHANGED"]
+
+
 def test_an_edit_that_moves_a_catalogued_call_checks_that_catalog_again(repo: Repo) -> None:
     age(repo)
     assert repo.run("check").code == 0

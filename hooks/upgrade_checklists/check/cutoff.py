@@ -118,7 +118,7 @@ def _read_the_same(cfg: Config, rec: dict, changed: dict[str, str], outcome: Out
             read[rel] = data
     if not read:
         return []
-    catalogs = _Catalogs.of(cfg, rec, outcome, [rel for rel in read if rel in asked])
+    catalogs = _Catalogs.of(cfg, rec, outcome, list(read), [rel for rel in read if rel in asked])
     if catalogs is None:
         return None
     shifted: list[str] = []
@@ -148,9 +148,10 @@ class _Catalogs:
         self.stored, self.snippets = stored, snippets
 
     @classmethod
-    def of(cls, cfg: Config, rec: dict, outcome: Outcome, maybe: list[str]) -> "_Catalogs | None":
-        """For the catalogs that asked about a file in ``maybe``; None when the record
-        cannot say which those are, or where their findings are in ``outcome``."""
+    def of(cls, cfg: Config, rec: dict, outcome: Outcome, read: list[str], maybe: list[str]) -> "_Catalogs | None":
+        """For the catalogs that asked about a file in ``maybe``, with the stored entries of
+        the files in ``read``; None when the record cannot say which catalogs those are, or
+        where their findings are in ``outcome``."""
         from upgrade_checklists.project.cache import ScanCache, cache_directory, peek
         from upgrade_checklists.project.snippets import Snippets
 
@@ -170,7 +171,7 @@ class _Catalogs:
         spans.sort()
         if any(a[1] > b[0] for a, b in zip(spans, spans[1:])):
             return None
-        wanted = [*_changed_keys(maybe), *("checklist:" + rel for _, _, rel in spans),
+        wanted = [*_changed_keys(read), *("checklist:" + rel for _, _, rel in spans),
                   *("snippets:" + f for f in sorted(set().union(*asked.values()) - set(maybe))), "git-history"]
         cache = ScanCache(None, "")
         cache.entries = peek(cache_directory(cfg), str(cfg.root.resolve()), wanted)
