@@ -57,6 +57,9 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
             was = opos[i].name if opos is not None and i < len(opos) else None
             if was is not None and was in newn:
                 out.append(("POSITION_CHANGED", "error", was, f"`{what}`: `{was}` is now keyword-only, and this call passes it by position"))
+            elif not new.var_args and opos is not None and i >= len(opos) and not old.var_args:
+                out.append(("REMOVED_PARAM", "info", f"#{i + 1}", f"`{what}`: positional argument {i + 1} has no parameter at {version} "
+                            f"({len(npos)} positional parameters), nor had it at the old version: not a change of this upgrade"))
             elif not new.var_args:
                 out.append(("REMOVED_PARAM", "error", f"#{i + 1}", f"`{what}`: positional argument {i + 1} has no parameter at {version} ({len(npos)} positional parameters)"))
             continue
@@ -80,6 +83,9 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
         if call.unpacked and _sequence(old.returns) and _sequence(new.returns):
             out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`); "
                         "this call only unpacks or iterates the result, which either supports"))
+        elif old.overloaded or new.overloaded:
+            out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`), "
+                        "the union of its overloads; which one this call takes depends on its arguments' types, not known statically"))
         else:
             out.append(("RETURN_CHANGED", "error", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`), and this call uses the result"))
     return out
@@ -272,6 +278,8 @@ def missing(name: str, old, new, version: str, a_old: Api | None, shown: str | N
         said = now.removeprefix("removed:")
         return "REMOVED_API", "error", f"{shown} was removed at {version}" + (f": \"{said}\"" if said else "")
     code, msg = gone(name, a_old, new, version)
+    if code == "REMOVED_API" and now.startswith("gone:") and now != "gone:":
+        msg += f": \"{now.removeprefix('gone:')}\""  # what the module's ``__getattr__`` says of any name it lacks
     if shown != f"`{name}`":
         msg = msg.replace(f"`{name}`", shown, 1)
     return code, "error", msg
