@@ -295,3 +295,32 @@ def test_one_getattr_reader_per_module_file_answers_every_name(tmp_path: Path, m
         assert m.status("gpkg.ghost") == "gone:module 'gpkg' has no attribute 'ghost'"
         assert m.status("gpkg.NaN") == "removed:`gpkg.NaN` was removed. Use nan."
     assert made == ["gpkg"]
+
+
+PROJECT = {
+    "app/__init__.py": "",
+    "app/imports.py": "import os\nimport numpy as np\nimport scipy.ndimage\nfrom scipy.spatial import kdtree as _kd\n",
+    "app/job.py": "from app.imports import *\n\nx = scipy.ndimage.filters.maximum_filter(1)\ny = np.where(x)\nk = _kd\n",
+    "app/sub/__init__.py": "",
+    "app/sub/rel.py": "from ..imports import *\n\nz = np.ones(2)\n",
+    # __all__ limits what * brings: np is not exported here
+    "app/limited.py": "import numpy as np\n__all__ = ['helper']\n\n\ndef helper():\n    return 1\n",
+    "app/uses_limited.py": "from app.limited import *\n\nw = np.zeros(1)\n",
+    # an import in the file itself wins over what the * import brings
+    "app/own.py": "from app.imports import *\nimport mynp as np\n\nv = np.ones(1)\n",
+}
+
+
+def _uses(package: str) -> set[tuple[str, int, str, str]]:
+    src = {k: (v, ast.parse(v)) for k, v in PROJECT.items()}
+    return {(u.file, u.line, u.kind, u.target) for u in find_uses(src, [package])}
+
+
+def test_a_project_star_import_brings_the_upstream_names_its_module_imports() -> None:
+    scipy = _uses("scipy")
+    assert ("app/job.py", 3, CALL, "scipy.ndimage.filters.maximum_filter") in scipy
+    assert not any(f == "app/job.py" and "spatial" in t for f, _, _, t in scipy)  # `_kd` is private: not brought
+    numpy = _uses("numpy")
+    assert ("app/job.py", 4, CALL, "numpy.where") in numpy
+    assert ("app/sub/rel.py", 3, CALL, "numpy.ones") in numpy  # a relative star import
+    assert not any(f in ("app/uses_limited.py", "app/own.py") for f, *_ in numpy)

@@ -42,9 +42,15 @@ class Call:
         return ast.unparse(self.node.func) if self.node is not None else self.callee
 
 
+#: on a tree: {tuple(modules): names a ``*`` import of a project module binds into it} (``uses.find_uses`` sets it)
+STAR_BOUND = "_upgrade_checklists_star_bound"
+
+
 def bindings(tree: ast.Module, modules: list[str]) -> dict[str, str]:
-    """Bound name -> qualified target, for imports inside ``modules`` (any scope)."""
-    out: dict[str, str] = {}
+    """Bound name -> qualified target, for imports inside ``modules`` (any scope), and the names a
+    ``*`` import of a project module brings (``from app.imports import *`` where ``app/imports.py``
+    does ``import numpy as np``), which an import in the file itself overrides."""
+    out: dict[str, str] = dict(tree.__dict__.get(STAR_BOUND, {}).get(tuple(modules), {}))
     for node in imports(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
