@@ -267,7 +267,7 @@ def statement_calls(tree: ast.AST) -> list[tuple[ast.stmt, ast.Call, ast.AST]]:
 
 _SCOPE = "_upgrade_checklists_scope"
 _NAMES = "_upgrade_checklists_names"
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_BODY_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _mark_scopes(tree: ast.AST) -> None:
@@ -281,7 +281,7 @@ def _mark_scopes(tree: ast.AST) -> None:
             for x in getattr(node, name, None) or ():
                 if isinstance(x, ast.AST):
                     x.__dict__[_SCOPE] = scope
-                    stack.append((x, x if isinstance(x, _SCOPES) else scope))
+                    stack.append((x, x if isinstance(x, _BODY_SCOPES) else scope))
 
 
 #: calls that take any iterable (or sequence): a result only passed to them is only iterated
