@@ -324,3 +324,56 @@ def test_a_project_star_import_brings_the_upstream_names_its_module_imports() ->
     assert ("app/job.py", 4, CALL, "numpy.where") in numpy
     assert ("app/sub/rel.py", 3, CALL, "numpy.ones") in numpy  # a relative star import
     assert not any(f in ("app/uses_limited.py", "app/own.py") for f, *_ in numpy)
+
+
+LAZY = {
+    "skpkg/__init__.py": '''
+        import lazy_loader as lazy
+
+        _subs = ["filters"]
+
+        __getattr__, __dir__, __all__ = lazy.attach(
+            __name__,
+            submodules=_subs,
+            submod_attrs={"util": ["img_as_float"], "_shared": ["lookfor"]},
+        )
+        ''',
+    "skpkg/filters.py": "def gaussian(image, sigma=1):\n    return image\n",
+    "skpkg/util.py": "def img_as_float(image, force_copy=False):\n    return image\n",
+    "skpkg/_shared.py": "def lookfor(what):\n    return what\n",
+    "stubpkg/__init__.py": '''
+        import lazy_loader as lazy
+
+        __getattr__, __dir__, __all__ = lazy.attach_stub(__name__, __file__)
+        ''',
+    "stubpkg/__init__.pyi": "from . import measure\nfrom ._api import label\n",
+    "stubpkg/measure.py": "def area(x):\n    return x\n",
+    "stubpkg/_api.py": "def label(x, connectivity=None):\n    return x\n",
+    "badpkg/__init__.py": '''
+        import lazy_loader as lazy
+
+        __getattr__, __dir__, __all__ = lazy.attach(__name__, submodules=compute())
+        ''',
+}
+
+
+@pytest.mark.parametrize("lazy_load", [False, True])
+def test_lazy_loader_attach_is_a_lazy_table(tmp_path: Path, lazy_load: bool) -> None:
+    from upgrade_checklists.audit.lazy_model import LazyModel
+
+    root = write(tmp_path, LAZY)
+    m = (LazyModel if lazy_load else UpstreamModel)([root], ["skpkg", "badpkg"])
+    assert m.canonical("skpkg.img_as_float") == "skpkg.util.img_as_float"
+    assert m.canonical("skpkg.lookfor") == "skpkg._shared.lookfor"
+    assert m.canonical("skpkg.filters.gaussian") == "skpkg.filters.gaussian"
+    assert [p.name for p in m.lookup("skpkg.img_as_float").signature.params] == ["image", "force_copy"]
+    assert m.status("skpkg.ghost") == "gone:No skpkg attribute ghost"
+    assert m.status("badpkg.anything").startswith("unknown:")
+
+
+def test_lazy_loader_attach_stub_reads_the_stub(tmp_path: Path) -> None:
+    root = write(tmp_path, LAZY)
+    m = UpstreamModel([root], ["stubpkg"])
+    assert m.canonical("stubpkg.label") == "stubpkg._api.label"
+    assert m.canonical("stubpkg.measure.area") == "stubpkg.measure.area"
+    assert m.status("stubpkg.ghost") == "gone:No stubpkg attribute ghost"

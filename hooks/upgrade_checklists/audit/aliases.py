@@ -199,7 +199,7 @@ class GetattrReader:
     ``getattr(mod, name)``, ``globals()[...]``, ``import_module(...)``, a table's value). What it
     cannot decide raises :class:`Undecided`. ``load(dotted)`` gives another module's tree."""
 
-    def __init__(self, tree: ast.Module, modname: str, is_package: bool, load=None) -> None:
+    def __init__(self, tree: ast.Module, modname: str, is_package: bool, load=None, stub: ast.Module | None = None) -> None:
         self.tree = tree
         self.modname = modname
         self.package = modname if is_package else modname.rpartition(".")[0]
@@ -208,10 +208,45 @@ class GetattrReader:
         self.fn = next((n for n in self.top if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__getattr__"), None)
         self.lazy = self._lazy_table()
         self._tables: dict[str, object] = {}
+        #: ``lazy_loader.attach(...)`` / ``attach_stub(...)`` (``stub``: the ``.pyi`` beside the module):
+        #: (submodules, attribute -> submodule), or an Undecided message; None when the module has none
+        self.attach = self._attach(stub)
 
     @property
     def active(self) -> bool:
-        return self.fn is not None or self.lazy is not None
+        return self.fn is not None or self.lazy is not None or self.attach is not None
+
+    def _attach(self, stub: ast.Module | None):
+        """``__getattr__, __dir__, __all__ = lazy.attach(__name__, submodules=[...], submod_attrs={...})`` or
+        ``lazy.attach_stub(__name__, __file__)`` (scientific-python's lazy_loader): what it serves, read statically."""
+        for node in self.top:
+            if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+                continue
+            func = node.value.func
+            how = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if how not in ("attach", "attach_stub") or not any(
+                    isinstance(n, ast.Name) and n.id == "__getattr__" for t in node.targets for n in ast.walk(t)):
+                continue
+            if how == "attach_stub":
+                return _stub_table(stub) if stub is not None else f"`{self.modname}` attaches its stub, which is not in the source"
+            args = {k.arg: k.value for k in node.value.keywords if k.arg}
+            pos = node.value.args[1:]
+            subs_node = args.get("submodules", pos[0] if pos else None)
+            attrs_node = args.get("submod_attrs", pos[1] if len(pos) > 1 else None)
+            subs = self._value(subs_node) if subs_node is not None else []
+            attrs = self._value(attrs_node) if attrs_node is not None else {}
+            if not isinstance(subs, (list, tuple, set)) or not isinstance(attrs, dict) or not all(
+                    isinstance(v, (list, tuple, set)) for v in attrs.values()):
+                return f"`{self.modname}`: the tables given to `{how}` are not spelt out (line {node.lineno})"
+            return set(subs), {a: mod for mod, names in attrs.items() for a in names}
+        return None
+
+    def _value(self, node: ast.AST):
+        if isinstance(node, ast.Name):
+            value = self.table(node.id)
+            return None if value is _MISSING else value
+        value = _literal(node)
+        return None if value is _MISSING else value
 
     # -- what the module spells at its top level --------------------------------------------------
 
@@ -302,6 +337,15 @@ class GetattrReader:
     def run(self, name: str):
         """What the module does when ``name`` is read and not otherwise found: a Served, a Gone, or
         raises Undecided."""
+        if isinstance(self.attach, str):
+            raise Undecided(self.attach)
+        if self.attach is not None and self.fn is None:
+            submodules, attrs = self.attach
+            if name in submodules:
+                return Served((f"{self.package}.{name}",), "lazy table", 1)
+            if name in attrs:
+                return Served((f"{self.package}.{attrs[name]}.{name}",), "lazy table", 1)
+            return Gone(False, f"No {self.modname} attribute {name}", 1)
         if self.lazy is not None:
             table = self.table(self.lazy)
             if not isinstance(table, dict):
@@ -523,6 +567,23 @@ class _State:
     locals: dict = field(default_factory=dict)
     warning: str | None = None
     specific: bool = False  # a test that named this name (==, in) was true on the way
+
+
+def _stub_table(stub: ast.Module):
+    """What ``lazy_loader.attach_stub`` reads from a stub: ``from . import m`` (a submodule) and
+    ``from .m import a, b`` (attributes of submodule ``m``); anything else it refuses, and so do we."""
+    submodules: set[str] = set()
+    attrs: dict[str, str] = {}
+    for node in stub.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            for a in node.names:
+                if node.module is None:
+                    submodules.add(a.name)
+                elif a.name != "*":
+                    attrs[a.name] = node.module
+                else:
+                    return "the stub imports `*`: lazy_loader refuses it"
+    return submodules, attrs
 
 
 def _names_it(test: ast.AST, param: str) -> bool:

@@ -376,7 +376,9 @@ class UpstreamModel(ServedNames):
         how = served(tree, mod.path, is_package, name)
         reader = self._readers.get(fp)
         if reader is None:
-            reader = self._readers[fp] = GetattrReader(tree, mod.path, is_package, self._module_tree)
+            stub = fp.with_suffix(".pyi")
+            reader = self._readers[fp] = GetattrReader(tree, mod.path, is_package, self._module_tree,
+                                                       self.sources.tree(stub) if stub.is_file() and fp.suffix == ".py" else None)
         undecided = None
         if reader.active:
             try:
