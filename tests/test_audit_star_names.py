@@ -377,3 +377,28 @@ def test_lazy_loader_attach_stub_reads_the_stub(tmp_path: Path) -> None:
     assert m.canonical("stubpkg.label") == "stubpkg._api.label"
     assert m.canonical("stubpkg.measure.area") == "stubpkg.measure.area"
     assert m.status("stubpkg.ghost") == "gone:No stubpkg attribute ghost"
+
+
+def test_an_upstream_star_import_in_the_project_guesses_bare_names() -> None:
+    src = ("from scipy.ndimage import *\nimport os\n\n\ndef f(img, size):\n    local = 1\n"
+           "    out = maximum_filter(img, size)\n    return len(out) + local + helper(out)\n\n\ndef helper(x):\n    return x\n")
+    uses = find_uses({"app/a.py": (src, ast.parse(src))}, ["scipy"])
+    calls = {(u.target, u.star) for u in uses if u.kind == CALL}
+    # maximum_filter is free in the file: a guess from the star import; len is a builtin, helper and
+    # local are the file's own
+    assert calls == {("scipy.ndimage.maximum_filter", "scipy.ndimage.maximum_filter")}
+
+
+def test_a_guessed_star_name_is_kept_only_where_the_old_version_has_it(tmp_path: Path) -> None:
+    from upgrade_checklists.audit.bind import bind_uses
+
+    root = write(tmp_path, {"spk/__init__.py": "", "spk/nd.py": "def maximum_filter(a, size=3):\n    return a\n"})
+    model = UpstreamModel([root], ["spk"])
+    src = "from spk.nd import *\n\nx = maximum_filter(1, 2, 3)\ny = not_there(1)\n"
+    uses = find_uses({"app/a.py": (src, ast.parse(src))}, ["spk"])
+    assert {u.target for u in uses if u.kind == CALL} == {"spk.nd.maximum_filter", "spk.nd.not_there"}
+    bound = bind_uses(uses, model, model, "2")
+    targets = {b.use.target for b in bound}
+    assert "spk.nd.not_there" not in targets  # not spk's: no use, no UNRESOLVED noise
+    (b,) = [b for b in bound if b.use.kind == CALL]
+    assert [p[0] for p in b.problems] == ["REMOVED_PARAM"] and b.problems[0][1] == "info"  # 3 positional at both

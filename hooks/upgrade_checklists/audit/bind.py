@@ -188,6 +188,13 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
               covered: frozenset[str] = frozenset()) -> list[Bound]:
     """Bind each use; ``covered``: canonical paths whose methods-on-results are bound by their own use."""
     out = []
+    # a bare name a project ``from pkg.mod import *`` may bind is a use only where the old version's
+    # ``pkg.mod`` has it (at a pin with no old version: the new one's)
+    star_found: dict[str, bool] = {}
+    for u in uses:
+        if u.star and u.star not in star_found:
+            star_found[u.star] = _status(old if old is not None else new, u.star) == "found"
+    uses = [u for u in uses if not u.star or star_found[u.star]]
     patched = set()  # (class, method) the project assigns itself: its uses bind against the patch
     for u in uses:
         if u.kind == PATCH:

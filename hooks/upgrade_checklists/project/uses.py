@@ -36,9 +36,10 @@ Nothing here knows the upstream source: ``bind.py`` binds the uses to it.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.core.astwalk import imports, statements, walk
 from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
@@ -76,6 +77,9 @@ class Use:
     guard_line: int | None = None  # PATCH and its MEMBER uses: the ``if`` around the assignment
     defaults: tuple[str, ...] = ()  # OVERRIDE: the parameters with a default (``params`` leaves ``self`` out)
     attr: str = ""  # TYPED: the attribute of ``self`` the method is called on (its class: the upstream declaration's)
+    #: a bare name a ``from <upstream module> import *`` may bind (``pkg.mod.name``): a use only if the old
+    #: version's ``pkg.mod`` has that name (the binding stage asks the model; the code alone cannot say)
+    star: str = ""
 
 
 def module_name(rel: str) -> str:
@@ -164,9 +168,15 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
         tree = sources.tree(rel)
         if tree is None:
             continue
-        if star:
+        guesses: dict[str, str] = {}
+        if _STAR_IMPORT.search(text):
             own = _own_names(tree)
-            tree.__dict__.setdefault(STAR_BOUND, {})[tuple(modules)] = {k: v for k, v in star.items() if k not in own}
+            star = {k: v for k, v in star.items() if k not in own}
+            guesses = _upstream_star_names(tree, modules, own | set(star))
+            star.update(guesses)
+        if star:
+            tree.__dict__.setdefault(STAR_BOUND, {})[tuple(modules)] = star
+        start = len(out)
         bound = bindings(tree, modules)
         if bound:
             out += _imports(rel, tree, modules)
@@ -177,6 +187,11 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
                 if c.assigned_to:
                     for mc in find_method_calls(text, tree, c.assigned_to, None):
                         out.append(Use(rel, mc.line, RESULT, c.api, mc.api, call=mc, via=f"the result of `{c.api}`"))
+        for i in range(start, len(out)) if guesses else ():
+            u = out[i]
+            head = next((q for q in guesses.values() if u.target == q or u.target.startswith(q + ".")), None)
+            if head is not None:
+                out[i] = replace(u, star=head)
         if bound or any(m in text for m in modules):  # a patch may reach the class through strings
             out += project.patches(rel)
     out += project.subclass_uses()
@@ -432,6 +447,31 @@ def _top_level(body: list[ast.stmt]):
         elif isinstance(stmt, ast.Try):
             for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
                 yield from _top_level(part)
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def _upstream_star_names(tree: ast.Module, modules: list[str], bound: set[str]) -> dict[str, str]:
+    """``from pkg.mod import *`` (of an upstream module) at module level: each bare public name the file reads
+    and binds in no other way (nor a builtin, nor a name bound in any scope of the file) may come from it:
+    name -> ``pkg.mod.name`` (the last such import wins, as at run time). Only guesses: the binding stage keeps
+    those the old version's ``pkg.mod`` has."""
+    stars = [n.module for n in _top_level(tree.body) if isinstance(n, ast.ImportFrom) and not n.level and n.module
+             and _inside(n.module, modules) and any(a.name == "*" for a in n.names)]
+    if not stars:
+        return {}
+    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stored.add(n.name)
+        elif isinstance(n, ast.arg):
+            stored.add(n.arg)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            stored |= {(a.asname or a.name).split(".")[0] for a in n.names if a.name != "*"}
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    free = {n for n in read - stored - bound - _BUILTIN_NAMES if not n.startswith("_")}
+    return {n: f"{stars[-1]}.{n}" for n in sorted(free)}
 
 
 def _own_names(tree: ast.Module) -> set[str]:
