@@ -217,15 +217,6 @@ def test_a_return_change_of_an_overloaded_function_is_info() -> None:
     assert bind_call(c.call, "pkg.f", Signature(old.params, old.returns), plain, "2")[0][:2] == ("RETURN_CHANGED", "error")
 
 
-def test_a_positional_argument_the_old_version_refused_too_is_info() -> None:
-    src = "import pkg\nx = pkg.f(1, 2)\n"
-    (c,) = [u for u in find_uses({"a.py": (src, ast.parse(src))}, ["pkg"]) if u.kind == CALL]
-    one = Signature([Param("a", "positional or keyword", None)], None)
-    assert [p[:2] for p in bind_call(c.call, "pkg.f", one, one, "2")] == [("REMOVED_PARAM", "info")]
-    two = Signature([Param("a", "positional or keyword", None), Param("b", "positional or keyword", "1")], None)
-    assert [p[:2] for p in bind_call(c.call, "pkg.f", two, one, "2")] == [("REMOVED_PARAM", "error")]
-
-
 LIST_TO_TUPLE = (Signature([], "list[int]"), Signature([], "tuple[int, int]"))
 
 
