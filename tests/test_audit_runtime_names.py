@@ -274,3 +274,18 @@ def test_names_resolve_as_at_run_time(project: Repo) -> None:
     # the same audit again, from the model cache: the same verdicts
     again = project.run("audit", "rtpkg==2.0.0", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
     assert findings(again) == EXPECTED
+
+
+def test_a_lookup_error_no_step_caught_stops_the_audit_loudly(project: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    # an Unresolved that escapes every finer step is a bug: it used to become one info line ("audit
+    # stopped", shown with -v only) and the package's findings were dropped with exit 0
+    from upgrade_checklists.audit import pipeline
+    from upgrade_checklists.audit.api import Unresolved
+
+    def broken(*args, **kwargs):
+        raise Unresolved("a look-up nobody answered")
+
+    monkeypatch.setattr(pipeline, "bind_uses", broken)
+    r = project.run("audit", "rtpkg==2.0.0", "--from", "1.0.0", "--cache-dir", str(project.cache))
+    assert r.code == 2
+    assert "a look-up nobody answered" in r.err and "Traceback" not in r.err

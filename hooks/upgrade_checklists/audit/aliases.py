@@ -199,7 +199,7 @@ class GetattrReader:
     ``getattr(mod, name)``, ``globals()[...]``, ``import_module(...)``, a table's value). What it
     cannot decide raises :class:`Undecided`. ``load(dotted)`` gives another module's tree."""
 
-    def __init__(self, tree: ast.Module, modname: str, is_package: bool, load=None) -> None:
+    def __init__(self, tree: ast.Module, modname: str, is_package: bool, load=None, stub: ast.Module | None = None) -> None:
         self.tree = tree
         self.modname = modname
         self.package = modname if is_package else modname.rpartition(".")[0]
@@ -208,10 +208,45 @@ class GetattrReader:
         self.fn = next((n for n in self.top if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__getattr__"), None)
         self.lazy = self._lazy_table()
         self._tables: dict[str, object] = {}
+        #: ``lazy_loader.attach(...)`` / ``attach_stub(...)`` (``stub``: the ``.pyi`` beside the module):
+        #: (submodules, attribute -> submodule), or an Undecided message; None when the module has none
+        self.attach = self._attach(stub)
 
     @property
     def active(self) -> bool:
-        return self.fn is not None or self.lazy is not None
+        return self.fn is not None or self.lazy is not None or self.attach is not None
+
+    def _attach(self, stub: ast.Module | None):
+        """``__getattr__, __dir__, __all__ = lazy.attach(__name__, submodules=[...], submod_attrs={...})`` or
+        ``lazy.attach_stub(__name__, __file__)`` (scientific-python's lazy_loader): what it serves, read statically."""
+        for node in self.top:
+            if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+                continue
+            func = node.value.func
+            how = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if how not in ("attach", "attach_stub") or not any(
+                    isinstance(n, ast.Name) and n.id == "__getattr__" for t in node.targets for n in ast.walk(t)):
+                continue
+            if how == "attach_stub":
+                return _stub_table(stub) if stub is not None else f"`{self.modname}` attaches its stub, which is not in the source"
+            args = {k.arg: k.value for k in node.value.keywords if k.arg}
+            pos = node.value.args[1:]
+            subs_node = args.get("submodules", pos[0] if pos else None)
+            attrs_node = args.get("submod_attrs", pos[1] if len(pos) > 1 else None)
+            subs = self._value(subs_node) if subs_node is not None else []
+            attrs = self._value(attrs_node) if attrs_node is not None else {}
+            if not isinstance(subs, (list, tuple, set)) or not isinstance(attrs, dict) or not all(
+                    isinstance(v, (list, tuple, set)) for v in attrs.values()):
+                return f"`{self.modname}`: the tables given to `{how}` are not spelt out (line {node.lineno})"
+            return set(subs), {a: mod for mod, names in attrs.items() for a in names}
+        return None
+
+    def _value(self, node: ast.AST):
+        if isinstance(node, ast.Name):
+            value = self.table(node.id)
+            return None if value is _MISSING else value
+        value = _literal(node)
+        return None if value is _MISSING else value
 
     # -- what the module spells at its top level --------------------------------------------------
 
@@ -302,6 +337,15 @@ class GetattrReader:
     def run(self, name: str):
         """What the module does when ``name`` is read and not otherwise found: a Served, a Gone, or
         raises Undecided."""
+        if isinstance(self.attach, str):
+            raise Undecided(self.attach)
+        if self.attach is not None and self.fn is None:
+            submodules, attrs = self.attach
+            if name in submodules:
+                return Served((f"{self.package}.{name}",), "lazy table", 1)
+            if name in attrs:
+                return Served((f"{self.package}.{attrs[name]}.{name}",), "lazy table", 1)
+            return Gone(False, f"No {self.modname} attribute {name}", 1)
         if self.lazy is not None:
             table = self.table(self.lazy)
             if not isinstance(table, dict):
@@ -468,7 +512,14 @@ class GetattrReader:
                 value = box.get(self._scalar(node.slice, st))
                 return value if isinstance(value, str) else None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
-            return self._string(node.func.value, st)
+            template = self._string(node.func.value, st)
+            args = [self._string(a, st) for a in node.args]
+            if template is None or node.keywords or None in args:
+                return template
+            try:  # ``"module {!r} has no attribute {!r}".format(__name__, attr)``: filled as Python fills it
+                return template.format(*args)
+            except (IndexError, KeyError, ValueError, TypeError):
+                return template
         return None
 
     def _target(self, node: ast.AST, st: _State) -> tuple[str, ...]:
@@ -516,6 +567,23 @@ class _State:
     locals: dict = field(default_factory=dict)
     warning: str | None = None
     specific: bool = False  # a test that named this name (==, in) was true on the way
+
+
+def _stub_table(stub: ast.Module):
+    """What ``lazy_loader.attach_stub`` reads from a stub: ``from . import m`` (a submodule) and
+    ``from .m import a, b`` (attributes of submodule ``m``); anything else it refuses, and so do we."""
+    submodules: set[str] = set()
+    attrs: dict[str, str] = {}
+    for node in stub.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            for a in node.names:
+                if node.module is None:
+                    submodules.add(a.name)
+                elif a.name != "*":
+                    attrs[a.name] = node.module
+                else:
+                    return "the stub imports `*`: lazy_loader refuses it"
+    return submodules, attrs
 
 
 def _names_it(test: ast.AST, param: str) -> bool:
@@ -617,3 +685,266 @@ def warn_message(node: ast.AST) -> str | None:
     from upgrade_checklists.audit.deprecation import _warn_call
 
     return _warn_call(node)
+
+
+# -- ``from M import *`` as Python runs it ---------------------------------------------------------------
+
+
+def star_base(node: ast.ImportFrom, package: str) -> str:
+    """The module an ``ImportFrom`` (maybe relative to ``package``) names."""
+    if not node.level:
+        return node.module or ""
+    parts = package.split(".")
+    keep = len(parts) - node.level + 1
+    return ".".join(parts[:max(keep, 0)] + ([node.module] if node.module else []))
+
+
+class StarExports:
+    """What ``from M import *`` binds, read statically from M's source as Python runs it: M's
+    ``__all__`` when it has one (lists, tuples and sets of strings, ``+``, ``+=``, ``.extend``,
+    ``.append``, ``.insert``, ``.remove``, ``list(...)``/``sorted(...)``, ``X.__all__`` of a module
+    it imports, and a helper of the module's own called at module level that appends each name of
+    its argument's ``__all__``), else its public names. griffe reads the same from its own model,
+    where two things fall short of Python: a stub beside a module replaces the module's ``__all__``
+    with the stub's (``__all__: list[str]``, an empty list), and ``__all__`` grown by calls is not
+    read; names then missing from the modules that import M with ``*`` are what :meth:`exposed`
+    gives back.
+
+    Where ``__all__`` also grows in a way not read (a loop appending names computed at run time),
+    the names read are certainly there and more may be: M is then in ``partial``.
+
+    ``load(dotted)`` gives ``(tree, is_package)`` of a module's ``.py`` source (else its stub), or None."""
+
+    def __init__(self, load) -> None:
+        self.load = load
+        self._memo: dict[str, list[str] | None] = {}
+        self._all: dict[str, object] = {}
+        #: modules whose names given are a lower bound (more may be bound at run time)
+        self.partial: set[str] = set()
+
+    def exposed(self, dotted: str, _seen: frozenset = frozenset()) -> list[str] | None:
+        """The names ``from dotted import *`` binds that griffe's expansion may have missed: every name of
+        ``__all__``, or (a module without one) the public names its own ``*`` imports bring (griffe sees
+        what it binds itself). None when that cannot be told statically."""
+        if dotted in self._memo:
+            return self._memo[dotted]
+        if dotted in _seen:
+            return None  # a cycle of * imports: not decided here
+        result = self._exposed(dotted, _seen | {dotted})
+        if not _seen:
+            self._memo[dotted] = result
+        return result
+
+    def _exposed(self, dotted: str, seen: frozenset) -> list[str] | None:
+        src = self.load(dotted)
+        if src is None:
+            return None
+        tree, is_package = src
+        package = dotted if is_package else dotted.rpartition(".")[0]
+        declared = self.all_of(dotted, seen)
+        if declared is not _MISSING:
+            return declared  # type: ignore[return-value]
+        out: list[str] = []
+        for node in module_level(tree.body):
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+                base = star_base(node, package)
+                more = self.exposed(base, seen)
+                if more is None:
+                    return None
+                if base in self.partial:
+                    self.partial.add(dotted)
+                out += [n for n in more if not n.startswith("_") and n not in out]
+        return out
+
+    def all_of(self, dotted: str, seen: frozenset = frozenset()):
+        """Module ``dotted``'s ``__all__`` as a list (None: it has one that cannot be read; _MISSING: none)."""
+        if dotted in self._all:
+            return self._all[dotted]
+        src = self.load(dotted)
+        if src is None:
+            return None
+        tree, is_package = src
+        st = _AllState(dotted, dotted if is_package else dotted.rpartition(".")[0], seen | {dotted})
+        value = self._all_of(tree, st)
+        if st.partial and isinstance(value, list):
+            self.partial.add(dotted)
+        if len(st.seen) == 1 or value is not None:  # a cycle's None is not this module's answer
+            self._all[dotted] = value
+        return value
+
+    def _all_of(self, tree: ast.Module, st: _AllState):
+        value: list[str] | None | object = _MISSING
+        st.imports = _import_map(tree, st.package)
+        helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)
+                   and any(isinstance(x, ast.Name) and x.id == "__all__" for x in ast.walk(n))}
+        read: set[int] = set()
+        for stmt in module_level(tree.body):
+            read.add(id(stmt))
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                    if stmt.value is None:
+                        continue  # ``__all__: list[str]``: a declaration, no value
+                    value = self._names(stmt.value, value, st)
+            elif (isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == "__all__"):
+                more = self._names(stmt.value, value, st) if isinstance(stmt.op, ast.Add) else None
+                value = None if not isinstance(value, list) or more is None else value + more
+            elif (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+                  and isinstance(stmt.value.func, ast.Attribute) and isinstance(stmt.value.func.value, ast.Name)
+                  and stmt.value.func.value.id == "__all__"):
+                value = self._grow(stmt.value, value, st)
+            elif (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name)
+                  and stmt.value.func.id in helpers and value is not _MISSING):
+                value = self._helper(helpers[stmt.value.func.id], stmt.value, value, st)
+            if value is None:
+                return None
+        if value is not _MISSING and _grows_elsewhere(tree.body, read):
+            st.partial = True  # a loop (or other statement) also appends: the names read are a lower bound
+        return value
+
+    def _helper(self, fn: ast.FunctionDef, call: ast.Call, value, st: _AllState):
+        """A module-level call of the module's own function that grows ``__all__``: ``extend_all(mod)``
+        whose body appends each name of ``getattr(module, '__all__')`` (or ``module.__all__``), skipping
+        those already there when it tests ``not in``. Any other function touching ``__all__``: None."""
+        if not isinstance(value, list) or call.keywords:
+            return None
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        source: dict[str, str] = {}  # local -> the parameter whose __all__ it holds
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                param = _all_of_param(node.value, params)
+                if param is not None:
+                    source[node.targets[0].id] = param
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.For) and isinstance(node.target, ast.Name)):
+                continue
+            it = node.iter
+            param = source.get(it.id) if isinstance(it, ast.Name) else _all_of_param(it, params)
+            appends = [c for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                       and isinstance(c.func.value, ast.Name) and c.func.value.id == "__all__"]
+            if (param is None or len(appends) != 1 or appends[0].func.attr != "append" or len(appends[0].args) != 1
+                    or not (isinstance(appends[0].args[0], ast.Name) and appends[0].args[0].id == node.target.id)):
+                continue
+            index = params.index(param)
+            if index >= len(call.args):
+                return None
+            more = self._names(ast.Attribute(value=call.args[index], attr="__all__", ctx=ast.Load()), value, st)
+            if more is None:
+                return None
+            dedup = any(isinstance(c, ast.Compare) and any(isinstance(o, ast.NotIn) for o in c.ops) for c in ast.walk(node))
+            return value + [n for n in more if not (dedup and n in value)]
+        return None
+
+    def _grow(self, call: ast.Call, value, st: _AllState):
+        if not isinstance(value, list) or call.keywords:
+            return None
+        how, args = call.func.attr, call.args  # type: ignore[attr-defined]
+        if how == "extend" and len(args) == 1:
+            more = self._names(args[0], value, st)
+            return None if more is None else value + more
+        texts = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in args]
+        if how == "append" and len(args) == 1 and texts[0] is not None:
+            return value + [texts[0]]
+        if how == "insert" and len(args) == 2 and texts[1] is not None:
+            return value + [texts[1]]
+        if how == "remove" and len(args) == 1 and texts[0] is not None:
+            if texts[0] in value:
+                i = value.index(texts[0])
+                return value[:i] + value[i + 1:]
+            return value if st.partial else None  # not there: it came from what was not read (else Python fails)
+        return None
+
+    def _names(self, node: ast.AST, current, st: _AllState) -> list[str] | None:
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            out: list[str] = []
+            for e in node.elts:
+                if isinstance(e, ast.Constant) and isinstance(e.value, str):
+                    out.append(e.value)
+                elif isinstance(e, ast.Starred):
+                    more = self._names(e.value, current, st)
+                    if more is None:
+                        return None
+                    out += more
+                else:
+                    return None
+            return out
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left = self._names(node.left, current, st)
+            right = self._names(node.right, current, st) if left is not None else None
+            return None if right is None else left + right  # type: ignore[operator]
+        if isinstance(node, ast.Name) and node.id == "__all__":
+            return list(current) if isinstance(current, list) else None
+        if isinstance(node, ast.Attribute) and node.attr == "__all__":
+            module = st.imports.get(ast.unparse(node.value))
+            if module is None or module in st.seen:
+                return None
+            other = self.all_of(module, st.seen)
+            if module in self.partial:
+                st.partial = True
+            return list(other) if isinstance(other, list) else None
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple", "sorted")
+                and len(node.args) == 1 and not node.keywords):
+            return self._names(node.args[0], current, st)
+        return None
+
+
+@dataclass
+class _AllState:
+    dotted: str
+    package: str
+    seen: frozenset
+    imports: dict = field(default_factory=dict)
+    partial: bool = False
+
+
+def _grows_elsewhere(body: list[ast.stmt], read: set[int]) -> bool:
+    """A statement not read as a module-level statement (in a loop, a ``with``) changes ``__all__``."""
+    for stmt in body:
+        if id(stmt) in read and isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)):
+            continue  # read as it runs
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(stmt, (ast.If, ast.Try)):
+            parts = [stmt.body, stmt.orelse] if isinstance(stmt, ast.If) else [
+                stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody]
+            if any(_grows_elsewhere(p, read) for p in parts):
+                return True
+            continue
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                    and node.func.value.id == "__all__" and node.func.attr in ("append", "extend", "insert", "__iadd__"):
+                return True
+            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == "__all__":
+                return True
+    return False
+
+
+def _all_of_param(node: ast.AST, params: list[str]) -> str | None:
+    """``getattr(p, "__all__")`` or ``p.__all__`` of a parameter ``p``: ``p``."""
+    if isinstance(node, ast.Attribute) and node.attr == "__all__" and isinstance(node.value, ast.Name) and node.value.id in params:
+        return node.value.id
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) == 2
+            and isinstance(node.args[0], ast.Name) and node.args[0].id in params
+            and isinstance(node.args[1], ast.Constant) and node.args[1].value == "__all__"):
+        return node.args[0].id
+    return None
+
+
+def _import_map(tree: ast.Module, package: str) -> dict[str, str]:
+    """Local name (or dotted local path) -> the module path a module-level import binds it to."""
+    out: dict[str, str] = {}
+    for node in module_level(tree.body):
+        if isinstance(node, ast.ImportFrom):
+            base = star_base(node, package)
+            for a in node.names:
+                if a.name != "*":
+                    out[a.asname or a.name] = f"{base}.{a.name}" if base else a.name
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    out[a.asname] = a.name
+                else:
+                    parts = a.name.split(".")
+                    for i in range(1, len(parts) + 1):
+                        out[".".join(parts[:i])] = ".".join(parts[:i])
+    return out

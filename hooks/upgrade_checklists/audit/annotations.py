@@ -17,6 +17,7 @@ canonical text, so that equal types compare equal:
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from typing import Callable
 
@@ -95,6 +96,8 @@ def _norm(expr, canon: Canon | None) -> str:
     if isinstance(expr, str):
         return _norm_text(expr, canon)
     if cls in ("ExprName", "ExprAttribute"):
+        if cls == "ExprName" and _builtin_here(expr):
+            return expr.name
         try:
             path = expr.canonical_path
         except Exception:  # a name griffe cannot resolve: keep it as written
@@ -115,6 +118,33 @@ def _norm(expr, canon: Canon | None) -> str:
     if cls == "ExprTuple":
         return ", ".join(_norm(e, canon) for e in expr.elements)
     return re.sub(r"\s+", " ", str(expr))
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _builtin_here(expr) -> bool:
+    """A bare builtin name (``bool``) that the scopes of its annotation do not bind: the builtin, as Python
+    resolves it (griffe looks a name up in the enclosing *packages* too, where ``pkg.bool`` may be defined).
+    A name a ``*`` import binds is not counted: annotations are mostly written in a stub (``.pyi``), whose
+    namespace is not the module's (``from .numerictypes import *`` binds ``bool`` in the ``.py`` only)."""
+    name = getattr(expr, "name", None)
+    if name not in _BUILTINS:
+        return False
+    obj = getattr(expr, "parent", None)
+    try:
+        while obj is not None:
+            if name in getattr(obj, "imports", {}):
+                return False
+            member = obj.members.get(name)
+            if member is not None and not (member.is_alias and getattr(member, "wildcard_imported", False)):
+                return False
+            if obj.kind.value == "module":
+                return True
+            obj = obj.parent
+    except Exception:  # an object griffe cannot walk (an alias not resolved): as griffe resolves it
+        return False
+    return False
 
 
 def _norm_text(text: str, canon: Canon | None) -> str:

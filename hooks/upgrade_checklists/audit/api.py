@@ -33,9 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from upgrade_checklists.audit import annotations
-from upgrade_checklists.audit.aliases import GetattrReader, Gone, Served, SourceCache, Undecided, module_level, served
+from upgrade_checklists.audit.aliases import (GetattrReader, Gone, Served, SourceCache, StarExports, Undecided, module_level, served,
+                                              star_base)
 from upgrade_checklists.audit.deprecation import deprecation_of, keyword_warnings
 
+_STAR_IMPORT = re.compile(rb"\bimport[ \t]*\(?[ \t]*\*")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 REQUIRED_KINDS = ("positional-only", "positional or keyword", "keyword-only")
 POSITIONAL_KINDS = ("positional-only", "positional or keyword")
@@ -56,6 +58,9 @@ class Param:
 class Signature:
     params: list[Param]  # without self / cls
     returns: str | None
+    #: declared with ``@overload``s: ``returns`` is the union of theirs, and which one a call takes depends on
+    #: its arguments' types (not known statically)
+    overloaded: bool = field(default=False, compare=False)
 
     def named(self) -> dict[str, Param]:
         return {p.name: p for p in self.params if p.kind not in ("variadic positional", "variadic keyword")}
@@ -178,7 +183,13 @@ class UpstreamModel(ServedNames):
         #: the model of the other version: old annotations name classes by their new path when it still resolves
         #: (anything with ``canonical(path)``: an UpstreamModel or the cached model in front of one)
         self.peer = None
+        #: module -> the modules it imports with ``*`` whose names are known only in part (more may come)
+        self.open_stars: dict[str, list[str]] = {}
+        #: a module file's ``__getattr__`` / lazy table reader (one per file: it keeps the tables it read)
+        self._readers: dict[Path, GetattrReader] = {}
         self._graft_namespace_dirs()
+        self._stub_overloads()
+        self._star_imports()
         try:
             self.loader.resolve_aliases(implicit=False, external=None)
         except Exception:  # resolution is retried lazily per lookup
@@ -213,6 +224,90 @@ class UpstreamModel(ServedNames):
                 new = self._graft(mod, d, sub)
                 if new is not None:
                     stack.append(new)
+
+    def _star_imports(self) -> None:
+        """Bind what each ``from M import *`` binds at run time where griffe's expansion fell short
+        (``aliases.StarExports``: a stub's ``__all__`` replacing the module's, ``__all__`` grown by calls):
+        each name M exposes that the importing module lacks becomes an alias to ``M.name``, resolved
+        when asked. A name the module binds itself is kept (griffe already ordered those)."""
+        stars = StarExports(self._module_source)
+        stack = list(self.loader.modules_collection.members.values())
+        seen: set[int] = set()
+        while stack:
+            mod = stack.pop()
+            if getattr(mod, "is_alias", False) or mod.kind.value != "module" or id(mod) in seen:
+                continue
+            seen.add(id(mod))
+            stack += [m for m in mod.members.values() if not m.is_alias and m.kind.value == "module"]
+            fp = mod.filepath
+            if not isinstance(fp, Path) or fp.suffix != ".py":
+                continue
+            try:
+                if not _STAR_IMPORT.search(fp.read_bytes()):
+                    continue
+            except OSError:
+                continue
+            tree = self.sources.tree(fp)
+            if tree is None:
+                continue
+            package = mod.path if fp.name == "__init__.py" else mod.path.rpartition(".")[0]
+            for node in module_level(tree.body):
+                if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
+                    continue
+                base = star_base(node, package)
+                if not base or base == mod.path:
+                    continue
+                names = stars.exposed(base)
+                if names is not None and base in stars.partial:
+                    self.open_stars.setdefault(mod.path, []).append(base)
+                for name in names or ():
+                    if name in mod.members or not name.isidentifier():
+                        continue
+                    mod.set_member(name, self._griffe.Alias(name, f"{base}.{name}", lineno=node.lineno,
+                                                            endlineno=node.end_lineno, parent=mod, wildcard_imported=True))
+
+    def _stub_overloads(self) -> None:
+        """Functions a stub declares only by ``@overload`` (a compiled function: ``def empty(...)`` three times
+        in ``multiarray.pyi``, none in ``multiarray.py``): griffe keeps overloads only on a function the module
+        defines, so these are lost. Each becomes a function here, with ``overloads`` kept: its parameters are
+        every overload's (in the first's order; required only where every overload requires it), its return
+        the union of theirs."""
+        g = self._griffe
+        stack = list(self.loader.modules_collection.members.values())
+        seen: set[int] = set()
+        while stack:
+            mod = stack.pop()
+            if getattr(mod, "is_alias", False) or mod.kind.value != "module" or id(mod) in seen:
+                continue
+            seen.add(id(mod))
+            stack += [m for m in mod.members.values() if not m.is_alias and m.kind.value == "module"]
+            fp = mod.filepath
+            if not isinstance(fp, Path):
+                continue
+            overloads = {k: v for k, v in mod.overloads.items() if v}
+            stub = fp.with_suffix(".pyi")
+            if fp.suffix == ".py" and stub.is_file():
+                try:
+                    text = stub.read_text(encoding="utf-8", errors="replace")
+                    if "overload" in text:
+                        visited = g.visit(mod.name, stub, text, parent=mod.parent)
+                        overloads.update({k: v for k, v in visited.overloads.items() if v})
+                except (OSError, SyntaxError, ValueError, RecursionError, g.LoadingError):
+                    continue  # a stub griffe cannot read: its overloads stay unknown, as before
+            for name, fns in overloads.items():
+                if name in mod.members:
+                    continue
+                mod.set_member(name, _overloaded(g, name, fns, mod))
+
+    def _module_source(self, dotted: str):
+        """``(tree, is_package)`` of module ``dotted``'s source (its ``.py``, else its stub), or None."""
+        rel = dotted.replace(".", "/")
+        for s in self.search:
+            for cand in (s / rel / "__init__.py", s / f"{rel}.py", s / rel / "__init__.pyi", s / f"{rel}.pyi"):
+                if cand.is_file():
+                    tree = self.sources.tree(cand)
+                    return None if tree is None else (tree, cand.stem == "__init__")
+        return None
 
     def _graft(self, mod, d: Path, sub: Path):
         """Load folder ``sub`` (in ``d``, without ``__init__.py``) as a namespace subpackage of ``mod``."""
@@ -279,7 +374,11 @@ class UpstreamModel(ServedNames):
         is_package = fp is not None and fp.name.startswith("__init__.")
         self._unread_origins(mod, fp, tree, name, is_package)
         how = served(tree, mod.path, is_package, name)
-        reader = GetattrReader(tree, mod.path, is_package, self._module_tree)
+        reader = self._readers.get(fp)
+        if reader is None:
+            stub = fp.with_suffix(".pyi")
+            reader = self._readers[fp] = GetattrReader(tree, mod.path, is_package, self._module_tree,
+                                                       self.sources.tree(stub) if stub.is_file() and fp.suffix == ".py" else None)
         undecided = None
         if reader.active:
             try:
@@ -326,6 +425,9 @@ class UpstreamModel(ServedNames):
         folder = fp.parent if fp is not None else None
         if folder is not None and is_package and _compiled(folder, name):
             raise Unresolved(f"`{mod.path}.{name}` is a compiled extension module without a stub (.pyi)")
+        for base in self.open_stars.get(mod.path, ()):
+            raise Unresolved(f"`{mod.path}.{name}` may come from `from {base} import *`, whose `__all__` grows at run time "
+                             "beyond what can be read statically")
         package = mod.path if is_package else mod.path.rpartition(".")[0]
         for node in module_level(tree.body):
             if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
@@ -394,7 +496,7 @@ class UpstreamModel(ServedNames):
         fp = getattr(obj, "filepath", None)
         try:
             return deprecation_of(obj, self.sources.tree(fp if isinstance(fp, Path) else None))
-        except Exception:  # a statically unreadable body: no verdict
+        except (self._griffe.AliasResolutionError, self._griffe.CyclicAliasError, RecursionError):  # a decorator griffe cannot follow: no verdict
             return None
 
     def keyword_deprecations(self, api: Api) -> dict[str, str]:
@@ -405,7 +507,7 @@ class UpstreamModel(ServedNames):
         fp = getattr(obj, "filepath", None)
         try:
             return keyword_warnings(obj, self.sources.tree(fp if isinstance(fp, Path) else None))
-        except Exception:  # a statically unreadable body: no verdict
+        except (self._griffe.AliasResolutionError, self._griffe.CyclicAliasError, RecursionError):  # a decorator griffe cannot follow: no verdict
             return {}
 
     def _obj(self, api: Api):
@@ -494,7 +596,7 @@ class UpstreamModel(ServedNames):
             parent = obj.parent
             if parent is not None and parent.kind.value == "class" and "staticmethod" not in obj.labels and params:
                 params = params[1:]
-            return Signature(params, annotations.normalize(obj.returns, self._canon))
+            return Signature(params, annotations.normalize(obj.returns, self._canon), bool(getattr(obj, "overloads", None)))
         if kind == "class":
             init = obj.all_members.get("__init__")
             if init is None:  # attrs, pydantic, metaclasses...: unknown, unless a plain class
@@ -689,6 +791,32 @@ class UpstreamModel(ServedNames):
             return self.find(dotted) is not None
         except Unresolved:
             return False
+
+
+def _overloaded(g, name: str, fns: list, parent):
+    """One function standing for overloads ``fns`` (see ``UpstreamModel._stub_overloads``)."""
+    params: dict[str, object] = {}
+    counts: dict[str, int] = {}
+    for fn in fns:
+        for p in fn.parameters:
+            counts[p.name] = counts.get(p.name, 0) + (1 if p.required else 0)
+            params.setdefault(p.name, p)
+    merged = []
+    for pname, p in params.items():
+        optional = counts[pname] < len(fns) and p.kind.value in REQUIRED_KINDS
+        merged.append(g.Parameter(pname, annotation=p.annotation, kind=p.kind,
+                                  default=p.default if p.default is not None or not optional else "..."))
+    returns = None
+    shown: set[str] = set()
+    for fn in fns:
+        if fn.returns is None or str(fn.returns) in shown:
+            continue
+        shown.add(str(fn.returns))
+        returns = fn.returns if returns is None else g.ExprBinOp(returns, "|", fn.returns)
+    out = g.Function(name, lineno=fns[0].lineno, endlineno=fns[-1].endlineno, parameters=g.Parameters(*merged),
+                     returns=returns, parent=parent)
+    out.overloads = list(fns)
+    return out
 
 
 def namespace_dirs(mod, name: str | None = None):

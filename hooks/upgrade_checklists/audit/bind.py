@@ -87,6 +87,9 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
         if call.unpacked and _sequence(old.returns) and _sequence(new.returns):
             out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`); "
                         "this call only unpacks or iterates the result, which either supports"))
+        elif old.overloaded or new.overloaded:
+            out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`), "
+                        "the union of its overloads; which one this call takes depends on its arguments' types, not known statically"))
         else:
             out.append(("RETURN_CHANGED", "error", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`), and this call uses the result"))
     why = unbound_at(call, old) if old is not None and any(p[1] == "error" for p in out) else None
@@ -214,6 +217,13 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
               covered: frozenset[str] = frozenset()) -> list[Bound]:
     """Bind each use; ``covered``: canonical paths whose methods-on-results are bound by their own use."""
     out = []
+    # a bare name a project ``from pkg.mod import *`` may bind is a use only where the old version's
+    # ``pkg.mod`` has it (at a pin with no old version: the new one's)
+    star_found: dict[str, bool] = {}
+    for u in uses:
+        if u.star and u.star not in star_found:
+            star_found[u.star] = _status(old if old is not None else new, u.star) == "found"
+    uses = [u for u in uses if not u.star or star_found[u.star]]
     patched = set()  # (class, method) the project assigns itself: its uses bind against the patch
     for u in uses:
         if u.kind == PATCH:
@@ -305,6 +315,8 @@ def missing(name: str, old, new, version: str, a_old: Api | None, shown: str | N
         said = now.removeprefix("removed:")
         return "REMOVED_API", "error", f"{shown} was removed at {version}" + (f": \"{said}\"" if said else "")
     code, msg = gone(name, a_old, new, version)
+    if code == "REMOVED_API" and now.startswith("gone:") and now != "gone:":
+        msg += f": \"{now.removeprefix('gone:')}\""  # what the module's ``__getattr__`` says of any name it lacks
     if shown != f"`{name}`":
         msg = msg.replace(f"`{name}`", shown, 1)
     return code, "error", msg

@@ -210,11 +210,9 @@ class Auditor:
                 result.findings.append(Finding(t.checklist.rel, 1, "FETCH", str(exc), package=t.package, severity="warning", at_source=False))
                 t.findings = _unique(result.findings[start:])
                 continue
-            try:
-                self._audit_package(t, old, new, result)
-            except Unresolved as exc:  # a lookup no finer step caught: the rest of the package is not audited
-                result.findings.append(Finding(t.checklist.rel, 1, "UNRESOLVED", f"{t.package}: audit stopped: {exc}",
-                                               package=t.package, severity="info", at_source=False))
+            # every look-up of a use or an entry answers Unresolved where it is asked: one reaching here is a
+            # bug, and it stops the audit (exit 2, crash log) rather than drop the package's findings unsaid
+            self._audit_package(t, old, new, result)
             t.findings = _unique(result.findings[start:])
         new_versions = self._versions(targets[0], targets, every)[0] if targets else {}
         start = len(result.findings)

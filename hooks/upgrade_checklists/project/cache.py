@@ -67,12 +67,17 @@ def build_id() -> str:
     if _build_id is None:
         from upgrade_checklists.core.digest import blake2b
 
-        here = os.path.dirname(os.path.abspath(__file__))
+        # every source file of the package, not only this folder's: an audit model cached by an older
+        # audit/ (or check/, core/ ...) must not be taken for this build's
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         h = blake2b(digest_size=12)
-        for name in sorted(os.listdir(here)):
-            if name.endswith(".py"):
-                with open(os.path.join(here, name), "rb") as f:
-                    h.update(name.encode() + b"\0" + f.read() + b"\0")
+        files = []
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            files += [os.path.join(folder, n) for n in names if n.endswith(".py")]
+        for path in sorted(files):
+            with open(path, "rb") as f:
+                h.update(os.path.relpath(path, root).replace(os.sep, "/").encode() + b"\0" + f.read() + b"\0")
         # the Python version too: what ast can parse (and so each file's facts) depends on it
         _build_id = f"{__version__}+{h.hexdigest()}+py{sys.version_info[0]}.{sys.version_info[1]}"
     return _build_id

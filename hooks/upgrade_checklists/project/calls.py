@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from upgrade_checklists.core.astwalk import imports, statements, walk
+from upgrade_checklists.core.astwalk import BLOCKS, imports, statements, walk
 
 _SIMPLE = (
     ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Raise,
@@ -42,9 +42,15 @@ class Call:
         return ast.unparse(self.node.func) if self.node is not None else self.callee
 
 
+#: on a tree: {tuple(modules): names a ``*`` import of a project module binds into it} (``uses.find_uses`` sets it)
+STAR_BOUND = "_upgrade_checklists_star_bound"
+
+
 def bindings(tree: ast.Module, modules: list[str]) -> dict[str, str]:
-    """Bound name -> qualified target, for imports inside ``modules`` (any scope)."""
-    out: dict[str, str] = {}
+    """Bound name -> qualified target, for imports inside ``modules`` (any scope), and the names a
+    ``*`` import of a project module brings (``from app.imports import *`` where ``app/imports.py``
+    does ``import numpy as np``), which an import in the file itself overrides."""
+    out: dict[str, str] = dict(tree.__dict__.get(STAR_BOUND, {}).get(tuple(modules), {}))
     for node in imports(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
@@ -272,7 +278,70 @@ def statement_calls(tree: ast.AST) -> list[tuple[ast.stmt, ast.Call, ast.AST]]:
             for node in _calls_in(stmt, simple):
                 found.append((stmt, node, (stmt if simple else node)))
         tree.__dict__[_CALLS] = found
+        _mark_scopes(tree)
     return found
+
+
+_SCOPE = "_upgrade_checklists_scope"
+_NAMES = "_upgrade_checklists_names"
+_BODY_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _mark_scopes(tree: ast.AST) -> None:
+    """Each statement below ``tree`` keeps the function (class, module) whose body holds it."""
+    stack = [(tree, tree)]
+    while stack:
+        node, scope = stack.pop()
+        for name in node._fields:
+            if name not in BLOCKS:
+                continue
+            for x in getattr(node, name, None) or ():
+                if isinstance(x, ast.AST):
+                    x.__dict__[_SCOPE] = scope
+                    stack.append((x, x if isinstance(x, _BODY_SCOPES) else scope))
+
+
+#: calls that take any iterable (or sequence): a result only passed to them is only iterated
+_ITERATING = frozenset({"len", "list", "tuple", "iter", "enumerate", "zip", "sorted", "reversed", "set", "frozenset",
+                        "sum", "min", "max", "any", "all", "map", "filter"})
+
+
+def _only_unpacked(stmt: ast.stmt, name: str) -> bool:
+    """``name = api(...)`` and every other use of ``name`` in the same function (class, module) unpacks it
+    (``a, b = name``), iterates it (``for x in name``, a comprehension, ``*name``, ``len(name)``, ``sorted(name)``)
+    or reads an item of it (``name[0]``); it is never bound again. Any other use (a method, an operator,
+    passing it on) says no: the call's result is then used as what it is."""
+    scope = stmt.__dict__.get(_SCOPE)
+    if scope is None:
+        return False
+    index = scope.__dict__.get(_NAMES)
+    if index is None:  # once per scope: each name's nodes with their parents
+        index = {}
+        for parent in ast.walk(scope):
+            for child in ast.iter_child_nodes(parent):
+                if isinstance(child, ast.Name):
+                    index.setdefault(child.id, []).append((child, parent))
+        scope.__dict__[_NAMES] = index
+    for node, parent in index.get(name, ()):
+        if isinstance(node.ctx, ast.Store):
+            if node in stmt.targets:  # type: ignore[attr-defined]
+                continue
+            return False  # bound again: what a later use reads is not known to be this result
+        if isinstance(node.ctx, ast.Del):
+            continue
+        if isinstance(parent, ast.Assign) and parent.value is node and all(isinstance(t, (ast.Tuple, ast.List)) for t in parent.targets):
+            continue
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
+            continue
+        if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load):
+            continue
+        if isinstance(parent, ast.Starred):
+            continue
+        if (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _ITERATING
+                and node in parent.args):
+            continue
+        return False
+    return True
 
 
 def make_call(api: str, where: ast.AST, node: ast.Call, stmt: ast.stmt, lines: list[str]) -> Call:
@@ -292,7 +361,10 @@ def make_call(api: str, where: ast.AST, node: ast.Call, stmt: ast.stmt, lines: l
         node=node,
         unpacked=(isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1
                   and isinstance(stmt.targets[0], (ast.Tuple, ast.List)))
-        or (isinstance(stmt, (ast.For, ast.AsyncFor)) and stmt.iter is node),
+        or (isinstance(stmt, (ast.For, ast.AsyncFor)) and stmt.iter is node)
+        # ``r = api(...)`` then only ``a, b = r`` / ``for x in r`` / ``r[0]`` in the same function
+        or (isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name) and _only_unpacked(stmt, stmt.targets[0].id)),
     )
 
 

@@ -40,11 +40,13 @@ Nothing here knows the upstream source: ``bind.py`` binds the uses to it.
 from __future__ import annotations
 
 import ast
+import builtins
+import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.core.astwalk import imports, statements, walk
-from upgrade_checklists.project.calls import Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
+from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
 from upgrade_checklists.project.values import assignments_onto
 
 IMPORT, CALL, RESULT, MEMBER, PATCH, ATTRIBUTE = "import", "call", "result", "member", "patch", "attribute"
@@ -87,6 +89,9 @@ class Use:
     #: ``how`` one of ``RESULT_HOWS``
     results: tuple[tuple[int, str, str], ...] = ()
     unevaluated: str = ""  # ATTRIBUTE: why the read never runs (an annotation Python does not evaluate, ``TYPE_CHECKING``)
+    #: a bare name a ``from <upstream module> import *`` may bind (``pkg.mod.name``): a use only if the old
+    #: version's ``pkg.mod`` has that name (the binding stage asks the model; the code alone cannot say)
+    star: str = ""
 
 
 def module_name(rel: str) -> str:
@@ -154,6 +159,9 @@ class Sources(Mapping):
         return sum(1 for _ in self)
 
 
+_STAR_IMPORT = re.compile(r"\bimport[ \t]*\(?[ \t]*\*")
+
+
 def _mentions(text: str, words) -> bool:
     return any(w in text for w in words)
 
@@ -166,11 +174,21 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
     tops = {m.split(".")[0] for m in modules}  # an import of a module (what ``bindings`` finds) names its package
     for rel in sources.paths:
         text = sources.text(rel)
-        if not _mentions(text, tops):
+        star = project.star_bindings(rel) if _STAR_IMPORT.search(text) else {}
+        if not star and not _mentions(text, tops):
             continue
         tree = sources.tree(rel)
         if tree is None:
             continue
+        guesses: dict[str, str] = {}
+        if _STAR_IMPORT.search(text):
+            own = _own_names(tree)
+            star = {k: v for k, v in star.items() if k not in own}
+            guesses = _upstream_star_names(tree, modules, own | set(star))
+            star.update(guesses)
+        if star:
+            tree.__dict__.setdefault(STAR_BOUND, {})[tuple(modules)] = star
+        start = len(out)
         bound = bindings(tree, modules)
         if bound:
             out += _imports(rel, tree, modules)
@@ -181,6 +199,11 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
                 if c.assigned_to:
                     for mc in find_method_calls(text, tree, c.assigned_to, None):
                         out.append(Use(rel, mc.line, RESULT, c.api, mc.api, call=mc, via=f"the result of `{c.api}`"))
+        for i in range(start, len(out)) if guesses else ():
+            u = out[i]
+            head = next((q for q in guesses.values() if u.target == q or u.target.startswith(q + ".")), None)
+            if head is not None:
+                out[i] = replace(u, star=head)
         if bound or any(m in text for m in modules):  # a patch may reach the class through strings
             out += project.patches(rel)
     out += project.subclass_uses()
@@ -600,6 +623,68 @@ class _Class:
     bases: list[str]  # qualified names of the bases (project or upstream)
 
 
+def _top_level(body: list[ast.stmt]):
+    """Statements run at module level (inside top-level ``if`` / ``try``, not in functions)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If):
+            yield from _top_level(stmt.body)
+            yield from _top_level(stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
+                yield from _top_level(part)
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def _upstream_star_names(tree: ast.Module, modules: list[str], bound: set[str]) -> dict[str, str]:
+    """``from pkg.mod import *`` (of an upstream module) at module level: each bare public name the file reads
+    and binds in no other way (nor a builtin, nor a name bound in any scope of the file) may come from it:
+    name -> ``pkg.mod.name`` (the last such import wins, as at run time). Only guesses: the binding stage keeps
+    those the old version's ``pkg.mod`` has."""
+    stars = [n.module for n in _top_level(tree.body) if isinstance(n, ast.ImportFrom) and not n.level and n.module
+             and _inside(n.module, modules) and any(a.name == "*" for a in n.names)]
+    if not stars:
+        return {}
+    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stored.add(n.name)
+        elif isinstance(n, ast.arg):
+            stored.add(n.arg)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            stored |= {(a.asname or a.name).split(".")[0] for a in n.names if a.name != "*"}
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    free = {n for n in read - stored - bound - _BUILTIN_NAMES if not n.startswith("_")}
+    return {n: f"{stars[-1]}.{n}" for n in sorted(free)}
+
+
+def _own_names(tree: ast.Module) -> set[str]:
+    """The names a module binds itself at module level (imports, definitions, assignments): a ``*``
+    import does not decide what they are."""
+    out: set[str] = set()
+    for node in _top_level(tree.body):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                out |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return out
+
+
+def _literal_all(tree: ast.Module) -> set[str] | None:
+    """A module's ``__all__`` when it is one literal list / tuple of strings, else None (then its public names)."""
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+                and isinstance(node.value, (ast.List, ast.Tuple))
+                and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.value.elts)):
+            return {e.value for e in node.value.elts}
+    return None
+
+
 class _Project:
     """Project classes and the names each file binds, to follow subclasses across files."""
 
@@ -623,6 +708,7 @@ class _Project:
                     bases = [q for q in (resolve(b, names) for b in node.bases) if q]
                     self.classes[f"{mod}.{node.name}"] = _Class(f"{mod}.{node.name}", rel, at, bases)
         self._upstream: dict[str, tuple[str, list[str]] | None] = {}
+        self._stars: dict[str, dict[str, str]] = {}
 
     def _bind(self, rel: str, tree: ast.Module) -> dict[str, str]:
         """The names ``rel`` binds at module level (imports, classes, runtime aliases), qualified."""
@@ -637,6 +723,38 @@ class _Project:
                 names[target] = q
         self._names[rel] = names
         return names
+
+    def star_bindings(self, rel: str, _seen: frozenset = frozenset()) -> dict[str, str]:
+        """The upstream names (of ``modules``) that ``rel``'s module-level ``from M import *`` of a project
+        module M binds: what M binds at module level by import (and by its own ``*`` imports), filtered by
+        M's ``__all__`` when it spells one, else its public names. An import in ``rel`` itself wins."""
+        if rel in self._stars:
+            return self._stars[rel]
+        out: dict[str, str] = {}
+        tree = self.sources.tree(rel) if rel not in _seen else None
+        pkg = module_name(rel) if rel.endswith("__init__.py") else module_name(rel).rpartition(".")[0]
+        for node in _top_level(tree.body) if tree is not None else ():
+            if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
+                continue
+            base = node.module or ""
+            if node.level:
+                parts = pkg.split(".") if pkg else []
+                keep = len(parts) - node.level + 1
+                base = ".".join(parts[:max(keep, 0)] + ([node.module] if node.module else []))
+            target = self.files.get(base)
+            if not target or _inside(base, self.modules):
+                continue  # not a project module (an upstream * import is not followed here)
+            trel = target[-1]
+            ttree = self.sources.tree(trel)
+            if ttree is None:
+                continue
+            top = ast.Module(body=[n for n in _top_level(ttree.body) if isinstance(n, (ast.Import, ast.ImportFrom))], type_ignores=[])
+            names = {**self.star_bindings(trel, _seen | {rel}), **bindings(top, self.modules)}
+            exported = _literal_all(ttree)
+            out.update({k: v for k, v in names.items() if (k in exported if exported is not None else not k.startswith("_"))})
+        if not _seen:
+            self._stars[rel] = out
+        return out
 
     def names(self, rel: str) -> dict[str, str]:
         if rel not in self._names:
