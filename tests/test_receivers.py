@@ -316,6 +316,18 @@ def test_no_receiver_type_where_the_code_does_not_give_one(src: str) -> None:
     assert [u for u in _uses(src, ["pkg"]) if u.kind == ANNOTATED and u.member == "size"] == []
 
 
+def test_the_steps_of_a_use_survive_the_use_cache() -> None:
+    from upgrade_checklists.project.usecache import from_record, to_record
+
+    uses = [u for u in _uses(SHOP_PY) if u.kind == ANNOTATED]
+    back = from_record(to_record(uses))
+    assert [(u.line, u.target, u.member, u.steps, u.via) for u in back] == [
+        (u.line, u.target, u.member, u.steps, u.via) for u in uses]
+    record = to_record(uses[:1])
+    record[0]["steps"] = "call"  # not a tuple of strings: not read back
+    assert from_record(record) is None
+
+
 def test_a_decorator_on_a_nested_function_runs_in_the_enclosing_function() -> None:
     src = ("import pkg\n\ndef add(cli: pkg.Group):\n    @cli.command(name='x')\n    def go(cli=cli.default):\n"
            "        return cli.size\n    return go\n")
@@ -358,6 +370,8 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> tuple[UpstreamModel, Ups
     ("fakepkg.shop.open_basket", ("call", "m:by_name", "item"), "fakepkg.shop.base.Item"),
     ("fakepkg.shop.open_basket", ("call", "enter"), "fakepkg.shop.base.Basket"),  # __enter__ -> "Basket"
     ("fakepkg.shop.checkout", ("call", "enter"), "fakepkg.shop.base.Item"),  # a context manager's Iterator[Item]
+    ("fakepkg.shop.Item", ("call", "enter"), None),  # no __enter__
+    ("fakepkg.shop.untyped_basket", ("call", "enter"), None),  # not known what it returns
     ("fakepkg.shop.Item", ("call", "m:label"), "builtins.str"),  # a builtin: no use of upstream
     ("fakepkg.shop.Item", ("call", "m:label", "m:upper", "m:strip"), "builtins.str"),
     ("fakepkg.shop.open_basket", ("call", "m:by_name", "iter"), "builtins.str"),  # the keys
@@ -442,3 +456,6 @@ def test_the_audit_binds_uses_on_typed_receivers(project: Repo, upstreams: Path)
     cov = next(line for line in r.lines if "uses found" in line)
     assert "3 a receiver the function assigns more than one kind of value" in cov
     assert "2 the class of a receiver reached from upstream is not known" in cov
+    # a second audit takes the model's answers (receiver_class, defined_at) from its cache: the same report
+    again = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    assert (again.code, again.lines) == (r.code, r.lines)
