@@ -295,6 +295,8 @@ def test_each_receiver_form_is_a_use_with_its_steps() -> None:
     "from pkg import make\n\ndef f(x):\n    x = make()\n    return x.size\n",  # a parameter without annotation
     "from pkg import make\n\ndef f():\n    x = make()\n    x += 1\n    return x.size\n",
     "from pkg import make\n\ndef f():\n    for x in make().all():\n        pass\n    x = None\n    return x.size\n",
+    # assigned in a closure (``nonlocal``)
+    "import pkg\n\ndef f(x: pkg.Thing):\n    def g():\n        nonlocal x\n        x = 1\n    g()\n    return x.size\n",
 ])
 def test_a_name_rebound_in_the_function_is_counted_not_typed(src: str) -> None:
     got = [(u.member, u.steps) for u in _uses(src, ["pkg"]) if u.kind == ANNOTATED and u.member == "size"]
@@ -309,11 +311,17 @@ def test_a_name_rebound_in_the_function_is_counted_not_typed(src: str) -> None:
     "import pkg\n\ndef f(x):\n    if isinstance(x, int):\n        return x.size\n",  # narrowed to a builtin
     "import pkg\n\ndef f(x):\n    if not isinstance(x, pkg.Thing):\n        return x.size\n",  # negated
     "import pkg\n\ndef f(x):\n    if isinstance(x, pkg.Thing):\n        pass\n    else:\n        return x.size\n",
-    "import pkg\n\ndef f(x: pkg.Thing):\n    def g():\n        return x.size\n    return g\n",  # a nested scope
+    "import pkg\n\ndef f(x: pkg.Thing):\n    def g(x):\n        return x.size\n    return g\n",  # g's own x
     "import pkg\n\ndef f():\n    return pkg.mod.size\n",  # a name of the package, not a receiver
 ])
 def test_no_receiver_type_where_the_code_does_not_give_one(src: str) -> None:
     assert [u for u in _uses(src, ["pkg"]) if u.kind == ANNOTATED and u.member == "size"] == []
+
+
+def test_a_closure_reads_the_type_of_the_enclosing_functions_name() -> None:
+    src = "import pkg\n\ndef f(x: pkg.Thing):\n    def g():\n        return x.size\n    return g\n"
+    assert [(u.line, u.target, u.member, u.steps) for u in _uses(src, ["pkg"]) if u.kind == ANNOTATED] == [
+        (5, "pkg.Thing", "size", ())]
 
 
 def test_the_steps_of_a_use_survive_the_use_cache() -> None:

@@ -238,6 +238,17 @@ class Scope:
         self._collect()
         self.memo: dict[str, Type] = {}
         self.busy: set[str] = set()
+        #: the enclosing function's scope: a name this one does not bind is the closure's (``link``)
+        self.parent: Scope | None = None
+
+    def link(self, parent: Scope) -> None:
+        """``parent`` encloses this function: names this one does not bind are read from it, and a
+        name this one declares ``nonlocal`` is assigned something else there too (not typed)."""
+        self.parent = parent
+        for node in self.nodes:
+            if isinstance(node, ast.Nonlocal):
+                for n in node.names:
+                    parent.defs.setdefault(n, []).append(("other", node))
 
     def _bind(self, target: ast.AST, how: str, what: ast.AST) -> None:
         """``target`` is assigned ``what`` (``how``: ``value``, ``iter`` of it, ``enter`` of it)."""
@@ -300,6 +311,8 @@ class Scope:
         if n in self.memo:
             return self.memo[n]
         defs = self.defs.get(n)
+        if not defs and self.parent is not None:
+            return self.parent.name(n)  # a closure's name: the enclosing function's, over all of it
         if not defs or n in self.busy:
             return None
         self.busy.add(n)
@@ -453,4 +466,5 @@ def _why(scope: Scope, value: ast.expr, t: Up) -> str:
         if not t.steps:
             return f"`{value.id}` annotated `{t.start}` in `{fn}`"
         return f"`{value.id}` is {describe(t)} in `{fn}`"
-    return f"{describe(t)} in `{fn}`"
+    shown = ast.unparse(value)
+    return f"`{shown}` is {describe(t)} in `{fn}`" if len(shown) <= 60 else f"{describe(t)} in `{fn}`"

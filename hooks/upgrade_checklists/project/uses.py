@@ -242,6 +242,10 @@ def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str
             scopes.append(sc)
             for n in sc.nodes:
                 owner[id(n)] = sc
+    for sc in scopes:  # a nested function reads the names it does not bind from the enclosing one
+        parent = owner.get(id(sc.fn))
+        if parent is not None:
+            sc.link(parent)
     return scopes, owner
 
 
