@@ -236,12 +236,21 @@ def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str
     node at module level or in a class body has none)."""
     returns = _Returns(project, rel, modules)
     scopes, owner = [], {}
-    for fn in statements(tree):
-        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            sc = Scope(fn, bound, modules, returns)
-            scopes.append(sc)
-            for n in sc.nodes:
-                owner[id(n)] = sc
+    lines = project.sources.text(rel).splitlines()
+    words = None
+    kept: list[tuple[int, int]] = []  # the line ranges of the functions kept: what they enclose is kept too
+    for fn in sorted((n for n in statements(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
+                     key=lambda n: n.lineno):
+        end = fn.end_lineno or fn.lineno
+        if not any(a <= fn.lineno <= b for a, b in kept):
+            words = words if words is not None else {*bound, "isinstance", *returns.upstream_typed()}
+            if not _mentions("\n".join(lines[fn.lineno - 1: end]), words):
+                continue  # names nothing that can give an upstream receiver, and no enclosing function does
+            kept.append((fn.lineno, end))
+        sc = Scope(fn, bound, modules, returns)
+        scopes.append(sc)
+        for n in sc.nodes:
+            owner[id(n)] = sc
     for sc in scopes:  # a nested function reads the names it does not bind from the enclosing one
         parent = owner.get(id(sc.fn))
         if parent is not None:
@@ -295,7 +304,13 @@ class _Returns:
         self.p, self.rel, self.modules = project, rel, modules
         self.names: dict[str, str] | None = None
 
-    def __call__(self, func: ast.expr):
+    def upstream_typed(self) -> set[str]:
+        """The names this file binds to a project function whose return is annotated with an upstream
+        class (or a generic of one): the only project calls that give a receiver."""
+        self._names()
+        return {n for n in self.names if self(ast.Name(n)) is not None}
+
+    def _names(self) -> None:
         if self.names is None:
             tree = self.p.sources.tree(self.rel)
             names = dict(self.p.names(self.rel))
@@ -304,8 +319,19 @@ class _Returns:
                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     names.setdefault(n.name, f"{mod}.{n.name}")
             self.names = names
+            self.memo: dict[str, object] = {}
+
+    def __call__(self, func: ast.expr):
+        self._names()
         q = resolve(func, self.names)
-        if q is None or _inside(q, self.modules) or q.rpartition(".")[0] not in self.p.files:
+        if q is None:
+            return None
+        if q not in self.memo:
+            self.memo[q] = self._returns(q)
+        return self.memo[q]
+
+    def _returns(self, q: str):
+        if _inside(q, self.modules) or q.rpartition(".")[0] not in self.p.files:
             return None
         found = self.p.function(self.rel, q)
         if found is None or found[1].returns is None:
