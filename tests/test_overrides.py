@@ -242,8 +242,9 @@ def test_calls_on_attributes_upstream_declares_are_bound(project: Repo, upstream
         ("app/greet.py:31:1", "NEW_REQUIRED_PARAM `fakepkg.cmd.base.Style.paint`: `width` is required at 2.0.0 and this call "
                               "does not pass it (`style` is a `fakepkg.cmd.base.Style` in `fakepkg.cmd.base.Command`; subclass "
                               "`Greet`, through `self.style`)"),
-        ("app/greet.py:34:1", "REMOVED_API `fakepkg.cmd.base.Style.legacy` was removed at 2.0.0 (`style` is a "
-                              "`fakepkg.cmd.base.Style` in `fakepkg.cmd.base.Command`; subclass `Greet`, through `self.style`)"),
+        ("app/greet.py:34:1", "REMOVED_API `fakepkg.cmd.base.Style.legacy` (defined at fakepkg/cmd/base.py:43) was removed "
+                              "at 2.0.0 (`style` is a `fakepkg.cmd.base.Style` in `fakepkg.cmd.base.Command`; subclass "
+                              "`Greet`, through `self.style`)"),
     ]
 
 
@@ -437,9 +438,11 @@ def paint_all(style: "b.Style", maybe: Optional[b.Style], other: b.Style | None,
 def test_calls_on_parameters_annotated_with_an_upstream_class(project: Repo, upstreams: Path) -> None:
     """``style`` / ``maybe`` are annotated ``b.Style`` (as text, as ``Optional``): their calls bind against
     ``Style``; ``other`` is assigned again in the body (its class is then not known), ``n`` is no upstream class."""
-    uses = [(u.line, u.target, u.member) for u in find_uses({"app/helpers.py": (HELPERS_PY, ast.parse(HELPERS_PY))},
-                                                             ["fakepkg.cmd"]) if u.kind == "annotated"]
-    assert uses == [(7, "fakepkg.cmd.base.Style", "paint"), (8, "fakepkg.cmd.base.Style", "paint")]
+    uses = [(u.line, u.target, u.member, u.steps) for u in find_uses(
+        {"app/helpers.py": (HELPERS_PY, ast.parse(HELPERS_PY))}, ["fakepkg.cmd"]) if u.kind == "annotated"]
+    # ``other`` is a Style and None and None again: its call is a use whose class is not known (counted)
+    assert uses == [(7, "fakepkg.cmd.base.Style", "paint", ()), (8, "fakepkg.cmd.base.Style", "paint", ()),
+                    (11, "fakepkg.cmd.base.Style", "paint", ("rebound",))]
     project.write("app/helpers.py", HELPERS_PY)
     project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
     r = project.run("audit", "--cache-dir", str(project.cache))
@@ -467,7 +470,7 @@ def test_attribute_reads_on_typed_receivers(project: Repo, upstreams: Path) -> N
     project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
     r = project.run("audit", "--cache-dir", str(project.cache))
     got = [line.rsplit(" (checklists/", 1)[0] for line in r.lines if line.startswith("app/reads.py")]
-    assert got == ["app/reads.py:5:1: REMOVED_API `fakepkg.cmd.base.Style.legacy` was removed at 2.0.0 "
+    assert got == ["app/reads.py:5:1: REMOVED_API `fakepkg.cmd.base.Style.legacy` (defined at fakepkg/cmd/base.py:43) was removed at 2.0.0 "
                    "(`style` annotated `fakepkg.cmd.base.Style` in `width_of`)"]
     assert "not found in the loaded upstream source" in r.lines[-2]  # other.unknown_attr, counted
 

@@ -39,6 +39,8 @@ from upgrade_checklists.audit.deprecation import deprecation_of, keyword_warning
 
 _STAR_IMPORT = re.compile(rb"\bimport[ \t]*\(?[ \t]*\*")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
+#: ``Api.kind`` of a receiver that is a builtin container (``list[T]``, ``dict[K, V]``): not upstream's
+BUILTIN = "builtin"
 REQUIRED_KINDS = ("positional-only", "positional or keyword", "keyword-only")
 POSITIONAL_KINDS = ("positional-only", "positional or keyword")
 
@@ -729,6 +731,179 @@ class UpstreamModel(ServedNames):
                     break
         return found[0] if len(found) == 1 else None
 
+    def receiver_class(self, start: str, steps: tuple[str, ...]) -> Api | None:
+        """The class of the object the project reaches from upstream path ``start`` through
+        ``steps`` (``receivers.STEPS``: ``call``, ``m:NAME`` a method called, ``a:NAME`` an
+        attribute or property read, ``iter`` an element, ``item`` ``x[i]``, ``u0`` / ``u1`` a pair
+        unpacked, ``enter`` what ``with`` binds), each read from upstream's annotations; None
+        where an annotation is missing, names no class of the loaded source, or is a union of
+        classes; an Api of kind ``BUILTIN`` where it is a builtin container (``list[T]``)."""
+        obj = self.find(start)
+        if obj is None:
+            return None
+        state: tuple | None = ("class", obj) if obj.kind.value == "class" else ("callable", obj)
+        for i, step in enumerate(steps):
+            if state is None:
+                return None
+            state = self._step(state, step, first=i == 0)
+        if state is not None and state[0] in ("type", "view", "pair", "builtin"):  # a builtin object: not upstream's
+            name = state[1] if state[0] == "builtin" else str(getattr(state[1], "left", "tuple")).rsplit(".", 1)[-1]
+            return Api(f"builtins.{name}", BUILTIN, None)
+        if state is None or state[0] not in ("class", "instance"):
+            return None
+        return self.api(state[1])
+
+    def _step(self, state: tuple, step: str, first: bool) -> tuple | None:
+        """One step of :meth:`receiver_class`. States: ``("class", cls)`` (the class itself, as an
+        annotation names it: its instance), ``("instance", cls)``, ``("callable", function)``,
+        ``("type", expression, context)`` (a generic: ``list[T]``)."""
+        kind = state[0]
+        if step == "call":
+            if kind == "class" and first:
+                return ("instance", state[1])
+            if kind == "callable":
+                fn = state[1]
+                parent = fn.parent if fn.parent is not None and fn.parent.kind.value == "class" else None
+                return self._type_state(fn.returns, fn, parent)
+            return None
+        if kind in ("class", "instance"):
+            cls = state[1]
+            if step.startswith(("m:", "a:")):
+                member = self._member_of(cls, step[2:])
+                if member is None:
+                    return None
+                if step.startswith("m:"):
+                    if member.kind.value != "function" or "property" in member.labels:
+                        return None
+                    return self._type_state(member.returns, member, cls)
+                if member.kind.value != "attribute":
+                    return None
+                ann = getattr(member, "annotation", None)
+                if ann is None:
+                    value = getattr(member, "value", None)
+                    func = getattr(value, "function", None) if type(value).__name__ == "ExprCall" else None
+                    return self._type_state(func, member, cls) if func is not None else None
+                return self._type_state(ann, member, cls)
+            dunder = {"iter": "__iter__", "enter": "__enter__"}.get(step)
+            if dunder is None:
+                return None
+            member = self._member_of(cls, dunder)
+            if member is None or member.kind.value != "function":
+                return None
+            got = self._type_state(member.returns, member, cls)
+            return got if step == "enter" or got is None else self._step(got, "iter", False)
+        if kind == "builtin":  # what a builtin object's methods and attributes give: not upstream's either
+            return state if step.startswith(("m:", "a:")) else None
+        if kind == "type":
+            return self._element(state[1], state[2], step)
+        if kind == "view" and step == "iter":  # ``d.keys()`` / ``d.values()`` / ``d.items()`` iterated
+            expr, context, which = state[1], state[2], state[3]
+            if which == "items":
+                items = list(expr.slice.elements)
+                return ("pair", items, context)
+            return self._element(expr, context, "key" if which == "keys" else "value")
+        if kind == "pair" and step in ("u0", "u1"):
+            return self._type_state(state[1][int(step[1])], *state[2])
+        return None
+
+    def _member_of(self, cls, name: str):
+        try:
+            member = cls.all_members.get(name)
+            return None if member is None else self._final(member)
+        except Unresolved:
+            return None
+        except Exception:  # griffe's alias errors, on a base class outside the loaded source
+            return None
+
+    _ITERABLES = frozenset({"list", "List", "Sequence", "MutableSequence", "Iterable", "Iterator", "Generator",
+                            "AsyncIterator", "AsyncIterable", "AsyncGenerator", "set", "Set", "frozenset", "FrozenSet",
+                            "AbstractSet", "MutableSet", "Collection", "deque", "Deque", "KeysView", "ValuesView"})
+    _MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict", "DefaultDict",
+                           "Counter"})
+    _MANAGERS = frozenset({"Iterator", "Generator", "ContextManager", "AbstractContextManager", "AsyncIterator",
+                           "AsyncGenerator", "AsyncContextManager", "AbstractAsyncContextManager"})
+
+    def _element(self, expr, context, step: str) -> tuple | None:
+        """``iter`` (an element), ``item`` (``x[i]``), ``key`` / ``value``, ``m:keys`` / ``m:values`` /
+        ``m:items`` (a mapping's views), ``u0`` / ``u1`` (unpacking a pair), ``enter`` of a generic
+        type expression (``list[T]``, ``dict[K, V]``, ``tuple[T, ...]``, ``Iterator[T]``)."""
+        name = str(getattr(expr, "left", "")).rsplit(".", 1)[-1]
+        inner = getattr(expr, "slice", None)
+        items = list(inner.elements) if type(inner).__name__ == "ExprTuple" else [inner]
+        pair = len(items) == 2
+        pick = None
+        if step in ("iter", "item"):
+            if name in self._ITERABLES or (name in self._MAPPINGS and step == "iter"):
+                pick = items[0]
+            elif name in self._MAPPINGS and pair:
+                pick = items[1]
+            elif name in ("tuple", "Tuple") and pair and str(items[1]) == "...":
+                pick = items[0]
+        elif step in ("key", "value") and name in self._MAPPINGS and pair:
+            pick = items[0 if step == "key" else 1]
+        elif step in ("m:keys", "m:values", "m:items") and name in self._MAPPINGS and pair:
+            return ("view", expr, context, step[2:])
+        elif step in ("m:pop", "m:get", "m:setdefault") and (name in self._MAPPINGS and pair or name in _POPPED):
+            pick = items[1] if name in self._MAPPINGS else items[0]  # ``d.get(k)``: a value; ``seq.pop()``: an element
+        elif step.startswith("m:") and step != "m:pop":
+            return ("builtin", name)  # ``seq.count(x)``, ``d.copy()``, ...: a builtin's method gives no upstream object
+        elif step in ("u0", "u1") and name in ("tuple", "Tuple") and pair and str(items[1]) != "...":
+            pick = items[int(step[1])]
+        elif step == "enter" and name in self._MANAGERS:
+            pick = items[0]
+        return None if pick is None else self._type_state(pick, *context)
+
+    def _type_state(self, ann, owner, cls) -> tuple | None:
+        """What an annotation (a griffe expression, or text) on ``owner`` says an object is: an
+        instance of one class of the loaded source, or a generic to take an element of; ``Self``
+        is ``cls``; ``Optional[T]`` / ``T | None`` are ``T``; None when not known."""
+        if ann is None:
+            return None
+        if isinstance(ann, str):
+            return None
+        kind = type(ann).__name__
+        if kind == "ExprSubscript":
+            left = str(ann.left).rsplit(".", 1)[-1]
+            if left in ("Optional", "Union", "Annotated"):
+                paths = _type_paths(ann)
+                if len(paths) != 1:
+                    return None
+                if left == "Annotated":
+                    return self._type_state(ann.slice.elements[0], owner, cls)
+                kept = [x for x in (list(ann.slice.elements) if type(ann.slice).__name__ == "ExprTuple" else [ann.slice])
+                        if str(x) != "None"]
+                return self._type_state(kept[0], owner, cls) if len(kept) == 1 else None
+            if left in self._ITERABLES or left in self._MAPPINGS or left in self._MANAGERS or left in ("tuple", "Tuple"):
+                return ("type", ann, (owner, cls))
+            return self._type_state(ann.left, owner, cls)  # ``Box[T]``: an instance of the generic class ``Box``
+        if kind == "ExprBinOp":
+            sides = [x for x in (ann.left, ann.right) if str(x) != "None"]
+            return self._type_state(sides[0], owner, cls) if len(sides) == 1 else None
+        if kind not in ("ExprName", "ExprAttribute"):
+            return None
+        if str(ann).rsplit(".", 1)[-1] == "Self":
+            return ("instance", cls) if cls is not None else None
+        if str(ann) in _BUILTINS:
+            return ("builtin", str(ann))
+        for path in _type_paths(ann):
+            module = getattr(owner, "module", None)
+            for cand in (path, f"{module.path}.{path}" if module is not None else path):
+                try:
+                    found = self.find(cand)
+                except Unresolved:
+                    continue
+                if found is not None and found.kind.value == "class":
+                    return ("instance", found)
+        return None
+
+    def defined_at(self, dotted: str) -> str | None:
+        """``file:line`` where the object at ``dotted`` is defined (an instance attribute: where
+        upstream's ``__init__`` sets it), relative to the fetched source's root; None if not known."""
+        obj = self.find(dotted)
+        where = self.file_of(dotted) if obj is not None else None
+        line = getattr(obj, "lineno", None) if obj is not None else None
+        return f"{where}:{line}" if where and line else where
+
     def self_calls(self, cls: Api, name: str) -> list[dict]:
         """Upstream's own calls ``self.<name>(...)`` in the methods of ``cls`` and of its bases in
         the loaded source: what a project override of ``name`` is called with. Each call as plain
@@ -898,6 +1073,11 @@ def self_calls_in(node, name: str, rel: str) -> list[dict]:
 
 
 _WRAPPERS = ("Optional", "Union", "Annotated", "Final", "ClassVar")
+#: builtin classes an annotation names (a receiver of one is no use of upstream)
+_BUILTINS = frozenset({"str", "int", "float", "bool", "bytes", "bytearray", "complex", "list", "dict", "set",
+                       "frozenset", "tuple", "object", "type"})
+#: sequences whose ``pop()`` gives an element
+_POPPED = frozenset({"list", "List", "MutableSequence", "deque", "Deque", "set", "Set", "MutableSet"})
 
 
 def _type_paths(ann) -> list[str]:

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.audit.annotations import short
-from upgrade_checklists.audit.api import Api, Param, Signature, Unresolved, UpstreamModel
+from upgrade_checklists.audit.api import BUILTIN, Api, Param, Signature, Unresolved, UpstreamModel
 from upgrade_checklists.project.calls import Call
+from upgrade_checklists.project.receivers import REBOUND
 from upgrade_checklists.project.uses import ANNOTATED, ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, TYPED, WRAPPED, Use
 
 Problem = tuple[str, str, str, str]
@@ -193,6 +194,8 @@ NO_SIGNATURE = "no signature known statically"
 NO_RESULT_CLASS = "the class of the object an upstream call returned is not known"
 NO_ATTRIBUTE_CLASS = "the class of an attribute upstream declares is not known"
 NOT_RESOLVABLE = "not resolvable statically"
+NO_RECEIVER_CLASS = "the class of a receiver reached from upstream is not known"
+RECEIVER_REBOUND = "a receiver the function assigns more than one kind of value"
 
 
 def _lookup(model: UpstreamModel | None, dotted: str) -> Api | None:
@@ -964,14 +967,37 @@ def _bind_typed(u: Use, old, new, version) -> Bound:
     return _bind_on(b, t_new, t_old, old, new, version, f"`{u.attr}` is a `{t_new.path}` in `{cls_new.path}`; {u.via}")
 
 
+def _receiver_class(model, start: str, steps: tuple[str, ...]) -> Api | None:
+    if model is None:
+        return None
+    try:
+        return model.receiver_class(start, steps)
+    except Unresolved:
+        return None
+
+
 def _bind_annotated(u: Use, old, new, version) -> Bound:
-    """``p.m(...)`` where the project annotates ``p`` with an upstream class."""
-    t_new, t_old = _lookup(new, u.target), _lookup(old, u.target)
+    """``p.m(...)`` / ``p.a`` on a receiver typed from upstream: a parameter the project annotates
+    with an upstream class (``steps`` empty), or an object reached from upstream path ``target``
+    through ``steps`` (the model reads each from upstream's annotations at each version)."""
     b = Bound(u, None, None)
-    if t_new is None or t_new.kind != "class":
-        b.unknown = NOT_FOUND
+    if u.steps == (REBOUND,):
+        b.unknown = RECEIVER_REBOUND
         return b
-    return _bind_on(b, t_new, t_old if t_old is not None and t_old.kind == "class" else None, old, new, version, u.via)
+    if not u.steps:
+        t_new, t_old = _lookup(new, u.target), _lookup(old, u.target)
+        if t_new is None or t_new.kind != "class":
+            b.unknown = NOT_FOUND
+            return b
+        t_old = t_old if t_old is not None and t_old.kind == "class" else None
+    else:
+        t_new = _receiver_class(new, u.target, u.steps)
+        if t_new is None or t_new.kind == BUILTIN:
+            b.unknown = NO_RECEIVER_CLASS if t_new is None else NOT_A_USE  # ``d.items()`` on a dict upstream returned
+            return b
+        t_old = _receiver_class(old, u.target, u.steps)
+        t_old = t_old if t_old is not None and t_old.kind == "class" else None
+    return _bind_on(b, t_new, t_old, old, new, version, u.via if not u.steps else f"{u.via}: a `{t_new.path}`")
 
 
 def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: str) -> Bound:
@@ -983,7 +1009,8 @@ def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: st
     if m_new is None:
         if m_old is not None:
             dynamic = next((d for d in ("__getattr__", "__getattribute__") if _member(new, t_new, d) is not None), None)
-            b.problems.append(("REMOVED_API", "warning" if dynamic else "error", u.member, f"`{what}` was removed at {version} ({how})"
+            b.problems.append(("REMOVED_API", "warning" if dynamic else "error", u.member, f"`{what}`{_was(old, m_old)} was "
+                               f"removed at {version} ({how})"
                                + (f"; `{t_new.path}` defines `{dynamic}`, which may still serve it" if dynamic else "")))
         else:
             b.unknown = NOT_FOUND  # set at run time, or not upstream's: not known statically
@@ -997,6 +1024,15 @@ def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: st
             continue
         b.problems.append((code, sev, param, f"{msg} ({how})"))
     return b
+
+
+def _was(old, m_old: Api) -> str:
+    """Where the old version defined a member (an instance attribute: where its ``__init__`` set it)."""
+    try:
+        where = old.defined_at(m_old.path) if old is not None else None
+    except Unresolved:
+        where = None
+    return f" (defined at {where})" if where else ""
 
 
 def coverage(bound: list[Bound]) -> dict:

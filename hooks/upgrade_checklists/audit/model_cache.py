@@ -397,5 +397,11 @@ class CachedModel(ServedNames):
     def self_calls(self, cls: Api, name: str) -> list[dict]:
         return self._ask(["self_calls", cls.path, cls.kind, name], "calls", lambda m: m.self_calls(cls, name))
 
+    def receiver_class(self, start: str, steps: tuple[str, ...]) -> Api | None:
+        return self._ask(["receiver_class", start, *steps], "api", lambda m: m.receiver_class(start, tuple(steps)))
+
+    def defined_at(self, dotted: str) -> str | None:
+        return self._ask(["defined_at", dotted], "str?", lambda m: m.defined_at(dotted))
+
     def attribute_class(self, cls: Api, name: str) -> Api | None:
         return self._ask(["attribute_class", cls.path, cls.kind, name], "api", lambda m: m.attribute_class(cls, name))

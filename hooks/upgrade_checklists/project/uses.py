@@ -30,9 +30,14 @@ A use is reached through a file's imports of the package (any alias):
   own arguments);
 - ``typed``: a method called on an attribute of ``self`` that the upstream base declares
   (``self.kind.g(self)``): its class is what upstream declares the attribute as;
-- ``annotated``: a method called on a parameter the project annotates with an upstream
-  class (``def f(arg: click.Argument): arg.make_metavar()``; ``Optional[X]`` / ``X | None``
-  are ``X``), as long as the function does not assign the name again.
+- ``annotated``: a member read or called on a receiver typed from upstream inside a function
+  (``receivers.py``): a parameter the project annotates with an upstream class
+  (``def f(arg: click.Argument): arg.make_metavar()``; ``Optional[X]`` / ``X | None`` are
+  ``X``), the result of an upstream call or of a project function whose return is annotated,
+  an element iterated, ``with … as x``, ``isinstance`` narrowing; ``steps`` say how the
+  receiver was reached from ``target`` (the model reads each from upstream's annotations).
+  A name the function assigns more than one kind of value is not typed (``steps`` is
+  ``("rebound",)``: counted unknown).
 
 Nothing here knows the upstream source: ``bind.py`` binds the uses to it.
 """
@@ -47,6 +52,7 @@ from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.core.astwalk import imports, statements, walk
 from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
+from upgrade_checklists.project.receivers import Scope, Up, annotation_type, receivers
 from upgrade_checklists.project.values import assignments_onto
 
 IMPORT, CALL, RESULT, MEMBER, PATCH, ATTRIBUTE = "import", "call", "result", "member", "patch", "attribute"
@@ -85,6 +91,8 @@ class Use:
     guard_line: int | None = None  # PATCH and its MEMBER uses: the ``if`` around the assignment
     defaults: tuple[str, ...] = ()  # OVERRIDE (``params`` leaves ``self`` out) and PATCH: the parameters with a default
     attr: str = ""  # TYPED: the attribute of ``self`` the method is called on (its class: the upstream declaration's)
+    #: ANNOTATED: the steps from ``target`` to the receiver (``receivers.STEPS``; ``()``: ``target`` is its class)
+    steps: tuple[str, ...] = ()
     #: WRAPPED: what the wrapper does with the wrapped method's result: (line, how, attribute) per use,
     #: ``how`` one of ``RESULT_HOWS``
     results: tuple[tuple[int, str, str], ...] = ()
@@ -193,12 +201,16 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
         if bound:
             out += _imports(rel, tree, modules)
             out += _attributes(rel, tree, bound)
-            out += _annotated(rel, text, tree, bound, modules)
+            covered: set[int] = set()
+            scopes, owner = _scopes(rel, tree, bound, modules, project)
             for c in find_calls(text, tree, modules):
                 out.append(Use(rel, c.line, CALL, c.api, call=c))
                 if c.assigned_to:
                     for mc in find_method_calls(text, tree, c.assigned_to, None):
-                        out.append(Use(rel, mc.line, RESULT, c.api, mc.api, call=mc, via=f"the result of `{c.api}`"))
+                        if _result_holds(c, mc, owner):
+                            out.append(Use(rel, mc.line, RESULT, c.api, mc.api, call=mc, via=f"the result of `{c.api}`"))
+                            covered.add(id(mc.node))
+            out += _receivers(rel, text, scopes, covered)
         for i in range(start, len(out)) if guesses else ():
             u = out[i]
             head = next((q for q in guesses.values() if u.target == q or u.target.startswith(q + ".")), None)
@@ -313,54 +325,113 @@ def unevaluated_nodes(tree: ast.Module) -> dict[int, str]:
     return out
 
 
-def _annotation_class(ann: ast.AST | None, bound: dict[str, str], modules: list[str]) -> str | None:
-    """The upstream class an annotation names (``pkg.Cls``, ``Optional[pkg.Cls]``, ``pkg.Cls | None``,
-    ``"pkg.Cls"``), or None."""
-    if ann is None:
-        return None
-    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-        try:
-            ann = ast.parse(ann.value, mode="eval").body
-        except SyntaxError:
-            return None
-    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
-        sides = [x for x in (ann.left, ann.right) if not (isinstance(x, ast.Constant) and x.value is None)]
-        return _annotation_class(sides[0], bound, modules) if len(sides) == 1 else None
-    if isinstance(ann, ast.Subscript) and (dotted(ann.value) or "").rsplit(".", 1)[-1] == "Optional":
-        return _annotation_class(ann.slice, bound, modules)
-    path = resolve(ann, bound) if isinstance(ann, (ast.Name, ast.Attribute)) else None
-    return path if path is not None and _inside(path, modules) else None
+def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str], project: _Project):
+    """Each function's :class:`receivers.Scope`, and the scope owning each node (id -> Scope; a
+    node at module level or in a class body has none)."""
+    returns = _Returns(project, rel, modules)
+    scopes, owner = [], {}
+    lines = project.sources.text(rel).splitlines()
+    words = None
+    kept: list[tuple[int, int]] = []  # the line ranges of the functions kept: what they enclose is kept too
+    for fn in sorted((n for n in statements(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
+                     key=lambda n: n.lineno):
+        end = fn.end_lineno or fn.lineno
+        if not any(a <= fn.lineno <= b for a, b in kept):
+            words = words if words is not None else {*bound, "isinstance", *returns.upstream_typed()}
+            if not _mentions("\n".join(lines[fn.lineno - 1: end]), words):
+                continue  # names nothing that can give an upstream receiver, and no enclosing function does
+            kept.append((fn.lineno, end))
+        sc = Scope(fn, bound, modules, returns)
+        scopes.append(sc)
+        for n in sc.nodes:
+            owner[id(n)] = sc
+    for sc in scopes:  # a nested function reads the names it does not bind from the enclosing one
+        parent = owner.get(id(sc.fn))
+        if parent is not None:
+            sc.link(parent)
+    return scopes, owner
 
 
-def _annotated(rel: str, text: str, tree: ast.Module, bound: dict[str, str], modules: list[str]) -> list[Use]:
-    """Methods called on parameters annotated with an upstream class (the name not assigned again)."""
+def _result_holds(c: Call, mc: Call, owner: dict) -> bool:
+    """A method called on ``x`` after ``x = api(...)`` (``c``) is called on what ``api`` returned:
+    in the function that assigns ``x`` (the name not assigned anything else there), or anywhere
+    that does not assign ``x`` itself after a module-level assignment. An attribute target
+    (``self.x = api()``) is not a local name: kept as it was."""
+    name = c.assigned_to
+    if not name or "." in name or c.node is None or mc.node is None:
+        return True
+    where, assigned = owner.get(id(mc.node)), owner.get(id(c.node))
+    if assigned is None:
+        return where is None or name not in where.defs
+    return where is assigned and where.name(name) == Up(c.api, ("call",))
+
+
+def _receivers(rel: str, text: str, scopes, covered: set[int]) -> list[Use]:
+    """Members read or called on receivers typed from upstream in each function (``receivers.py``):
+    an annotated parameter, an upstream call's result, an element iterated, ``with … as``,
+    ``isinstance`` narrowing. ``covered``: ids of the calls a RESULT use binds already."""
     out: list[Use] = []
     lines = None
-    for fn in statements(tree):
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    for sc in scopes:
+        found = receivers(sc)
+        if not found:
             continue
-        a = fn.args
-        typed = {p.arg: cls for p in a.posonlyargs + a.args + a.kwonlyargs
-                 if (cls := _annotation_class(p.annotation, bound, modules)) is not None}
-        if not typed:
-            continue
-        reassigned = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         lines = lines if lines is not None else text.splitlines()
-        funcs = set()
-        for stmt, node, where in statement_calls(fn):
-            f = node.func
-            if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in typed
-                    and f.value.id not in reassigned):
-                funcs.add(id(f))
-                c = make_call(f.attr, where, node, stmt, lines)
-                out.append(Use(rel, c.line, ANNOTATED, typed[f.value.id], f.attr, call=c,
-                               via=f"`{f.value.id}` annotated `{typed[f.value.id]}` in `{fn.name}`"))
-        for node in walk(fn):  # ``p.y`` read: an attribute of the class
-            if (isinstance(node, ast.Attribute) and id(node) not in funcs and isinstance(node.ctx, ast.Load)
-                    and isinstance(node.value, ast.Name) and node.value.id in typed and node.value.id not in reassigned):
-                out.append(Use(rel, node.lineno, ANNOTATED, typed[node.value.id], node.attr,
-                               via=f"`{node.value.id}` annotated `{typed[node.value.id]}` in `{fn.name}`"))
+        where = {id(node): (stmt, w) for stmt, node, w in statement_calls(sc.fn)}
+        for r in found:
+            if r.call is not None and id(r.call) in covered:
+                continue
+            c = None
+            if r.call is not None and id(r.call) in where:
+                stmt, w = where[id(r.call)]
+                c = make_call(r.node.attr, w, r.call, stmt, lines)
+            out.append(Use(rel, c.line if c is not None else r.node.lineno, ANNOTATED, r.type.start, r.node.attr,
+                           call=c, via=r.why, steps=r.type.steps))
     return out
+
+
+class _Returns:
+    """What a call of a project function gives, by its annotated return (``def make() -> pkg.Cls``,
+    ``-> list[pkg.Cls]``), read with the bindings of the file that defines it."""
+
+    def __init__(self, project: _Project, rel: str, modules: list[str]) -> None:
+        self.p, self.rel, self.modules = project, rel, modules
+        self.names: dict[str, str] | None = None
+
+    def upstream_typed(self) -> set[str]:
+        """The names this file binds to a project function whose return is annotated with an upstream
+        class (or a generic of one): the only project calls that give a receiver."""
+        self._names()
+        return {n for n in self.names if self(ast.Name(n)) is not None}
+
+    def _names(self) -> None:
+        if self.names is None:
+            tree = self.p.sources.tree(self.rel)
+            names = dict(self.p.names(self.rel))
+            mod = module_name(self.rel)
+            for n in tree.body:
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    names.setdefault(n.name, f"{mod}.{n.name}")
+            self.names = names
+            self.memo: dict[str, object] = {}
+
+    def __call__(self, func: ast.expr):
+        self._names()
+        q = resolve(func, self.names)
+        if q is None:
+            return None
+        if q not in self.memo:
+            self.memo[q] = self._returns(q)
+        return self.memo[q]
+
+    def _returns(self, q: str):
+        if _inside(q, self.modules) or q.rpartition(".")[0] not in self.p.files:
+            return None
+        found = self.p.function(self.rel, q)
+        if found is None or found[1].returns is None:
+            return None
+        frel, fn = found
+        return annotation_type(fn.returns, bindings(self.p.sources.tree(frel), self.modules), self.modules)
 
 
 def _is_type_checking(test: ast.AST) -> bool:

@@ -1,0 +1,470 @@
+"""Receivers typed from upstream, inside one project function: which local names (and
+expressions) hold an object of an upstream class, and how the code reached it.
+
+A receiver's type is a *descriptor*: an upstream dotted path and the steps that lead from
+it to the object (``STEPS``); the upstream model (``api.receiver_class``) reads each step
+from upstream's annotations, so nothing here knows the upstream source. Sources:
+
+- a parameter annotated with an upstream class (``p: pkg.Cls``, ``Optional[...]``,
+  ``... | None``, text), or a generic of one (``items: list[pkg.Cls]``);
+- a call of an upstream callable (``x = pkg.f()``: ``("pkg.f", ("call",))``), of a method
+  on a typed receiver (``x = obj.m()``: ``+ ("m:m",)``), an attribute read on one
+  (``obj.a``: ``+ ("a:a",)``), or of a project function whose return is annotated with an
+  upstream class or a generic of one (``def make() -> pkg.Cls``);
+- ``for x in …`` (``iter``), ``for k, v in d.items()`` (``m:items``, ``iter``, ``u0`` /
+  ``u1``), ``for i, x in enumerate(…)``, ``x = seq[i]`` (``item``), ``a, b = pair``
+  (``u0`` / ``u1``), comprehension targets the same way;
+- ``with … as x`` (``enter``: ``__enter__``'s return, or ``T`` of a context manager
+  function's ``Iterator[T]``);
+- ``isinstance(x, pkg.Cls)`` narrowing ``x`` inside the ``if`` body (and the rest of an
+  ``and`` test), unless the body assigns ``x``.
+
+Flow-insensitive: a name's type is what *every* assignment of it in the function gives
+(its parameter's annotation included); a name assigned an upstream-typed value and
+something else (``None`` too) is rebound: its uses are counted unknown, never typed by
+its first assignment.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from upgrade_checklists.core.astwalk import walk
+from upgrade_checklists.project.calls import _inside, dotted, resolve
+
+#: the steps a descriptor can hold (``m:NAME``, ``a:NAME`` with a member's name)
+STEPS = ("call", "m:", "a:", "iter", "item", "u0", "u1", "enter")
+#: the one step of a name given an upstream-typed value and something else in the same function
+REBOUND = "rebound"
+
+_ITERABLES = frozenset({"list", "List", "Sequence", "MutableSequence", "Iterable", "Iterator", "Generator",
+                        "AsyncIterator", "AsyncIterable", "AsyncGenerator", "set", "Set", "frozenset", "FrozenSet",
+                        "AbstractSet", "MutableSet", "Collection", "deque", "Deque"})
+_MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict", "DefaultDict"})
+_MANAGERS = frozenset({"Iterator", "Generator", "ContextManager", "AbstractContextManager", "AsyncIterator",
+                       "AsyncGenerator", "AsyncContextManager", "AbstractAsyncContextManager"})
+_POPPED = frozenset({"list", "List", "MutableSequence", "deque", "Deque", "set", "Set", "MutableSet"})
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+@dataclass(frozen=True)
+class Up:
+    """An object reached from upstream path ``start`` through ``steps``."""
+
+    start: str
+    steps: tuple[str, ...] = ()
+
+    def then(self, step: str) -> Up:
+        return Up(self.start, (*self.steps, step))
+
+
+@dataclass(frozen=True)
+class Generic:
+    """A project annotation that is a generic of an upstream class (``list[pkg.Cls]``), with the
+    bindings of the file that wrote it."""
+
+    node: ast.expr
+    bound: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class View:
+    """``d.keys()`` / ``d.values()`` / ``d.items()`` of a project generic ``d``."""
+
+    of: Generic
+    which: str
+
+
+@dataclass(frozen=True)
+class Pair:
+    """An element of ``d.items()`` of a project generic, before unpacking."""
+
+    key: ast.expr
+    value: ast.expr
+    bound: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Enumerated:
+    """An element of ``enumerate(x)``: ``(int, an element of x)``."""
+
+    inner: object
+
+
+Type = Up | Generic | View | Pair | Enumerated | None
+
+
+@dataclass(frozen=True)
+class Receiver:
+    """A use of a member on a typed receiver: ``node`` is the ``ast.Attribute`` (its ``attr`` the
+    member); ``call`` the ``ast.Call`` when the member is called; ``why``: how the type was found."""
+
+    node: ast.Attribute
+    call: ast.Call | None
+    type: Up
+    why: str
+
+
+def _parse_text(ann: ast.expr | None) -> ast.expr | None:
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            return ast.parse(ann.value, mode="eval").body
+        except SyntaxError:
+            return None
+    return ann
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def annotation_type(ann: ast.expr | None, bound: dict[str, str], modules: list[str]) -> Type:
+    """What a project annotation says: an upstream class (``Up(cls)``), a generic holding one
+    (``Generic``), or None (``Optional[X]`` / ``X | None`` are ``X``; a union of two is None)."""
+    ann = _parse_text(ann)
+    if ann is None:
+        return None
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        sides = [x for x in (ann.left, ann.right) if not _is_none(x)]
+        return annotation_type(sides[0], bound, modules) if len(sides) == 1 else None
+    if isinstance(ann, ast.Subscript):
+        head = (dotted(ann.value) or "").rsplit(".", 1)[-1]
+        if head == "Optional":
+            return annotation_type(ann.slice, bound, modules)
+        if head == "Union" and isinstance(ann.slice, ast.Tuple):
+            sides = [x for x in ann.slice.elts if not _is_none(x)]
+            return annotation_type(sides[0], bound, modules) if len(sides) == 1 else None
+        if head in _ITERABLES | _MAPPINGS | _MANAGERS | {"tuple", "Tuple"}:
+            return Generic(ann, tuple(sorted(bound.items())))
+        return None
+    path = resolve(ann, bound) if isinstance(ann, (ast.Name, ast.Attribute)) else None
+    return Up(path) if path is not None and _inside(path, modules) else None
+
+
+def _element(g: Generic, step: str, modules: list[str]) -> Type:
+    """One step into a project generic (the same rules as the model's ``_element``)."""
+    node = g.node
+    name = (dotted(node.value) or "").rsplit(".", 1)[-1]
+    items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+    pair = len(items) == 2
+    pick = None
+    if step in ("iter", "item"):
+        if name in _ITERABLES or (name in _MAPPINGS and step == "iter"):
+            pick = items[0]
+        elif name in _MAPPINGS and pair:
+            pick = items[1]
+        elif name in ("tuple", "Tuple") and pair and isinstance(items[1], ast.Constant) and items[1].value is Ellipsis:
+            pick = items[0]
+    elif step in ("m:keys", "m:values", "m:items") and name in _MAPPINGS and pair:
+        return View(g, step[2:])
+    elif step in ("m:pop", "m:get", "m:setdefault") and (name in _MAPPINGS and pair or name in _POPPED):
+        pick = items[1] if name in _MAPPINGS else items[0]  # ``d.get(k)``: a value; ``seq.pop()``: an element
+    elif step in ("u0", "u1") and name in ("tuple", "Tuple") and pair and not (
+            isinstance(items[1], ast.Constant) and items[1].value is Ellipsis):
+        pick = items[int(step[1])]
+    elif step == "enter" and name in _MANAGERS:
+        pick = items[0]
+    return None if pick is None else annotation_type(pick, dict(g.bound), modules)
+
+
+def rebound(kinds: list) -> Type:
+    """A name given these different types: ``Up(start, (REBOUND,))`` with the first upstream start
+    (its uses are counted unknown, under that package), or None when none is upstream's."""
+    first = next((k for k in kinds if isinstance(k, Up)), None)
+    return None if first is None else Up(first.start, (REBOUND,))
+
+
+def is_rebound(t: Type) -> bool:
+    return isinstance(t, Up) and t.steps == (REBOUND,)
+
+
+def then(t: Type, step: str, modules: list[str]) -> Type:
+    """``t`` after one step (``STEPS``); a rebound name stays rebound, None stays None."""
+    if t is None or is_rebound(t):
+        return t
+    if isinstance(t, Up):
+        return t.then(step)
+    if isinstance(t, Generic):
+        return _element(t, step, modules)
+    if isinstance(t, View) and step == "iter":
+        if t.which == "items":
+            items = t.of.node.slice.elts
+            return Pair(items[0], items[1], t.of.bound)
+        return _element(t.of, "iter" if t.which == "keys" else "item", modules)
+    if isinstance(t, Pair) and step in ("u0", "u1"):
+        return annotation_type(t.key if step == "u0" else t.value, dict(t.bound), modules)
+    if isinstance(t, Enumerated):
+        return t.inner if step == "u1" else None
+    return None
+
+
+def _own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``fn``'s body that run in its own scope: the bodies of nested functions,
+    lambdas and classes are left out (their names are theirs), but what their definition
+    evaluates here is not (decorators, defaults, bases: ``@cli.command()`` on a nested ``def``)."""
+    stack = list(reversed(fn.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, _SCOPES):
+            here: list[ast.AST] = list(getattr(node, "decorator_list", []))
+            if isinstance(node, ast.ClassDef):
+                here += node.bases + [k.value for k in node.keywords]
+            else:
+                here += node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
+            stack.extend(reversed(here))
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+class Scope:
+    """The typed names of one project function (flow-insensitive, see the module's docstring)."""
+
+    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, bound: dict[str, str], modules: list[str],
+                 returns: Callable[[ast.expr], Type]) -> None:
+        """``bound``: the file's upstream bindings; ``returns(func)``: the type a call of a project
+        callable gives (its annotated return), or None."""
+        self.fn, self.bound, self.modules, self.returns = fn, bound, modules, returns
+        self.nodes = list(_own_nodes(fn))
+        self.defs: dict[str, list[tuple[str, ast.AST]]] = {}  # name -> (how, what) for each binding
+        a = fn.args
+        for p in a.posonlyargs + a.args + a.kwonlyargs:
+            self.defs.setdefault(p.arg, []).append(("param", p))
+        for p in (a.vararg, a.kwarg):
+            if p is not None:
+                self.defs.setdefault(p.arg, []).append(("other", p))
+        self._collect()
+        self.memo: dict[str, Type] = {}
+        self.busy: set[str] = set()
+        #: the enclosing function's scope: a name this one does not bind is the closure's (``link``)
+        self.parent: Scope | None = None
+
+    def link(self, parent: Scope) -> None:
+        """``parent`` encloses this function: names this one does not bind are read from it, and a
+        name this one declares ``nonlocal`` is assigned something else there too (not typed)."""
+        self.parent = parent
+        for node in self.nodes:
+            if isinstance(node, ast.Nonlocal):
+                for n in node.names:
+                    parent.defs.setdefault(n, []).append(("other", node))
+
+    def _bind(self, target: ast.AST, how: str, what: ast.AST) -> None:
+        """``target`` is assigned ``what`` (``how``: ``value``, ``iter`` of it, ``enter`` of it)."""
+        if isinstance(target, ast.Name):
+            self.defs.setdefault(target.id, []).append((how, what))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            elts = target.elts
+            for i, e in enumerate(elts):
+                if isinstance(e, ast.Name):
+                    if len(elts) == 2 and not any(isinstance(x, ast.Starred) for x in elts):
+                        self.defs.setdefault(e.id, []).append((f"{how}+u{i}", what))
+                    else:
+                        self.defs.setdefault(e.id, []).append(("other", e))
+                else:
+                    self._bind(e, "other", e)
+        elif isinstance(target, ast.Starred):
+            self._bind(target.value, "other", target)
+
+    def _collect(self) -> None:
+        for node in self.nodes:
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    self._bind(t, "value", node.value)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                self.defs.setdefault(node.target.id, []).append(("annotation", node.annotation))
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                self._bind(node.target, "iter", node.iter)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    if item.optional_vars is not None:
+                        self._bind(item.optional_vars, "enter", item.context_expr)
+            elif isinstance(node, ast.NamedExpr):
+                self._bind(node.target, "value", node.value)
+            elif isinstance(node, (ast.AugAssign,)) and isinstance(node.target, ast.Name):
+                self.defs.setdefault(node.target.id, []).append(("other", node))
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                for n in node.names:
+                    self.defs.setdefault(n, []).append(("other", node))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.defs.setdefault(node.name, []).append(("other", node))
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for al in node.names:
+                    self.defs.setdefault((al.asname or al.name).split(".")[0], []).append(("other", node))
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                self.defs.setdefault(node.name, []).append(("other", node))
+            elif isinstance(node, ast.Delete):
+                for t in node.targets:
+                    if isinstance(t, ast.Name):
+                        self.defs.setdefault(t.id, []).append(("other", t))
+            elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+                self.defs.setdefault(node.name, []).append(("other", node))
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                self.defs.setdefault(node.rest, []).append(("other", node))
+
+    # -- types ------------------------------------------------------------------------------
+
+    def name(self, n: str) -> Type:
+        """The type of local name ``n`` over the whole function; None when it is not local or
+        not upstream's; REBOUND when its assignments disagree."""
+        if n in self.memo:
+            return self.memo[n]
+        defs = self.defs.get(n)
+        if not defs and self.parent is not None:
+            return self.parent.name(n)  # a closure's name: the enclosing function's, over all of it
+        if not defs or n in self.busy:
+            return None
+        self.busy.add(n)
+        kinds = []
+        for how, what in defs:
+            kinds.append(self._def_type(how, what))
+        self.busy.discard(n)
+        found: Type = None
+        typed = [k for k in kinds if k is not None]
+        if typed:
+            found = typed[0] if all(k == typed[0] for k in kinds) else rebound(typed)
+        self.memo[n] = found
+        return found
+
+    def _def_type(self, how: str, what: ast.AST) -> Type:
+        base, _, unpack = how.partition("+")
+        if base == "param":
+            t = annotation_type(what.annotation, self.bound, self.modules)
+        elif base == "annotation":
+            t = annotation_type(what, self.bound, self.modules)
+        elif base == "value":
+            t = self.expr(what)
+        elif base == "iter":
+            t = self._iterated(what)
+        elif base == "enter":
+            t = then(self.expr(what), "enter", self.modules)
+        else:
+            return None
+        return then(t, unpack, self.modules) if unpack else t
+
+    def _iterated(self, it: ast.expr) -> Type:
+        """The type of an element of ``it`` (``enumerate(x)`` gives pairs whose second is ``x``'s)."""
+        if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate"
+                and it.func.id not in self.defs and len(it.args) == 1 and not it.keywords):
+            inner = then(self.expr(it.args[0]), "iter", self.modules)
+            return Enumerated(inner) if inner is not None else None
+        return then(self.expr(it), "iter", self.modules)
+
+    def expr(self, e: ast.expr) -> Type:
+        """The type of the object expression ``e`` gives."""
+        if isinstance(e, ast.Name):
+            return self.name(e.id)
+        if isinstance(e, ast.Call):
+            func = e.func
+            path = resolve(func, self.bound) if isinstance(func, (ast.Name, ast.Attribute)) else None
+            if path is not None and (not isinstance(func, ast.Name) or func.id not in self.defs):
+                return Up(path, ("call",)) if _inside(path, self.modules) else None
+            if isinstance(func, ast.Attribute):
+                return then(self.expr(func.value), f"m:{func.attr}", self.modules)
+            if isinstance(func, ast.Name) and func.id not in self.defs:
+                return self.returns(func)
+            return None
+        if isinstance(e, ast.Attribute):
+            if resolve(e, self.bound) is not None:
+                return None  # an upstream name (a class, a function), not an object of one
+            return then(self.expr(e.value), f"a:{e.attr}", self.modules)
+        if isinstance(e, ast.Subscript):
+            return then(self.expr(e.value), "item", self.modules)
+        if isinstance(e, (ast.Await,)):
+            return None
+        return None
+
+    # -- narrowing --------------------------------------------------------------------------
+
+    def narrowed(self) -> dict[int, tuple[Up, str]]:
+        """id(Name node) -> (its class, how) for each ``x`` read where ``isinstance(x, pkg.Cls)``
+        holds: the ``if`` body (and the rest of an ``and`` test), unless the body assigns ``x``."""
+        out: dict[int, tuple[Up, str]] = {}
+        for node in self.nodes:  # outer ``if`` first: an inner one's narrowing wins
+            if not isinstance(node, ast.If):
+                continue
+            tests = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And) else [node.test]
+            for i, t in enumerate(tests):
+                got = self._isinstance(t)
+                if got is None:
+                    continue
+                name, cls = got
+                stored = any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                             for s in node.body for n in walk(s))
+                if stored:
+                    continue
+                region = [*tests[i + 1:], *node.body]
+                how = f"`{name}` narrowed by `isinstance({name}, {cls})` in `{self.fn.name}`"
+                for r in region:
+                    for n in walk(r):
+                        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+                            out[id(n)] = (Up(cls), how)
+        return out
+
+    def _isinstance(self, t: ast.expr) -> tuple[str, str] | None:
+        if not (isinstance(t, ast.Call) and isinstance(t.func, ast.Name) and t.func.id == "isinstance"
+                and "isinstance" not in self.defs and len(t.args) == 2 and isinstance(t.args[0], ast.Name)):
+            return None
+        cls = t.args[1]
+        path = resolve(cls, self.bound) if isinstance(cls, (ast.Name, ast.Attribute)) else None
+        return (t.args[0].id, path) if path is not None and _inside(path, self.modules) else None
+
+
+def describe(t: Up) -> str:
+    """How the code reached the object, as text: ``pkg.f()``, ``pkg.Cls.m()`` iterated, ..."""
+    text = f"`{t.start}`"
+    for step in t.steps:
+        if step == "call":
+            text = text[:-1] + "()`"
+        elif step.startswith("m:"):
+            text = text[:-1] + f".{step[2:]}()`"
+        elif step.startswith("a:"):
+            text = text[:-1] + f".{step[2:]}`"
+        elif step == "iter":
+            text = f"an element of {text}"
+        elif step == "item":
+            text = f"an item of {text}"
+        elif step in ("u0", "u1"):
+            text = f"{'the first' if step == 'u0' else 'the second'} of {text}"
+        elif step == "enter":
+            text = f"`with {text[1:-1]}`"
+    return text
+
+
+def receivers(scope: Scope) -> list[Receiver]:
+    """Each member read or called on a receiver typed from upstream in the function's own body
+    (``x.m(...)``, ``x.a``, also ``pkg.f().m()`` and ``x.a.m()``), with its type (``Up``; its
+    steps ``(REBOUND,)`` for a name assigned more than one kind of value)."""
+    bound = scope.bound
+    narrowed = scope.narrowed()
+    calls = {id(n.func): n for n in scope.nodes if isinstance(n, ast.Call)}
+    out: list[Receiver] = []
+    for node in scope.nodes:
+        if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)):
+            continue
+        value = node.value
+        if isinstance(value, ast.Name) and id(value) in narrowed:
+            t, why = narrowed[id(value)]
+        else:
+            if isinstance(value, (ast.Name, ast.Attribute)) and resolve(value, bound) is not None:
+                continue  # ``pkg.mod.f``: a name of the package, not a receiver
+            t = scope.expr(value)
+            if not isinstance(t, Up):
+                continue
+            why = _why(scope, value, t)
+        out.append(Receiver(node, calls.get(id(node)), t, why))
+    return out
+
+
+def _why(scope: Scope, value: ast.expr, t: Up) -> str:
+    fn = scope.fn.name
+    if is_rebound(t):
+        shown = value.id if isinstance(value, ast.Name) else ast.unparse(value)
+        return f"`{shown}` is assigned more than one kind of value in `{fn}`"
+    if isinstance(value, ast.Name):
+        if not t.steps:
+            return f"`{value.id}` annotated `{t.start}` in `{fn}`"
+        return f"`{value.id}` is {describe(t)} in `{fn}`"
+    shown = ast.unparse(value)
+    return f"`{shown}` is {describe(t)} in `{fn}`" if len(shown) <= 60 else f"{describe(t)} in `{fn}`"
