@@ -169,7 +169,11 @@ def test_14_deeply_nested_configuration_is_a_configuration_error(repo: Repo, val
 
 #: makes the command line's import of the configuration module take long, and says when it starts
 SLOW_IMPORT = """
-import os, runpy, sys, time
+import os, runpy, signal, sys, time
+
+# as in a terminal: Ctrl-C interrupts (a test runner's worker may leave SIGINT ignored or blocked for its children)
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 class Slow:
     def find_spec(self, name, path=None, target=None):
