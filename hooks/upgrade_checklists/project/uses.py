@@ -164,14 +164,30 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
             out += _imports(rel, tree, modules)
             out += _attributes(rel, tree, bound)
             out += _annotated(rel, text, tree, bound, modules)
+            chained = _chained_calls(tree)
             for c in find_calls(text, tree, modules):
                 out.append(Use(rel, c.line, CALL, c.api, call=c))
                 if c.assigned_to:
                     for mc in find_method_calls(text, tree, c.assigned_to, None):
                         out.append(Use(rel, mc.line, RESULT, c.api, mc.api, call=mc, via=f"the result of `{c.api}`"))
+                if c.node is not None and id(c.node) in chained:  # ``Api(...).method(...)``: on the result, at once
+                    stmt, node, where = chained[id(c.node)]
+                    mc = make_call(node.func.attr, where, node, stmt, text.splitlines())
+                    out.append(Use(rel, mc.line, RESULT, c.api, mc.api, call=mc, via=f"the result of `{c.api}`"))
         if bound or any(m in text for m in modules):  # a patch may reach the class through strings
             out += project.patches(rel)
     out += project.subclass_uses()
+    return out
+
+
+def _chained_calls(tree: ast.Module) -> dict[int, tuple]:
+    """``id(inner call) -> (stmt, call, where)`` of each call ``<call>.method(...)`` made directly on
+    the result of another call (``TestClient(app).get(url)``)."""
+    out = {}
+    for stmt, node, where in statement_calls(tree):
+        f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Call):
+            out[id(f.value)] = (stmt, node, where)
     return out
 
 
