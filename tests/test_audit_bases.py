@@ -227,6 +227,14 @@ def test_an_unfetchable_base_stays_unknown_and_says_why(tmp_path: Path, capsys, 
     # without -v, the info findings are counted, not listed
     quiet = p.run("audit", "--source", "index", "--cache-dir", str(p.cache))
     assert quiet.code == 0 and not findings(quiet)
+    # a fetch that failed is not tried again within the hour (a warm audit does not wait for it) ...
+    again = p.run("audit", "--source", "index", "--cache-dir", str(p.cache), "-v")
+    assert "(failed within the last hour: not tried again before then)" in again.err and again.code == 0
+    # ... unless the cache forgets it: then the release now on the index is followed, and the breaks are found
+    wheel(index, "base-pkg", "2.0.0", B_V2)
+    (p.cache / "bases" / "failed.json").unlink()
+    fixed = p.run("audit", "--source", "index", "--cache-dir", str(p.cache), "-v")
+    assert [f for f in findings(fixed) if "[info]" not in f[2]] == UPGRADE and fixed.code == 1
 
 
 def test_a_distribution_mapped_in_the_configuration_must_hold_the_module(tmp_path: Path, capsys, index: Path) -> None:

@@ -164,8 +164,9 @@ def newest(releases: list[str], spec: SpecifierSet) -> str | None:
 
 def provides(root: Path, top: str) -> bool:
     """The tree at ``root`` holds the top-level module or package ``top``."""
+    rel = top.replace(".", "/")
     for s in search_paths([root]):
-        if (s / top).is_dir() or (s / f"{top}.py").is_file() or (s / f"{top}.pyi").is_file():
+        if (s / rel).is_dir() or (s / f"{rel}.py").is_file() or (s / f"{rel}.pyi").is_file():
             return True
     return False
 
@@ -181,8 +182,9 @@ class Follower:
     ``auditor`` provides ``distribution_source(dist, version, top)`` (fetch; the model), and
     the project's pins; ``release`` is the tree whose requirements choose a version when nothing pins one."""
 
-    def __init__(self, auditor, release: Path | None, pin_of, depth: int = 1, label: str = "") -> None:
+    def __init__(self, auditor, release: Path | None, pin_of, depth: int = 1, label: str = "", own: str | None = None) -> None:
         self.auditor = auditor
+        self.own = own  # the distribution whose model this follows from (never followed into itself)
         self.release = release
         self.pin_of = pin_of  # distribution name -> the version the project pins (or None)
         self.depth = depth
@@ -196,14 +198,27 @@ class Follower:
             self._reqs = requirements(self.release) if self.release is not None else None
         return self._reqs
 
+    def import_root(self, path: str) -> str:
+        """The import name a base's dotted ``path`` is found under: the longest import name of a
+        checklist that it starts with (``megatron.bridge`` of a namespace shared by several
+        distributions), else its top-level package."""
+        best = path.split(".")[0]
+        for cl in self.auditor.check.checklists:
+            for n in self.auditor.check.import_names.get(cl.rel, []):
+                if (path == n or path.startswith(n + ".")) and len(n) > len(best):
+                    best = n
+        return best
+
     def distribution(self, top: str) -> tuple[str, str]:
-        """(distribution name, how it was chosen) for the import name ``top``."""
+        """(distribution name, how it was chosen) for the import name ``top`` (a top-level package,
+        or an import name :meth:`import_root` found)."""
         cfg = self.auditor.cfg
         mapped = getattr(cfg, "distributions", {}).get(top)
         if mapped:
             return mapped, "configuration"
         for cl in self.auditor.check.checklists:
-            if top in [n.split(".")[0] for n in self.auditor.check.import_names.get(cl.rel, [])]:
+            names = self.auditor.check.import_names.get(cl.rel, [])
+            if top in names or ("." not in top and top in [n.split(".")[0] for n in names]):
                 return cl.package, "checklist"
         key = canonicalize_name(top)
         for r in self.reqs() or []:
@@ -235,13 +250,24 @@ class Follower:
         if top in self._why:
             raise NotFollowed(self._why[top])
         try:
-            if top in getattr(sys, "stdlib_module_names", ()) or top in ("builtins", "__builtins__"):
+            if top.split(".")[0] in getattr(sys, "stdlib_module_names", ()) or top in ("builtins", "__builtins__"):
                 raise NotFollowed("the standard library, not followed")
             if self.depth > DEPTH:
                 raise NotFollowed(f"more than {DEPTH} distributions deep, not followed")
             dist, how = self.distribution(top)
+            if self.own is not None and canonicalize_name(dist) == canonicalize_name(self.own):
+                raise NotFollowed(f"`{top}` is {dist}'s own, yet not in its source")
             version, chosen = self.version(dist)
-            model, root = self.auditor.distribution_model(dist, version, top)
+            failed = Memo(self.auditor.cache_dir, "failed.json", FAILED_TTL)
+            key = f"{canonicalize_name(dist)}=={version}"
+            said = failed.get(key)
+            if said is not None:
+                raise NotFollowed(f"{said} (failed within the last hour: not tried again before then)")
+            try:
+                model, root = self.auditor.distribution_model(dist, version, top)
+            except Exception as exc:  # FetchError, OSError: remembered, so that the next audits do not wait for it again
+                failed.put(key, str(exc))
+                raise
             if not provides(root, top):
                 raise NotFollowed(f"{dist} {version} holds no module `{top}` (name its distribution under "
                                   f"[tool.upgrade-checklists] distributions)")
@@ -250,7 +276,7 @@ class Follower:
             self._why[top] = str(exc) if plain else f"{type(exc).__name__}: {exc}"
             self.auditor.base_notes.append(f"{self.label}: bases from `{top}` not followed: {self._why[top]}")
             raise NotFollowed(self._why[top]) from None
-        inner = Follower(self.auditor, root, self.pin_of, self.depth + 1, f"{dist} {version}")
+        inner = Follower(self.auditor, root, self.pin_of, self.depth + 1, f"{dist} {version}", own=dist)
         self._models[top] = wrapped = Followed(model, inner)
         self.auditor.progress(f"following bases into {dist} {version}")
         self.auditor.base_notes.append(f"{self.label}: bases from `{top}` followed into {dist} {version} "
@@ -286,7 +312,7 @@ class Followed:
         """(model, the base class there) of a foreign base ``path``; NotFollowed says why not."""
         if "." not in path:
             raise NotFollowed("a builtin, not followed")
-        model = self._follower.model(path.split(".")[0])
+        model = self._follower.model(self._follower.import_root(path))
         try:
             cls = model.lookup(path)
         except Unresolved as exc:
@@ -296,8 +322,9 @@ class Followed:
         return model, cls
 
     def _follower_label(self, path: str) -> str:
-        model = self._follower._models.get(path.split(".")[0])
-        return model._follower.label if model is not None else path.split(".")[0]
+        root = self._follower.import_root(path)
+        model = self._follower._models.get(root)
+        return model._follower.label if model is not None else root
 
     def member(self, cls: Api, name: str) -> Api | None:
         try:
@@ -349,38 +376,68 @@ class Followed:
         return ""
 
 
-def newest_cached(cache_dir: Path | None, dist: str, spec: SpecifierSet, lookup) -> str | None:
-    """``lookup()`` (the newest release of ``dist`` that ``spec`` allows), remembered a day in
-    ``<cache_dir>/bases/newest.json`` (a warm audit asks no index)."""
-    key = f"{canonicalize_name(dist)} {spec}"
-    path = None if cache_dir is None else cache_dir / "bases" / _NEWEST
-    known: dict = {}
-    if path is not None:
+class Memo:
+    """Answers kept a while in ``<cache_dir>/bases/<name>`` (plain JSON: ``{key: [answer, time]}``),
+    so that a warm audit asks no index and does not try again, on every run, a fetch that just
+    failed. A file that is not of that shape is ignored (and replaced); nothing in it is executed."""
+
+    def __init__(self, cache_dir: Path | None, name: str, ttl: float) -> None:
+        self.path = None if cache_dir is None else cache_dir / "bases" / name
+        self.ttl = ttl
+
+    def _read(self, now: float) -> dict:
+        if self.path is None:
+            return {}
         from upgrade_checklists.project.cache import open_cache_file
 
-        f = open_cache_file(path)
-        if f is not None:
-            try:
-                with f:
-                    data = json.loads(f.read().decode("utf-8"))
-                known = data if isinstance(data, dict) else {}
-            except (OSError, ValueError, UnicodeDecodeError, RecursionError):
-                known = {}
-    hit = known.get(key)
-    now = time.time()
-    if (isinstance(hit, list) and len(hit) == 2 and isinstance(hit[0], str) and isinstance(hit[1], (int, float))
-            and 0 <= now - hit[1] < NEWEST_TTL):
-        return hit[0]
-    found = lookup()
-    if found is not None and path is not None:
+        f = open_cache_file(self.path)
+        if f is None:
+            return {}
+        try:
+            with f:
+                data = json.loads(f.read().decode("utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+            return {}
+        if not isinstance(data, dict):
+            return {}
+        return {k: v for k, v in data.items() if isinstance(v, list) and len(v) == 2 and isinstance(v[0], str)
+                and isinstance(v[1], (int, float)) and 0 <= now - v[1] < self.ttl}
+
+    def get(self, key: str) -> str | None:
+        hit = self._read(time.time()).get(key)
+        return None if hit is None else hit[0]
+
+    def put(self, key: str, answer: str) -> None:
+        if self.path is None:
+            return
         from upgrade_checklists.core.atomic import write_atomic_any
 
-        known = {k: v for k, v in known.items() if isinstance(v, list) and len(v) == 2 and isinstance(v[1], (int, float))
-                 and 0 <= now - v[1] < NEWEST_TTL}
-        known[key] = [found, now]
+        now = time.time()
+        known = self._read(now)
+        known[key] = [answer, now]
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic_any(path, json.dumps(known, sort_keys=True), durable=False)
-        except OSError:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic_any(self.path, json.dumps(known, sort_keys=True), durable=False)
+        except OSError:  # a read-only cache: asked again next time
             pass
+
+
+FAILED_TTL = 3600  # how long a base's fetch that failed is not tried again, in seconds
+
+
+def newest_cached(cache_dir: Path | None, dist: str, spec: SpecifierSet, lookup) -> str | None:
+    """``lookup()`` (the newest release of ``dist`` that ``spec`` allows), remembered a day in
+    ``<cache_dir>/bases/newest.json`` (a warm audit asks no index); none found is remembered an hour."""
+    key = f"{canonicalize_name(dist)} {spec}"
+    memo, none = Memo(cache_dir, _NEWEST, NEWEST_TTL), Memo(cache_dir, "none.json", FAILED_TTL)
+    hit = memo.get(key)
+    if hit is not None:
+        return hit
+    if none.get(key) is not None:
+        return None
+    found = lookup()
+    if found is not None:
+        memo.put(key, found)
+    else:
+        none.put(key, "")
     return found

@@ -178,7 +178,8 @@ class Auditor:
         variant = t.variants[0] if t.variants else DEFAULT
         ref = t.base_ref if side == "old" else None
         release = self._fetched.get((t.package, version))
-        return Followed(model, Follower(self, release, lambda dist: self._base_pin(variant, ref, dist), label=f"{t.package} {version}"))
+        return Followed(model, Follower(self, release, lambda dist: self._base_pin(variant, ref, dist), label=f"{t.package} {version}",
+                                        own=t.package))
 
     def _base_pin(self, variant: str, ref: str | None, dist: str) -> str | None:
         key = (variant, ref, canonicalize_name(dist))
@@ -202,7 +203,7 @@ class Auditor:
         from the index; cached), loading import name ``top``; and its source tree."""
         cl = next((c for c in self.check.checklists if canonicalize_name(c.package) == canonicalize_name(dist)), None)
         names = self.check.import_names.get(cl.rel, []) if cl is not None else []
-        names = names if top in [n.split(".")[0] for n in names] else [top]
+        names = names if top in names or top in [n.split(".")[0] for n in names] else [top]
         root = self._fetch(cl.package if cl is not None else dist, version, cl.frontmatter if cl is not None else {}, names, base=True)
         memo = ("base", canonicalize_name(dist), version, top)
         if memo not in self._models:
