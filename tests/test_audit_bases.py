@@ -29,12 +29,19 @@ A_CLIENT = '''
     class Client(Session):
         def __init__(self, base):
             self.base = base
+
+
+    class Plain(Session):
+        """Constructed as its base in the other distribution says."""
     '''
 
 B_V1 = {
     "base_pkg/__init__.py": "",
     "base_pkg/session.py": '''
         class Session:
+            def __init__(self, timeout=None, retries=0):
+                self.timeout = timeout
+
             def get(self, url, params=None, verify=True):
                 return None
 
@@ -45,10 +52,13 @@ B_V1 = {
                 return None
         ''',
 }
-B_V2 = {  # `verify` removed from get, `mount` removed, `close` moved to a base of Session
+B_V2 = {  # `verify` removed from get, `mount` removed, `close` and `__init__` (without `retries`) moved to a base of Session
     "base_pkg/__init__.py": "",
     "base_pkg/session.py": '''
         class BaseSession:
+            def __init__(self, timeout=None):
+                self.timeout = timeout
+
             def close(self):
                 return None
 
@@ -90,7 +100,7 @@ def a_release(dist: Path, version: str, requires: list[str]) -> None:
 
 
 APP = '''\
-from apkg.client import Client
+from apkg.client import Client, Plain
 
 c = Client("http://x")
 c.get("/a", params={})
@@ -103,7 +113,11 @@ c.get("/c", colour=1)
 class Mine(Client):
     def fetch(self):
         return self.get("/d", verify=True)
+
+
+p = Plain(timeout=1, retries=2)
 '''
+
 
 CHECKLIST = (
     "---\npackage: a-dist\nimport_names:\n  - apkg\n---\n\n"
@@ -153,6 +167,8 @@ UPGRADE = sorted([
     # a method the new base no longer has (the project's class inherited it from the base at the old version)
     ("app/use.py:6", "METHOD_CHANGED", "`apkg.client.Client.mount` (called on the result of `apkg.client.Client`) was removed at 2.0.0 "
                                        "(at the old version inherited from `base_pkg.session.Session`)"),
+    # a class constructed by its base's __init__, which lost `retries`
+    ("app/use.py:16", "REMOVED_PARAM", "`apkg.client.Plain`: keyword `retries` was removed"),
     # through a project subclass: the same keyword, at its line
     ("app/use.py:13", "REMOVED_PARAM", "`apkg.client.Client.get`: keyword `verify` was removed (subclass `Mine`)"),
 ])
@@ -247,8 +263,9 @@ def test_a_distribution_mapped_in_the_configuration_must_hold_the_module(tmp_pat
     assert r.code == 0, r.out + r.err
     assert ("note: a-dist 2.0.0: bases from `base_pkg` not followed: other-dist 1.0.0 holds no module `base_pkg` "
             "(name its distribution under [tool.upgrade-checklists] distributions)") in r.err
-    # the members it would have given (lines 4-8 and 13) are counted as unknown, by that reason
-    assert "(6 a member of a base in another distribution that could not be followed)" in r.out
+    # the members it would have given (lines 4-8 and 13) are counted as unknown, by that reason, and
+    # the constructor of `Plain` (line 16: its `__init__` is its base's) has no signature known
+    assert "7 unknown (6 a member of a base in another distribution that could not be followed, 1 no signature known statically)" in r.out
     # mapped right, the base is followed (at the newest release: a-dist requires nothing), and the
     # wrong keyword is found
     p.edit("pyproject.toml", '"other-dist"', '"base-pkg"')

@@ -38,6 +38,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import replace
 from email.parser import HeaderParser
 from pathlib import Path
 
@@ -46,7 +47,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from upgrade_checklists.audit.api import Api, Unresolved, search_paths
+from upgrade_checklists.audit.api import Api, Signature, Unresolved, search_paths
 
 DEPTH = 3  # distributions followed along one base chain
 NEWEST_TTL = 24 * 3600  # how long the newest release a requirement allows is trusted, in seconds
@@ -347,6 +348,22 @@ class Followed:
         if error is not None and self.foreign_bases(cls):
             raise error
         return None
+
+    def lookup(self, dotted: str) -> Api | None:
+        """The API at ``dotted``; a class without an ``__init__`` of its own source (nor of a base
+        there) that has a base in another distribution is constructed as that base's ``__init__`` says."""
+        api = self._inner.lookup(dotted)
+        if api is None or api.kind != "class" or api.signature is not None:
+            return api
+        try:
+            if self._inner.member(api, "__init__") is not None or not self._foreign(api):
+                return api
+        except Unresolved:
+            return api
+        init = self.member(api, "__init__")
+        if init is None or init.kind != "function" or init.signature is None:
+            return api
+        return replace(api, signature=Signature(list(init.signature.params), api.path))
 
     def foreign_bases(self, cls: Api) -> list[str]:
         """The bases of ``cls`` in other distributions that could not be followed."""
