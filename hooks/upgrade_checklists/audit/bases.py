@@ -177,11 +177,14 @@ def provides(root: Path, top: str) -> bool:
 
 class Follower:
     """How one side (the old or the new version) of one audited package reaches other
-    distributions: ``resolve(top)`` gives the model of the distribution providing import name
-    ``top`` at the version that side uses, or raises :class:`NotFollowed`.
+    distributions: ``model(top)`` gives the (followed) model of the distribution providing
+    import name ``top`` at the version that side uses, or raises :class:`NotFollowed`.
 
-    ``auditor`` provides ``distribution_source(dist, version, top)`` (fetch; the model), and
-    the project's pins; ``release`` is the tree whose requirements choose a version when nothing pins one."""
+    ``auditor`` provides ``distribution_model(dist, version, top)`` (the fetched source's model
+    and tree), ``newest_release(dist, spec)``, ``cfg``, ``check``, ``cache_dir``, ``progress``
+    and ``base_notes``; ``pin_of(dist)`` is the version the project pins; ``release`` is the
+    tree whose requirements choose a version when nothing pins one; ``own`` the distribution
+    this follows from (never followed into itself)."""
 
     def __init__(self, auditor, release: Path | None, pin_of, depth: int = 1, label: str = "", own: str | None = None) -> None:
         self.auditor = auditor
