@@ -39,15 +39,17 @@ import json
 import sys
 import time
 from dataclasses import replace
-from email.parser import HeaderParser
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from upgrade_checklists.audit.api import Api, Signature, Unresolved, search_paths
+
+if TYPE_CHECKING:
+    from packaging.requirements import Requirement
 
 DEPTH = 3  # distributions followed along one base chain
 NEWEST_TTL = 24 * 3600  # how long the newest release a requirement allows is trusted, in seconds
@@ -77,6 +79,10 @@ def requirements(root: Path) -> list[Requirement] | None:
     ``*.dist-info/METADATA``, an sdist's ``PKG-INFO`` or ``*.egg-info/requires.txt``, a source
     tree's ``pyproject.toml`` (``[project] dependencies`` and ``optional-dependencies``). None when
     none of them says (a ``setup.py`` is never run)."""
+    from email.parser import HeaderParser  # only when a base is followed at a version no pin gives
+
+    from packaging.requirements import InvalidRequirement, Requirement
+
     texts: list[str] = []
     try:
         metas = sorted(root.glob("*.dist-info/METADATA")) + [root / "PKG-INFO"] + sorted(root.glob("*.egg-info/PKG-INFO"))
@@ -225,6 +231,8 @@ class Follower:
             if top in names or ("." not in top and top in [n.split(".")[0] for n in names]):
                 return cl.package, "checklist"
         key = canonicalize_name(top)
+        if "." not in top and self.pin_of(top):  # the project pins a distribution of that name: no requirement to read
+            return top, "import name"
         for r in self.reqs() or []:
             if canonicalize_name(r.name) == key:
                 return r.name, "requirement"
