@@ -264,6 +264,18 @@ def test_peek_reads_the_entries_asked_for_as_a_full_load_does(repo: Repo) -> Non
     assert peek(root, key, asked) == {}
 
 
+def test_peek_finds_keys_with_quotes_colons_and_backslashes(tmp_path) -> None:
+    from upgrade_checklists.project.cache import ScanCache, peek
+
+    odd = ['x":y.py', 'back\\slash.py', 'naïve "quoted".py', 'tail\\', 'a.py', '":']
+    c = ScanCache(tmp_path, "/the/root")
+    for i, key in enumerate(odd):
+        c.put_stamped(key, "s", [i, key])
+    c.save()
+    assert peek(tmp_path, "/the/root", [*odd, "a", "x"]) == {k: ["stamped", "s", [i, k]] for i, k in enumerate(odd)}
+    assert peek(tmp_path, "/the/root", ['x"']) == {}  # a key's start is not the key
+
+
 def test_a_released_cache_forgets_and_writes_nothing(repo: Repo) -> None:
     from upgrade_checklists.project.cache import ScanCache
 

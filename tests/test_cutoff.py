@@ -64,13 +64,66 @@ def test_an_edit_that_keeps_imports_names_and_catalog_answers_reuses_the_outcome
     assert CUT in repo.run("check", "-v").err
 
 
-def test_an_edit_that_moves_a_catalogued_call_runs_again(repo: Repo) -> None:
+AGAIN = ("the files changed since the last run read the same to the check but for places the catalog of "
+         "checklists/fakepkg-core.md found in them, checked again: its outcome is reused")
+
+
+def test_an_importer_no_catalog_asks_about_reuses_the_outcome_when_it_reads_the_same(repo: Repo) -> None:
+    age(repo)
+    first = repo.run("check")
+    assert first.code == 0
+    # a row's file that no catalog names: its scan is compared, no catalog is checked again
+    edit_and_age(repo, "tests/test_core.py", '"/tmp/x")\n', '"/tmp/x")  # saved\n')
+    r = repo.run("check", "-v")
+    assert CUT in r.err and r.out == first.out
+    edit_and_age(repo, "tests/test_core.py", "  # saved\n", "\n    from fakepkg.core import optimizer\n")
+    r = repo.run("check", "-v")
+    assert "read the same to the check" not in r.err and r.codes == ["CHANGED"]
+
+
+def test_an_edit_that_moves_a_catalogued_call_checks_that_catalog_again(repo: Repo) -> None:
     age(repo)
     assert repo.run("check").code == 0
+    # a line above every catalogued call: the imports, names and strings read the same, the places do not
     edit_and_age(repo, "app/engine/core.py", "def build(model):\n", "def build(model):\n    # set up\n")
     r = repo.run("check", "-v")
-    assert CUT not in r.err
-    assert r.codes == ["GUARD", "LINE", "LINE"]
+    assert AGAIN in r.err and CUT not in r.err
+    assert r.lines == [
+        "checklists/fakepkg-core.md:36:1: LINE [warning] entry 1: snippet in `app/engine/core.py` is now at line 10"
+        " (recorded line 9) (app/engine/core.py:10)",
+        "checklists/fakepkg-core.md:50:1: LINE [warning] entry 2: snippet in `app/engine/core.py` is now at lines 11-14"
+        " (recorded lines 10-13) (app/engine/core.py:11)",
+        "checklists/fakepkg-core.md:63:1: GUARD [warning] version guard `hasattr(mpu, \"destroy\")` in `app/engine/core.py`"
+        " is now at line 8 (recorded line 7) (app/engine/core.py:8)",
+    ]
+    assert r.code == 0  # warnings (``strict-lines`` is off)
+    # what a run without any cache finds, to the byte
+    assert repo.run("check", "--no-cache").out == r.out
+    # the same edit twice more: judged against the full run's view each time
+    edit_and_age(repo, "app/engine/core.py", "    # set up\n", "    # set up\n    # and again\n")
+    r = repo.run("check", "-v")
+    assert AGAIN in r.err and "is now at line 11 (recorded line 9)" in r.out
+    assert repo.run("check", "--no-cache").out == r.out
+
+
+def test_only_the_catalogs_that_asked_about_the_moved_file_are_checked_again(repo: Repo) -> None:
+    other = CL.replace("fakepkg-core", "fakepkg-ext")
+    repo.write("app/utils/ext.py", "import fakepkg_ext\n\n\ndef go():\n    fakepkg_ext.run(fast=True)\n")
+    repo.write(other, "---\npackage: fakepkg-ext\ngithub: example/ext\nbranch_template: v${VERSION}\n"
+               "upstream_paths: [fakepkg_ext/]\nimport_names: [fakepkg_ext]\n---\n\n## Affected Files\n\n"
+               "### Primary\n\n_None._\n\n### Secondary\n\n| File | Imports / Usage |\n| --- | --- |\n"
+               "| `app/utils/ext.py` | `fakepkg_ext` |\n| `app/utils/other.py` | `fakepkg_ext` |\n\n### Tertiary\n\n_None._\n\n"
+               "## API Usage Catalog\n\n### 1. `fakepkg_ext.run`\n\nCalled in `app/utils/ext.py` (line 2):\n\n"
+               "```python\nfakepkg_ext.run(fast=True)\n```\n\n## Version-Guarded Code\n\n_None._\n")
+    repo.commit("a second checklist, its one catalog line stale")
+    age(repo)
+    first = repo.run("check")
+    assert first.codes == ["LINE"] and "fakepkg-ext.md" in first.lines[0]
+    edit_and_age(repo, "app/engine/core.py", "def build(model):\n", "def build(model):\n    # set up\n")
+    r = repo.run("check", "-v")
+    assert AGAIN in r.err  # fakepkg-ext.md is not named: its catalog never asked about app/engine/core.py
+    assert sorted(r.codes) == ["GUARD", "LINE", "LINE", "LINE"] and first.lines[0] in r.lines
+    assert repo.run("check", "--no-cache").out == r.out
 
 
 def test_a_line_count_the_catalog_read_is_compared(repo: Repo) -> None:
@@ -83,7 +136,10 @@ def test_a_line_count_the_catalog_read_is_compared(repo: Repo) -> None:
     assert first.codes == ["LINE"] and "line 20 is past the end of the file (13 lines)" in first.out
     edit_and_age(repo, "app/engine/core.py", "    )\n", "    )\n" + "# note\n" * 8)
     r = repo.run("check", "-v")
-    assert CUT not in r.err and r.code == 0
+    assert AGAIN in r.err and r.code == 0 and r.codes == []  # the count the catalog compares changed
+    (repo.path / RECORD).unlink()  # a full run at 21 lines
+    (repo.path / ".upgrade-checklists-cache/v3/run.json").unlink()
+    assert CUT not in repo.run("check", "-v").err
     # the same edit undone and done again: nothing but comments past the last line changed
     edit_and_age(repo, "app/engine/core.py", "# note\n" * 8, "# other note\n" * 8)
     assert CUT in repo.run("check", "-v").err
@@ -120,7 +176,8 @@ def test_forged_or_garbled_records_are_not_used(repo: Repo) -> None:
     age(repo)
     assert repo.run("check").codes == ["STALE"]
     record = json.loads((repo.path / RECORD).read_text())
-    assert set(record) == {"header", "base", "files", "stats", "reads", "observed", "asked", "modules", "ceilings", "outcome"}
+    assert set(record) == {"header", "base", "files", "stats", "reads", "observed", "asked", "modules", "ceilings", "outcome",
+                           "catalogs", "moved"}
     edit_and_age(repo, "app/utils/other.py", "import os\n", "import os\nfrom fakepkg.core import optimizer\n")
     record["outcome"]["findings"] = []
     for bad in (b"not json", b"[]", json.dumps({**record, "observed": [["x"]]}).encode(),
@@ -201,3 +258,21 @@ def test_a_new_import_on_a_line_of_its_own_is_compared(repo: Repo) -> None:
     r = repo.run("check", "-v")
     assert CUT not in r.err
     assert r.codes == ["CHANGED"] and "imports `fakepkg.core.optimizer`, not in its row" in r.out
+
+
+def test_a_garbled_catalog_record_means_a_full_run(repo: Repo) -> None:
+    age(repo)
+    assert repo.run("check").code == 0
+    record = json.loads((repo.path / RECORD).read_text())
+    assert record["catalogs"] == {CL: {"span": [0, 0], "asked": ["app/engine/core.py", "fakepkg/core/distributed.py", "fakepkg/core/parallel_state.py"]}} and record["moved"] == {}
+    edit_and_age(repo, "app/engine/core.py", "def build(model):\n", "def build(model):\n    # set up\n")
+    expected = repo.run("check", "--no-cache").out
+    for bad in ({**record, "catalogs": {CL: {"span": [0, 5], "asked": ["app/engine/core.py"]}}},  # past the findings
+                {**record, "catalogs": {CL: {"span": [1, 0], "asked": ["app/engine/core.py"]}}},
+                {**record, "catalogs": {CL: {"span": [0, 0], "asked": "app/engine/core.py"}}},
+                {**record, "catalogs": [CL]}, {**record, "moved": {"a.py": 1}},
+                {k: v for k, v in record.items() if k != "catalogs"}):
+        (repo.path / RECORD).write_text(json.dumps(bad))
+        (repo.path / ".upgrade-checklists-cache/v3/run.json").unlink(missing_ok=True)
+        r = repo.run("check", "-v")
+        assert "read the same to the check" not in r.err and r.out == expected, bad

@@ -366,9 +366,14 @@ def _outcome(cfg: config.Config, use_cache: bool, uncatalogued: bool, reuse: boo
         if not uncatalogued:
             from upgrade_checklists.check import cutoff
 
-            outcome = cutoff.reuse(cfg, state)
-            if outcome is not None:
+            reused = cutoff.reuse(cfg, state)
+            if reused is not None:
+                outcome, rechecked = reused
                 runcache.save(cfg, state, outcome)
+                if rechecked:
+                    return None, outcome, (f"the files changed since the last run read the same to the check but for "
+                                           f"places the catalog{'s' if len(rechecked) > 1 else ''} of "
+                                           f"{', '.join(rechecked)} found in them, checked again")
                 return None, outcome, "the files changed since the last run read the same to the check"
     from upgrade_checklists.check.compare import run_check  # the whole check: parsers, comparisons
 

@@ -140,11 +140,16 @@ def _compare(cfg: Config, res: Result, listed: set[str], snippets: Snippets, unc
         compare_rows(cfg, res, cl, res.tiers)
         per_rows.append(res.findings[mark:])
         del res.findings[mark:]
-    moved = renamed_references(cfg.root, checklists, snippets, res.cache)
+    moved = res.moved = renamed_references(cfg.root, checklists, snippets, res.cache)
     for cl, rows in zip(checklists, per_rows):
         view = Result()  # check_catalog adds findings only
+        snippets.touched = set()
         check_catalog(view, cl, snippets, cfg.strict_lines, moved)
-        res.findings += rows + view.findings
+        res.findings += rows
+        res.catalogs[cl.rel] = {"span": [len(res.findings), len(res.findings) + len(view.findings)],
+                                "asked": sorted(snippets.touched)}
+        res.findings += view.findings
+    snippets.touched = None
     snippets.save()
     res.asked, res.ceilings = set(snippets.files), dict(snippets.ceilings)
     res.observed |= set(res.facts) | listed | res.asked

@@ -570,23 +570,22 @@ def _read_table(cl: Checklist, tokens: list[Token], tier: str | None, lines: lis
                 current[0].meta["row_line"] = row_line
             current = None
     table_line = _line(tokens[0])
-    unread = {p for cells in rows if cells for p in (_cell_files(cells[0]) or (_cell_file(cells[0]),)) if p}
+
+    def unread() -> None:  # a table not read: the files it names are not MISSING too (its FORMAT finding says why)
+        cl.unread.update(p for cells in rows if cells for p in (_cell_files(cells[0]) or (_cell_file(cells[0]),)) if p)
+
     if tier is False:  # under a misspelt tier heading, which has its finding
-        cl.unread.update(unread)
-        return
+        return unread()
     if tier is None:
         cl.problem("FORMAT", table_line, "table under Affected Files is not under a Primary/Secondary/Tertiary heading")
-        cl.unread.update(unread)
-        return
+        return unread()
     if len(header) < 2 or header[0].lower() != "file":
         cl.problem("FORMAT", table_line, f"tier table has columns {header!r}; expected | File | Imports / Usage |")
-        cl.unread.update(unread)
-        return
+        return unread()
     extra = tier not in TIERS
     if tier in cl.tables:
         cl.problem("FORMAT", table_line, f"a second table under {tier if extra else tier.capitalize()}; merge the two")
-        cl.unread.update(unread)
-        return
+        return unread()
     a, b = cl.tables[tier] = (tokens[0].map[0], tokens[0].map[1])
     top = top_level_table(lines, a, b)
     columns = len(split_row(lines[a])) if top else 0

@@ -249,6 +249,9 @@ def _entries_by_line(body: str) -> tuple[dict, dict[str, tuple[int, int]]] | Non
         return None
 
 
+_KEY_AT_START = re.compile(rb'^,?("(?:[^"\\]|\\.)*":)')  # an entry's line: its key, quoted as JSON, then ":"
+
+
 def peek(directory: Path, key: str, names: list[str], name: str = _FILE) -> dict[str, object]:
     """The entries stored under ``names`` (as ``ScanCache.entries`` holds them) in the cache
     of ``directory`` for root ``key``, found by their lines and decoded alone: for a run
@@ -266,21 +269,17 @@ def peek(directory: Path, key: str, names: list[str], name: str = _FILE) -> dict
         return {}
     if not (body.startswith(b"{\n") and body.endswith(b"\n}")):
         return {}
+    tags = {json.dumps(n).encode("ascii") + b":": n for n in names}  # ``_stream``: an entry a line, "," past the first
     out: dict[str, object] = {}
-    for n in names:
-        tag = json.dumps(n).encode("ascii") + b":"  # ``_stream``: each entry starts a line, with "," past the first
-        at = body.find(b"\n" + tag)
-        if at < 0:
-            at = body.find(b"\n," + tag)
-            if at < 0:
-                continue
-            at += 1
-        start = at + 1 + len(tag)
-        end = body.find(b"\n", start)
-        try:
-            out[n] = json.loads(body[start:end])
-        except (ValueError, RecursionError, MemoryError):
-            return {}
+    for line in body.split(b"\n"):
+        m = _KEY_AT_START.match(line)
+        n = tags.get(m.group(1)) if m is not None else None
+        if n is not None:
+            end = m.end()
+            try:
+                out[n] = json.loads(line[end:])
+            except (ValueError, RecursionError, MemoryError):
+                return {}
     return out
 
 

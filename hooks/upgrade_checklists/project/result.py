@@ -36,6 +36,11 @@ class Result:
     asked: set[str] = field(default_factory=set)  # the observed files the catalogs asked about
     ceilings: dict[str, int] = field(default_factory=dict)  # Snippets.ceilings: line counts that read the same
     modules: list[str] = field(default_factory=list)
+    #: per checklist, where its catalog's findings are in ``findings`` (``[start, end]``) and
+    #: the files its catalog asked about; and the renamed references the catalogs followed:
+    #: what ``cutoff.py`` needs to check one catalog again alone
+    catalogs: dict[str, dict] = field(default_factory=dict)
+    moved: dict[str, str] = field(default_factory=dict)
     #: the catalogs' answers and the sources they parsed (``snippets.Snippets``), kept with
     #: the result: freed when the run returns, their syntax trees cost a cold run 15 ms
     snippets: object = field(default=None, repr=False, compare=False)

@@ -748,8 +748,13 @@ class Snippets:
         #: per file, the highest line number a caller compared with its line count: a
         #: count at or past it reads the same to the catalog (``cutoff.py``)
         self.ceilings: dict[str, int] = {}
+        #: when a set: every path asked about since it was set (which files one catalog's
+        #: findings depend on, ``cutoff.py``)
+        self.touched: set[str] | None = None
 
     def _source(self, rel: str) -> _Source | None:
+        if self.touched is not None:
+            self.touched.add(rel)
         if rel not in self.files:
             try:
                 st = file_stat(self.root, rel)
