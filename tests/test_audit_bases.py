@@ -189,8 +189,8 @@ def test_base_followed_at_the_versions_the_project_pins(tmp_path: Path, capsys, 
     assert [f for f in got if "[info]" not in f[2]] == UPGRADE, got
     assert r.code == 1
     # the old version's pin was read at the base ref (HEAD), the new one's in the working tree
-    assert "note: a-dist 1.0.0: bases from `base_pkg` followed into base-pkg 1.0.0 (the distribution by its requirement; pinned by the project)" in r.err
-    assert "note: a-dist 2.0.0: bases from `base_pkg` followed into base-pkg 2.0.0 (the distribution by its requirement; pinned by the project)" in r.err
+    assert "note: a-dist 1.0.0: bases from `base_pkg` followed into base-pkg 1.0.0 (the distribution by its import name, which the project pins; pinned by the project)" in r.err
+    assert "note: a-dist 2.0.0: bases from `base_pkg` followed into base-pkg 2.0.0 (the distribution by its import name, which the project pins; pinned by the project)" in r.err
     # the same audit warm: the same verdicts, from the caches
     again = p.run("audit", "--source", "index", "--cache-dir", str(p.cache), "-v")
     assert [f for f in findings(again) if "[info]" not in f[2]] == UPGRADE

@@ -232,7 +232,7 @@ class Follower:
                 return cl.package, "checklist"
         key = canonicalize_name(top)
         if "." not in top and self.pin_of(top):  # the project pins a distribution of that name: no requirement to read
-            return top, "import name"
+            return str(key), "import name, which the project pins"
         for r in self.reqs() or []:
             if canonicalize_name(r.name) == key:
                 return r.name, "requirement"
