@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from upgrade_checklists.audit.annotations import short
 from upgrade_checklists.audit.api import Api, Param, Signature, Unresolved, UpstreamModel
 from upgrade_checklists.project.calls import Call
-from upgrade_checklists.project.uses import ANNOTATED, ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, TYPED, Use
+from upgrade_checklists.project.uses import ANNOTATED, ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, TYPED, WRAPPED, Use
 
 Problem = tuple[str, str, str, str]
 
@@ -212,6 +212,7 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         OVERRIDE: lambda u: _bind_override(u, old, new, version),
         TYPED: lambda u: _bind_typed(u, old, new, version),
         ANNOTATED: lambda u: _bind_annotated(u, old, new, version),
+        WRAPPED: lambda u: _bind_wrapped(u, old, new, version),
     }
     for u in uses:
         try:
@@ -507,7 +508,12 @@ def _bind_attribute(u: Use, old, new, version) -> Bound:
 
 
 def _bind_patch(u: Use, old, new, version) -> Bound:
-    """A function assigned in place of an upstream method: parameter names, order and kinds must match."""
+    """A function assigned in place of an upstream method: parameter names, order and kinds must
+    match, as far as a caller can tell. Upstream's own ``self.m(...)`` calls of the method (found
+    in the new version) are bound against the patch and decide: a difference none of them meets
+    (a different order where every call passes those parameters by keyword) is no break. With no
+    such call known, a difference the old version had already, parameter for parameter, stays a
+    warning unless the new release changed the parameters involved."""
     cls_new = _lookup(new, u.target)
     b = Bound(u, None, None)
     m_new = _member(new, cls_new, u.member)
@@ -516,16 +522,117 @@ def _bind_patch(u: Use, old, new, version) -> Bound:
     b.new = m_new.path
     theirs = list(m_new.parameters or ())
     mine = list(u.params)
-    if theirs != mine:
-        def show(ps):
-            return ", ".join(_spell(n, k) for n, k in ps)
-        m_old = _member(old, _lookup(old, u.target), u.member)
-        same = m_old is not None and m_old.kind == "function" and list(m_old.parameters or ()) == theirs
-        b.problems.append(("PATCH_MISMATCH", "warning" if same else "error", u.member,
-                           f"`{m_new.path}({show(theirs)})` at {version} differs from the patch "
-                           f"`{u.via.split('`')[1]}({show(mine)})` ({_at(u)}) assigned in its place: {_difference(theirs, mine)}"
-                           + (" (so did the old version's: not a change of this upgrade)" if same else "")))
+    if theirs == mine or not differences(theirs, mine, _required(u), _optional(m_new)):
+        return b  # the same, or a patch taking whatever the method takes (``(self, *args, **kwargs)``)
+    cls_old = _lookup(old, u.target)
+    m_old = _member(old, cls_old, u.member)
+    before = list(m_old.parameters or ()) if m_old is not None and m_old.kind == "function" else None
+    shown = (f"`{m_new.path}({', '.join(_spell(n, k) for n, k in theirs)})` at {version} differs from the patch "
+             f"`{u.via.split('`')[1]}({', '.join(_spell(n, k) for n, k in mine)})` ({_at(u)}) assigned in its place: "
+             f"{_difference(theirs, mine)}")
+    patch = _patch_signature(u)
+    calls = _self_calls(new, cls_new, u.member)
+    if calls and m_new.signature is not None:
+        old_fails = {(c["caller"], _shape(c)) for c in _self_calls(old, cls_old, u.member)
+                     if m_old is not None and m_old.signature is not None and patch_call_fails(c, m_old.signature, patch)}
+        failing: dict[tuple, list[dict]] = {}
+        for c in calls:
+            why = patch_call_fails(c, m_new.signature, patch)
+            if why:
+                failing.setdefault((_shape(c), tuple(why), (c["caller"], _shape(c)) in old_fails), []).append(c)
+        if not failing:
+            b.problems.append(("PATCH_MISMATCH", "info", u.member, f"{shown}; upstream's own calls of it bind to the patch "
+                               f"({_callers(calls)}): not a break"))
+        for (shape, why, pre), cs in failing.items():
+            b.problems.append(("PATCH_MISMATCH", "warning" if pre else "error", u.member,
+                               f"{shown}; upstream {_callers(cs)} call{'s' if len(cs) == 1 else ''} `self.{u.member}({shape})` "
+                               f"at {version}, which the patch cannot take: " + "; ".join(why)
+                               + (" (so did the old version: not a change of this upgrade)" if pre else "")))
+        return b
+    fresh = differences(theirs, mine, _required(u), _optional(m_new)) - (
+        differences(before, mine, _required(u), _optional(m_old)) if before is not None else set())
+    if not fresh:
+        b.problems.append(("PATCH_MISMATCH", "warning", u.member,
+                           f"{shown} (so did the old version's: not a change of this upgrade)"))
+    else:
+        b.problems.append(("PATCH_MISMATCH", "error", u.member, shown))
     return b
+
+
+_VARIADIC = ("variadic positional", "variadic keyword")
+
+
+def _required(u: Use) -> frozenset[str]:
+    """The patch's parameters without a default."""
+    return frozenset(n for n, k in u.params if k not in _VARIADIC and n not in u.defaults)
+
+
+def _optional(m: Api | None) -> frozenset[str]:
+    """The upstream method's parameters with a default."""
+    if m is None or m.signature is None:
+        return frozenset()
+    return frozenset(p.name for p in m.signature.params if p.default is not None)
+
+
+def differences(theirs: list[tuple[str, str]], mine: list[tuple[str, str]], required: frozenset[str] = frozenset(),
+                optional: frozenset[str] = frozenset()) -> set[tuple[str, str]]:
+    """What a caller of the upstream method (parameters ``theirs``, as written) can meet on the
+    patch (``mine``), one ``(parameter, how)`` per parameter: in the patch only, another kind,
+    another position, or upstream only and not taken by the patch's ``**kwargs``; and the
+    variadics, and fewer positional places; a parameter the patch requires (``required``) that
+    upstream makes optional (``optional``). An upstream parameter the patch's ``**kwargs``
+    takes is no difference to a keyword caller: its name changing is not the patch's concern."""
+    out: set[tuple[str, str]] = set()
+    positional = ("positional-only", "positional or keyword")
+    tk, mk = dict(theirs), dict(mine)
+    tpos = [n for n, k in theirs if k in positional]
+    mpos = [n for n, k in mine if k in positional]
+    m_kinds = {k for _n, k in mine}
+    for n, k in mine:
+        if k in _VARIADIC:
+            continue
+        if n not in tk:
+            out.add((n, "patch only"))
+        elif tk[n] != k:
+            out.add((n, "kind"))
+        elif k in positional and tpos.index(n) != mpos.index(n):
+            out.add((n, "order"))
+        if n in tk and n in required and n in optional:
+            out.add((n, "required"))
+    for n, k in theirs:
+        if k in _VARIADIC:
+            if k not in m_kinds:
+                out.add((_spell(n, k), "upstream only"))
+        elif n not in mk and not ("variadic keyword" in m_kinds and k != "positional-only"):
+            out.add((n, "upstream only"))
+    if len(tpos) > len(mpos) and "variadic positional" not in m_kinds:
+        out.add(("", "fewer positional"))
+    return out
+
+
+def _patch_signature(u: Use) -> Signature:
+    """The patch's signature with its instance parameter left out (a function patched onto a class
+    gets the instance first)."""
+    params = list(u.params)
+    if params and params[0][1] in ("positional-only", "positional or keyword"):
+        params = params[1:]
+    return Signature([Param(n, k, "..." if n in u.defaults else None) for n, k in params], None)
+
+
+def patch_call_fails(call: dict, theirs: Signature, patch: Signature) -> list[str]:
+    """Why an upstream call of the method (``api.self_calls_in``), written for signature ``theirs``,
+    does not reach the patch as meant: it does not bind, or a parameter it passes by position
+    lands on another parameter of the patch."""
+    why = call_fails(call, patch, "the patch")
+    tpos, mpos = theirs.positional(), patch.positional()
+    for i in range(min(call["positional"], len(tpos), len(mpos))):
+        if tpos[i].name != mpos[i].name:
+            why.append(f"its argument {i + 1} is `{tpos[i].name}` upstream, which the patch takes as `{mpos[i].name}`")
+    return why
+
+
+def _callers(calls: list[dict]) -> str:
+    return ", ".join(f"`{c['caller']}` ({c['file']}:{c['line']})" for c in calls)
 
 
 def _at(u: Use) -> str:
@@ -549,6 +656,96 @@ def _difference(theirs: list[tuple[str, str]], mine: list[tuple[str, str]]) -> s
         return f"only {side} has {', '.join(f'`{x}`' for x in extra)}"
     kinds = [n for (n, k), (_, k2) in zip(theirs, mine) if k != k2]
     return f"kinds differ for {', '.join(f'`{x}`' for x in kinds)}"
+
+
+# -- wrappers of upstream methods --------------------------------------------------------------
+
+#: builtin and typing containers: what each supports of a wrapper's uses of a value (``index``, ``iterate``)
+_INDEXABLE = ("tuple", "list", "dict", "str", "bytes", "typing.Sequence", "typing.MutableSequence", "typing.Mapping",
+              "typing.MutableMapping", "typing.Tuple", "typing.List", "typing.Dict")
+_ITERABLE = _INDEXABLE + ("set", "frozenset", "typing.Iterable", "typing.Iterator", "typing.Generator", "typing.Collection",
+                          "typing.Set", "typing.FrozenSet", "typing.AbstractSet")
+_HOW = {"index": "indexes", "unpack": "unpacks", "iterate": "iterates over", "attribute": "reads", "other": "uses"}
+
+
+def _members(text: str) -> list[str]:
+    """The members of a (normalised) union annotation: ``tuple | pkg.Out`` -> ``["tuple", "pkg.Out"]``."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch in "[(" and 1 or (-1 if ch in "])" else 0)
+        if ch == "|" and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur.strip())
+    return [m for m in out if m and m != "None"]
+
+
+def _supports(model, member: str, how: str, attr: str) -> bool | None:
+    """Whether a value of type ``member`` supports the use (``True``/``False``; ``None``: not known)."""
+    base = member.split("[", 1)[0].strip()
+    if base in _ITERABLE:
+        if how == "index":
+            return base in _INDEXABLE
+        return True if how in ("unpack", "iterate") else None
+    try:
+        cls = model.lookup(base)
+    except Unresolved:
+        return None
+    if cls is None or cls.kind != "class":
+        return None  # a class outside the loaded source (torch.Tensor), a type variable, ``Any``
+    wanted = {"index": ("__getitem__",), "unpack": ("__iter__", "__getitem__"), "iterate": ("__iter__", "__getitem__"),
+              "attribute": (attr,)}.get(how)
+    if wanted is None:
+        return None
+    if any(_member(model, cls, w) is not None for w in wanted):
+        return True
+    if how == "attribute" and any(_member(model, cls, d) is not None for d in ("__getattr__", "__getattribute__")):
+        return None
+    try:
+        foreign = model.foreign_bases(cls)
+    except Unresolved:
+        return None
+    return None if foreign else False
+
+
+def _bind_wrapped(u: Use, old, new, version) -> Bound:
+    """A call of the original method inside a wrapper patched over it: what the wrapper does with
+    the result (``u.results``) is checked against the new return annotation when it changed. An
+    error only where the new type certainly does not support the use (a class in the loaded source
+    without ``__getitem__`` indexed, without the attribute read); what cannot be told is ``info``."""
+    cls_new, cls_old = _lookup(new, u.target), _lookup(old, u.target)
+    b = Bound(u, None, None)
+    m_new = _member(new, cls_new, u.member)
+    m_old = _member(old, cls_old, u.member)
+    if m_new is None or m_new.kind != "function" or m_new.signature is None:
+        b.unknown = NOT_FOUND if m_new is None else NO_SIGNATURE
+        return b
+    b.new, b.old = m_new.path, (m_old.path if m_old else None)
+    b.signature = True
+    was = m_old.signature.returns if m_old is not None and m_old.signature is not None else None
+    now = m_new.signature.returns
+    if None in (was, now) or was == now:
+        return b  # no annotation to compare, or the same: nothing changed for the wrapper
+    head = f"`{m_new.path}`: returns `{short(now)}` (was `{short(was)}`) at {version}, and {u.via} (line {u.function_line})"
+    for line, how, attr in u.results:
+        if how == "return":
+            continue  # handed on as it is: the wrapper's callers get what upstream's got
+        use = f"`….{attr}`" if how == "attribute" else "its result"
+        said = f"{head} {_HOW.get(how, 'uses')} {use} at line {line}"
+        if how == "other":
+            b.problems.append(("RETURN_CHANGED", "info", "return", f"{said}, in a way not checked statically"))
+            continue
+        verdicts = [(m, _supports(new, m, how, attr)) for m in _members(now)]
+        bad = [m for m, ok in verdicts if ok is False]
+        if bad:
+            b.problems.append(("RETURN_CHANGED", "error", "return", f"{said}, which `{short(bad[0])}` does not support"
+                               + (f" (no `{attr}`)" if how == "attribute" else " (no `__getitem__`)" if how == "index" else
+                                  " (not iterable)")))
+        elif any(ok is None for _m, ok in verdicts) or not verdicts:
+            b.problems.append(("RETURN_CHANGED", "info", "return", f"{said}; whether the new type supports that is not known statically"))
+    return b
 
 
 # -- overrides -------------------------------------------------------------------------------
@@ -608,25 +805,25 @@ def cannot_accept(base: Signature, mine: Signature) -> list[tuple[str, bool, boo
     return out
 
 
-def call_fails(call: dict, mine: Signature) -> list[str]:
-    """Why an upstream call (``api.self_calls_in``) cannot bind to the override (empty: it binds)."""
+def call_fails(call: dict, mine: Signature, who: str = "the override") -> list[str]:
+    """Why an upstream call (``api.self_calls_in``) cannot bind to the override or patch (empty: it binds)."""
     why = []
     mpos, mnamed = mine.positional(), mine.named()
     if call["positional"] > len(mpos) and not mine.var_args:
-        why.append(f"{call['positional']} positional argument(s), the override takes {len(mpos)}")
+        why.append(f"{call['positional']} positional argument(s), {who} takes {len(mpos)}")
     filled = {p.name for p in mpos[: call["positional"]]}
     for kw in call["keywords"]:
         q = mnamed.get(kw)
         if q is None or q.kind == "positional-only":
             if not mine.var_kwargs:
-                why.append(f"keyword `{kw}`, which the override does not take")
+                why.append(f"keyword `{kw}`, which {who} does not take")
         elif kw in filled:
             why.append(f"`{kw}` twice (by position and by keyword)")
     if not (call["star_args"] or call["star_kwargs"]):
         passed = filled | set(call["keywords"])
         missing = [p.name for p in mine.params if p.required and p.name not in passed]
         if missing:
-            why.append("no " + ", ".join(f"`{m}`" for m in missing) + ", which the override requires")
+            why.append("no " + ", ".join(f"`{m}`" for m in missing) + f", which {who} requires")
     return why
 
 

@@ -88,8 +88,15 @@ def _calls_named(text: str, tree: ast.Module, name: str):
 
 def entry_findings(resolved: list[ResolvedEntry], bound: list[Bound], old: UpstreamModel | None, new: UpstreamModel,
                    version: str) -> list[EntryFinding]:
-    """What an entry reports itself: unresolved headings, and changes no bound use reached."""
+    """What an entry reports itself: unresolved headings, and changes no bound use reached. Each
+    API's changes are said once, at one line: the first entry whose heading names the API itself
+    (as ``Anchors`` anchors its uses), else the first module entry that holds it."""
     out: list[EntryFinding] = []
+    own: dict[str, int] = {}  # API path -> the line of the first entry naming it
+    for r in resolved:
+        if r.new is not None and r.new.kind != "module":
+            own.setdefault(r.new.path, r.entry.line)
+    said: set[str] = set()
     for r in resolved:
         e = r.entry
         if not e.api:
@@ -103,10 +110,13 @@ def entry_findings(resolved: list[ResolvedEntry], bound: list[Bound], old: Upstr
                 fix = moved_fix(new, r.old.path, new.by_name(r.old.path.rsplit(".", 1)[-1], kinds=(r.old.kind,))[0]) if code == "MOVED_API" else None
                 out.append((e.line, code, "info", msg + " (no call site)", None, None, fix))
             continue
+        if r.new.path in own and own[r.new.path] != e.line:
+            continue  # an earlier entry names the same API: said there
         apis = {r.new.path: (r.new, r.old)}
         if r.new.kind == "module":
             for b in bound:
-                if b.new and b.new.startswith(r.new.path + ".") and b.use.kind == CALL and b.new not in apis:
+                if (b.new and b.new.startswith(r.new.path + ".") and b.use.kind == CALL and b.new not in apis
+                        and b.new not in own):  # an API with an entry of its own is said there
                     a_new = new.lookup(b.new) if _safe(new, b.new) else None
                     a_old = old.lookup(b.old) if (old is not None and b.old and _safe(old, b.old)) else None
                     if a_new is not None:
@@ -114,6 +124,9 @@ def entry_findings(resolved: list[ResolvedEntry], bound: list[Bound], old: Upstr
             if len(apis) > 1:
                 del apis[r.new.path]
         for path, (a_new, a_old) in sorted(apis.items()):
+            if path in said:
+                continue  # a module entry's member another module entry (a parent package) said already
+            said.add(path)
             sites = [b for b in bound if b.new == path and b.use.call is not None]
             if a_new.signature is None:
                 if sites:

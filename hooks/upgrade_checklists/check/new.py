@@ -41,7 +41,7 @@ from upgrade_checklists.check.folders import FOLDER_MIN, folder_groups, glob_gro
 from upgrade_checklists.check.rows import usage_parts
 from upgrade_checklists.project.scan import Facts, Prefilter, iter_sources, scan_file
 from upgrade_checklists.project.tiers import TierRules
-from upgrade_checklists.project.uses import MEMBER, catches_import_error, find_uses, subclasses
+from upgrade_checklists.project.uses import MEMBER, OVERRIDE, PATCH, TYPED, catches_import_error, find_uses, subclasses
 
 _TIER_TITLES = {
     "primary": "Primary (most likely to break)",
@@ -555,10 +555,9 @@ def _merge_base_classes(cfg: Config, sources: list[str], parsed: dict[str, _File
         except (Skipped, OSError, SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     found = subclasses(texts, names)
-    if not found:
-        return entries
+    every = find_uses(texts, names) if found or any(_may_patch(t[0], names) for t in texts.values()) else []
     known = {e.api: e for e in entries}
-    uses = [u for u in find_uses(texts, names) if u.kind == MEMBER and u.via.startswith("subclass ")]
+    uses = [u for u in every if u.kind == MEMBER and u.via.startswith("subclass ")]
     files: dict[str, _File] = {}
 
     def file(rel: str) -> _File:
@@ -566,6 +565,18 @@ def _merge_base_classes(cfg: Config, sources: list[str], parsed: dict[str, _File
             files[rel] = parsed.get(rel) or _File(rel, texts[rel][0], texts[rel][1], Scopes(texts[rel][1], names),
                                                  texts[rel][0].splitlines(), _symbols(texts[rel][1]))
         return files[rel]
+
+    _merge_replaced(every, known, entries, file, rank_of, names)
+    if not found:
+        return entries
+    defined: dict[str, list[str]] = {}  # base -> the methods its project subclasses define (overrides where the base has them)
+    for u in every:
+        if u.kind == OVERRIDE:
+            defined.setdefault(u.target, []).append(f"`{u.member}()`")
+    typed: dict[str, list[str]] = {}  # base -> methods called on attributes it declares (``self.kind.g()``)
+    for u in every:
+        if u.kind == TYPED and u.call is not None:
+            typed.setdefault(u.target, []).append(f"`self.{u.attr}.{u.member}()`")
 
     for base in dict.fromkeys(b for b, *_ in found):
         mine = [(qual, rel, line) for b, qual, rel, line in found if b == base]
@@ -591,6 +602,13 @@ def _merge_base_classes(cfg: Config, sources: list[str], parsed: dict[str, _File
         members = list(dict.fromkeys(members))
         if members:
             check += f"; what they use through `self` / `super()` still exists on `{base.rsplit('.', 1)[-1]}`: " + ", ".join(members[:8])
+        own = list(dict.fromkeys(defined.get(base, [])))
+        if own:
+            check += (f"; the methods they define override the base's where it has them ({_some(own)}): each takes what the "
+                      "base's takes and what upstream calls it with")
+        through = list(dict.fromkeys(typed.get(base, [])))
+        if through:
+            check += f"; the classes the base declares its attributes as still have what they call on them: {_some(through)}"
         check += "; `__init__` still takes what the subclasses pass and forward."
         if base in known:
             e = known[base]
@@ -609,6 +627,101 @@ def _merge_base_classes(cfg: Config, sources: list[str], parsed: dict[str, _File
             e.count = len(heads)
             entries.append(e)
     return entries
+
+
+def _some(items: list[str], n: int = 8) -> str:
+    """The first ``n`` items, and how many more."""
+    return ", ".join(items[:n]) + (f" and {len(items) - n} more" if len(items) > n else "")
+
+
+def _may_patch(text: str, names: list[str]) -> bool:
+    """A file that may assign onto an upstream class (``Cls.m = f``, ``setattr``): the cheap test
+    before finding uses for patches alone."""
+    return bool(_ASSIGN_ONTO.search(text)) and any(n.split(".")[0] in text for n in names)
+
+
+_ASSIGN_ONTO = re.compile(r"^[ \t]*(?!self\.)[A-Za-z_][\w.]*\.\w+[ \t]*=[^=]|\bsetattr\(", re.M)  # not ``self.x = ...``
+
+
+def _def_header(f: _File, line: int) -> tuple[str, int, int]:
+    """The ``def`` statement's header at ``line`` (its parameters may span lines), without its body."""
+    for node in ast.walk(f.tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == line:
+            last = node.body[0].lineno - 1 if node.body and node.body[0].lineno > line else line
+            while last > line and (not f.lines[last - 1].strip() or f.lines[last - 1].strip().startswith("#")):
+                last -= 1
+            return textwrap.dedent("\n".join(f.lines[line - 1:last])).rstrip(), line, last
+    return f.lines[line - 1].strip(), line, line
+
+
+def _overrides_for_sure(f: _File, line: int, name: str, base: str, names: list[str]) -> bool:
+    """The ``def name`` at ``line`` certainly overrides upstream's ``base.name``: its class has
+    ``base`` as its one base (with more, or through project classes, the method may come from
+    another), and it calls ``super().name(...)`` or is decorated ``@override``."""
+    cls = next((c for c in ast.walk(f.tree) if isinstance(c, ast.ClassDef)
+                and any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno == line for n in c.body)), None)
+    if cls is None or len(cls.bases) != 1 or resolve(cls.bases[0], bindings(f.tree, names)) != base:
+        return False
+    for node in cls.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == line:
+            if any((dotted(d) or "").rsplit(".", 1)[-1] == "override" for d in node.decorator_list):
+                return True
+            return any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == name
+                       and isinstance(c.func.value, ast.Call) and isinstance(c.func.value.func, ast.Name)
+                       and c.func.value.func.id == "super" for c in ast.walk(node))
+    return False
+
+
+def _merge_replaced(every, known: dict[str, Entry], entries: list[Entry], file, rank_of, names: list[str]) -> None:
+    """An entry per upstream method the project replaces: a method a subclass overrides for
+    certain (it calls ``super().m(...)`` or is decorated ``@override``; ``new`` reads no upstream
+    source, so other methods a subclass defines are named in the base class's entry instead), and
+    a method a patch assigns onto an upstream class (``Cls.m = f``). Its sites are the ``def``
+    headers and the assignments (two shown, the rest counted by folder): a checklist written
+    today names the places an upgrade breaks tomorrow."""
+    groups: dict[str, list[tuple[Site, str]]] = {}
+    for u in every:
+        if u.kind == OVERRIDE:
+            f = file(u.file)
+            if not _overrides_for_sure(f, u.line, u.member, u.target, names):
+                continue
+            snippet, first, last = _def_header(f, u.line)
+            site = Site(u.file, Call(f"{u.target}.{u.member}", first, last, snippet), "", rank_of(u.file),
+                        symbol_at(f.symbols, first), (snippet, first, last))
+            groups.setdefault(f"{u.target}.{u.member}", []).append((site, f"overridden by `{u.via.split('`')[1]}.{u.member}`"))
+        elif u.kind == PATCH:
+            f = file(u.file)
+            stmt = _statement_at(f, u.line)
+            if stmt is None:
+                continue
+            site = Site(u.file, Call(f"{u.target}.{u.member}", stmt[1], stmt[2], stmt[0]), "", rank_of(u.file),
+                        symbol_at(f.symbols, stmt[1]), stmt)
+            groups.setdefault(f"{u.target}.{u.member}", []).append((site, f"replaced by the patch `{u.via.split('`')[1]}`"))
+    for api, found in sorted(groups.items()):
+        found.sort(key=lambda x: _order(x[0]))
+        places = list(dict.fromkeys((s.rel, s.shown[1]) for s, _w in found))
+        by_place = {(s.rel, s.shown[1]): s for s, _w in found}
+        who = list(dict.fromkeys(w for _s, w in found))
+        method = api.rsplit(".", 1)[-1]
+        check = (f"{_some(who, MAX_NAMES)}: each takes what upstream's `{method}` takes (names, order, kinds) and every call "
+                 f"upstream makes of it; what a wrapper does with the original's result still fits its return type.")
+        shown = [by_place[k] for k in places[:MAX_SITES]]
+        rest: Counter[str] = Counter()
+        for rel, _line in places[MAX_SITES:]:
+            rest[rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""] += 1
+        if api in known:
+            e = known[api]
+            merged = {(x.rel, x.shown[1]): x for x in e.sites}
+            for x in shown:
+                merged.setdefault((x.rel, x.shown[1]), x)
+            e.sites = list(merged.values())[:MAX_SITES]
+            e.check = e.check.rstrip(".") + "; " + check
+            e.rank = min(e.rank, shown[0].rank)
+            continue
+        e = Entry(api, shown, check[0].upper() + check[1:], False, len(places), len({r for r, _l in places}), shown[0].rank,
+                  sorted(rest.items(), key=lambda x: (-x[1], x[0])))
+        known[api] = e
+        entries.append(e)
 
 
 # --- version guards ------------------------------------------------------------------

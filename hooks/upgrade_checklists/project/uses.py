@@ -17,7 +17,11 @@ A use is reached through a file's imports of the package (any alias):
   a class, and ``self.…`` in a function patched onto the class;
 - ``attribute``: a ``pkg.name`` read (a name a module ``__getattr__`` may serve with a warning);
 - ``patch``: a function assigned onto an upstream class (``Cls.m = f``,
-  ``setattr(Cls, "m", f)``), with its parameters;
+  ``setattr(Cls, "m", f)``, or ``Cls.m = make(Cls.m)``: the ``def`` a factory of the
+  file returns), with its parameters;
+- ``wrapped``: a call of the original method inside such a patch (``orig(self, ...)``,
+  ``orig = Cls.m`` in the module, or the factory's parameter the call passes ``Cls.m`` to),
+  with how the patch uses its result (``Use.results``);
 - ``override``: a method a project subclass of an upstream class defines (``def m``),
   with its parameters (``self`` left out) and which of them have defaults: ``bind.py``
   checks it against the upstream base's ``m`` and against upstream's own ``self.m(...)``
@@ -47,6 +51,10 @@ IMPORT, CALL, RESULT, MEMBER, PATCH, ATTRIBUTE = "import", "call", "result", "me
 OVERRIDE = "override"
 TYPED = "typed"  # ``self.x.m(...)``: a method of the class upstream declares attribute ``x`` of (``Use.attr``)
 ANNOTATED = "annotated"  # ``p.m(...)`` where the project annotates ``p: pkg.Cls``: a method of that class
+WRAPPED = "wrapped"  # a call of the original method inside a patch that wraps it (``orig(self, ...)``)
+#: how a wrapper uses the original method's result: ``out[i]``, ``out.x``, ``a, b = out``, ``for x in out``,
+#: ``return out`` (handed on as it is), anything else (passed to a function, compared, ...)
+RESULT_HOWS = ("index", "attribute", "unpack", "iterate", "return", "other")
 #: methods whose override is not checked against the base: constructors (upstream calls them through the class)
 _NOT_OVERRIDES = frozenset({"__init__", "__new__", "__init_subclass__", "__class_getitem__"})
 #: decorators that make a ``def`` something other than a plain method
@@ -73,8 +81,11 @@ class Use:
     function_file: str = ""  # PATCH: ... and in which file
     guarded: bool = False  # PATCH: under a ``hasattr(Cls, "m")`` test (applied only where upstream lacks it)
     guard_line: int | None = None  # PATCH and its MEMBER uses: the ``if`` around the assignment
-    defaults: tuple[str, ...] = ()  # OVERRIDE: the parameters with a default (``params`` leaves ``self`` out)
+    defaults: tuple[str, ...] = ()  # OVERRIDE (``params`` leaves ``self`` out) and PATCH: the parameters with a default
     attr: str = ""  # TYPED: the attribute of ``self`` the method is called on (its class: the upstream declaration's)
+    #: WRAPPED: what the wrapper does with the wrapped method's result: (line, how, attribute) per use,
+    #: ``how`` one of ``RESULT_HOWS``
+    results: tuple[tuple[int, str, str], ...] = ()
 
 
 def module_name(rel: str) -> str:
@@ -362,6 +373,121 @@ def _guard(tree: ast.Module, stmt: ast.stmt, name: str) -> tuple[ast.If | None, 
     return None, False
 
 
+def _is_original(expr: ast.AST | None, name: str, cls: str, obj_text: str | None, names: dict[str, str]) -> bool:
+    """``expr`` reads the upstream method being replaced: ``X.name`` where ``X`` is written as the
+    patched object is, or names the patched class."""
+    if not (isinstance(expr, ast.Attribute) and expr.attr == name):
+        return False
+    return (obj_text is not None and dotted(expr.value) == obj_text) or resolve(expr.value, names) == cls
+
+
+def _assigned_originals(scope: ast.AST | None, name: str, cls: str, obj_text: str | None, names: dict[str, str]) -> set[str]:
+    """Names assigned the original method (``orig = Cls.name``) directly in ``scope``."""
+    if scope is None:
+        return set()
+    body = scope.body if isinstance(scope, ast.Module) else [scope]
+    out = set()
+    for node in body:
+        for n in ast.walk(node) if not isinstance(scope, ast.Module) else [node]:
+            if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                    and _is_original(n.value, name, cls, obj_text, names)):
+                out.add(n.targets[0].id)
+    return out
+
+
+def _patched_object(stmt: ast.stmt) -> str | None:
+    """The patched object of ``X.name = F`` / ``setattr(X, "name", F)`` as written (``X``'s dotted text)."""
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Attribute):
+        return dotted(stmt.targets[0].value)
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and stmt.value.args:
+        return dotted(stmt.value.args[0])
+    return None
+
+
+def _original_names(ftree: ast.Module | None, scope, stmt: ast.stmt, name: str, cls: str, names: dict[str, str]) -> set[str]:
+    """The names a patch function defined at module level reads the original method by: a module
+    level ``orig = Cls.name`` of its file (and of the patch's own scope, when in the same file)."""
+    obj = _patched_object(stmt)
+    out = _assigned_originals(ftree, name, cls, obj, names)
+    if scope is not False and scope is not None and not isinstance(scope, ast.Module):
+        out |= _assigned_originals(scope, name, cls, obj, names)
+    return out
+
+
+def _factory_product(factory, stmt: ast.stmt, name: str, tree: ast.Module, cls: str, names: dict[str, str]):
+    """``X.name = make(X.name)``: the function ``make`` returns (a ``def`` in its body, returned by
+    name) and the names that function reads the original method by (the parameters of ``make`` the
+    call passes it to, and ``orig = X.name`` inside ``make``); (None, ∅) when it returns no own ``def``."""
+    returned = {r.value.id for r in ast.walk(factory) if isinstance(r, ast.Return) and isinstance(r.value, ast.Name)}
+    inner = next((n for n in factory.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in returned), None)
+    if inner is None:
+        return None, set()
+    call = stmt.value if isinstance(stmt, ast.Assign) else stmt.value.args[2]
+    obj = _patched_object(stmt)
+    aliases = _assigned_originals(_scope(tree, stmt) if _scope(tree, stmt) is not tree else tree, name, cls, obj, names)
+    params = [p.arg for p in factory.args.posonlyargs + factory.args.args]
+    out = set()
+    for i, arg in enumerate(call.args if isinstance(call, ast.Call) else []):
+        if i < len(params) and (_is_original(arg, name, cls, obj, names) or (isinstance(arg, ast.Name) and arg.id in aliases)):
+            out.add(params[i])
+    for kw in call.keywords if isinstance(call, ast.Call) else []:
+        if kw.arg and (_is_original(kw.value, name, cls, obj, names) or (isinstance(kw.value, ast.Name) and kw.value.id in aliases)):
+            out.add(kw.arg)
+    return inner, out
+
+
+def _wrapped_results(fn, originals: set[str]) -> list[tuple[int, tuple[tuple[int, str, str], ...]]]:
+    """Each call of the original method in the wrapper ``fn`` (``orig(self, ...)``, ``orig`` one of
+    ``originals`` and not assigned again in ``fn``): its line and how its result is used (a result
+    assigned to a name: every read of that name in ``fn``)."""
+    if not originals:
+        return []
+    assigned = {t.id for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    originals = originals - assigned - params
+    parent: dict[ast.AST, ast.AST] = {}
+    for n in ast.walk(fn):
+        for c in ast.iter_child_nodes(n):
+            parent[c] = n
+    out = []
+    for call in ast.walk(fn):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in originals):
+            continue
+        up = parent.get(call)
+        if isinstance(up, ast.Assign) and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name):
+            var = up.targets[0].id
+            if sum(1 for n in ast.walk(fn) if isinstance(n, ast.Assign)
+                   and any(isinstance(t, ast.Name) and t.id == var for t in n.targets)) > 1:
+                out.append((call.lineno, ((call.lineno, "other", ""),)))  # the name holds other values too: not followed
+                continue
+            reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == var and isinstance(n.ctx, ast.Load)]
+            results = tuple(sorted({_how(r, parent) for r in reads}))
+        elif isinstance(up, ast.Expr):
+            results = ()  # the result is dropped
+        else:
+            results = (_how(call, parent),)
+        if results:
+            out.append((call.lineno, results))
+    return out
+
+
+def _how(node: ast.AST, parent: dict) -> tuple[int, str, str]:
+    """How the value ``node`` (a read of the result, or the call itself) is used, as ``(line, how, attribute)``."""
+    up = parent.get(node)
+    if isinstance(up, ast.Subscript) and up.value is node:
+        return (up.lineno, "index", "")
+    if isinstance(up, ast.Attribute) and up.value is node:
+        return (up.lineno, "attribute", up.attr)
+    if isinstance(up, ast.Return):
+        return (up.lineno, "return", "")
+    if isinstance(up, ast.Assign) and up.value is node and isinstance(up.targets[0], (ast.Tuple, ast.List)):
+        return (up.lineno, "unpack", "")
+    if isinstance(up, (ast.For, ast.AsyncFor, ast.comprehension)) and up.iter is node:
+        return (getattr(up, "lineno", node.lineno), "iterate", "")
+    return (node.lineno, "other", "")
+
+
 def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], parents_own: set[str]) -> list[Use]:
     """``self.x`` reads and writes, ``self.m(...)`` and ``super().m(...)`` in one method body.
     ``own``: names the project classes define (skipped); ``parents_own``: what ``super()`` reaches
@@ -537,16 +663,30 @@ class _Project:
         for cls, name, fpath, stmt in assignments_onto(tree, self.names(rel)):
             if not _inside(cls, self.modules):
                 continue
-            found = self.function(rel, fpath)
+            factory = fpath.endswith("()")
+            found = self.function(rel, fpath.removesuffix("()"))
             if found is None:
                 continue
             frel, fn = found
+            originals: set[str] = set()  # names the original method is reached by in the patch's body
+            if factory:
+                fn, originals = _factory_product(fn, stmt, name, tree, cls, self.names(rel))
+                if fn is None:
+                    continue
+            else:
+                originals = _original_names(self.sources.tree(frel), frel == rel and _scope(tree, stmt), stmt, name, cls,
+                                            self.names(frel))
             guard, guarded = _guard(tree, stmt, name)
             gl = guard.lineno if guard is not None else None
             short = cls.rsplit(".", 1)[-1]
-            out.append(Use(rel, stmt.lineno, PATCH, cls, name, via=f"patch `{fn.name}`", params=_params(fn),
+            params = _params(fn)
+            with_default = _with_default(fn)
+            out.append(Use(rel, stmt.lineno, PATCH, cls, name, via=f"patch `{fn.name}`", params=params,
                            function_line=fn.lineno, guarded=guarded, guard_line=gl,
-                           function_file=frel))
+                           function_file=frel, defaults=tuple(n for n, _k in params if n in with_default)))
+            for line, results in _wrapped_results(fn, originals):
+                out.append(Use(frel, line, WRAPPED, cls, name, via=f"wrapper `{fn.name}`", function_line=fn.lineno,
+                               function_file=frel, results=results))
             for u in _self_uses(frel, self.sources.text(frel), fn, cls, f"patch `{fn.name}` of `{short}.{name}`", set(), set()):
                 out.append(Use(u.file, u.line, u.kind, u.target, u.member, u.call, u.via, patch=True, write=u.write,
                                guard_line=gl if frel == rel else None))
@@ -858,13 +998,18 @@ def _override(rel: str, fn, base: str, short: str) -> Use | None:
         if not params or params[0][1] not in _PARAM_KINDS[:2]:
             return None  # no ``self`` to bind the instance to: not a method we can read
         params = params[1:]
-    a = fn.args
-    positional = a.posonlyargs + a.args
-    with_default = {p.arg for p in positional[len(positional) - len(a.defaults):]} if a.defaults else set()
-    with_default |= {p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
+    with_default = _with_default(fn)
     return Use(rel, fn.lineno, OVERRIDE, base, fn.name, via=f"subclass `{short}`", params=params,
                function_line=fn.lineno, function_file=rel,
                defaults=tuple(n for n, _k in params if n in with_default))
+
+
+def _with_default(fn) -> set[str]:
+    """The parameters of ``fn`` that have a default value."""
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    with_default = {p.arg for p in positional[len(positional) - len(a.defaults):]} if a.defaults else set()
+    return with_default | {p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
 
 
 def _runtime_aliases(body: list[ast.stmt]):

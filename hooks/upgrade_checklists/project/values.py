@@ -10,7 +10,10 @@ Values are string constants, dict literals with string keys, and qualified names
 (an import, ``__import__`` / ``importlib.import_module`` of a string, ``getattr``
 of a string, an attribute). A name assigned from a dict subscripted by a key not
 known statically is a *choice*: each value of the dict is followed on its own, so
-the class and the function chosen together stay together. Nothing is executed.
+the class and the function chosen together stay together; so are the names a
+``for`` loop binds from a literal table (``for mod, cls in [("pkg.a", "A"), ...]``).
+A function's parameter holds what the calls of that function in the same file pass
+(``_patch(cls)`` called with ``getattr(module, name)``). Nothing is executed.
 """
 
 from __future__ import annotations
@@ -58,22 +61,74 @@ class Values:
     """Evaluate expressions of one function (or the module) of a file."""
 
     def __init__(self, scope: ast.AST, module: ast.Module, imports: dict[str, str]) -> None:
+        self.scope = scope
+        self.module = module
         self.local = _assigned(scope)
         self.globals = _assigned(module) if scope is not module else {}
         self.imports = imports
 
     def choices(self) -> list[dict[str, tuple]]:
-        """Each consistent assignment of the choice names (at most ``_CAP``)."""
-        names: list[tuple[str, tuple]] = []
+        """Each consistent assignment of the choice names (at most ``_CAP``): a name assigned from
+        a dict subscripted by a key not known statically takes each value; the names a ``for``
+        loop over a literal table binds (``for mod, cls in TABLE:``) take each row together."""
+        groups: list[list[dict[str, tuple]]] = []
         for name, exprs in self.local.items():
             if len(exprs) == 1 and isinstance(exprs[0], ast.Subscript) and _const(exprs[0].slice) is None:
                 options = tuple(v for d in self.eval(exprs[0].value, {}, 0) if isinstance(d, DictLit) for _k, vs in d.items for v in vs)
                 if options:
-                    names.append((name, options))
-        if not names:
+                    groups.append([{name: (o,)} for o in options])
+        for stmt in _own_statements(self.scope):
+            if isinstance(stmt, (ast.For, ast.AsyncFor)):
+                rows = self._rows(stmt.target, stmt.iter)
+                if rows:
+                    groups.append(rows)
+        if not groups:
             return [{}]
-        combos = itertools.islice(itertools.product(*[[(n, (o,)) for o in opts] for n, opts in names]), _CAP)
-        return [dict(c) for c in combos]
+        combos = itertools.islice(itertools.product(*groups), _CAP)
+        return [{k: v for part in c for k, v in part.items()} for c in combos]
+
+    def _rows(self, target: ast.AST, it: ast.AST) -> list[dict[str, tuple]]:
+        """What each pass of ``for target in it`` binds, when ``it`` is a list or tuple literal
+        (or a name assigned one, once) and each item fits the target (a name, or a tuple of names)."""
+        if isinstance(it, ast.Name):
+            exprs = self.local.get(it.id) or self.globals.get(it.id) or []
+            it = exprs[0] if len(exprs) == 1 else None
+        if not isinstance(it, (ast.List, ast.Tuple)):
+            return []
+        out = []
+        for item in it.elts[:_CAP]:
+            if isinstance(target, ast.Name):
+                out.append({target.id: self.eval(item, {}, 1)})
+            elif (isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in target.elts)
+                  and isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == len(target.elts)):
+                out.append({t.id: self.eval(v, {}, 1) for t, v in zip(target.elts, item.elts)})
+        return out
+
+    def _arguments(self, name: str, depth: int) -> tuple:
+        """What parameter ``name`` of this scope's function is passed by the calls of the function
+        in the same file (each caller's values and choices its own)."""
+        fn = self.scope
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return ()
+        positional = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        if name not in positional and name not in {a.arg for a in fn.args.kwonlyargs}:
+            return ()
+        at = positional.index(name) if name in positional else None
+        out: list = []
+        callers = [self.module] + [n for n in statements(self.module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for caller in callers:
+            calls = [c for c in _own_nodes(caller) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == fn.name]
+            if not calls or caller is fn:
+                continue
+            values = Values(caller, self.module, self.imports)
+            for env in values.choices():
+                for c in calls:
+                    arg = next((k.value for k in c.keywords if k.arg == name), None)
+                    if arg is None and at is not None and at < len(c.args) and not any(isinstance(a, ast.Starred) for a in c.args[:at + 1]):
+                        arg = c.args[at]
+                    if arg is not None:
+                        out += values.eval(arg, env, depth + 1)
+        return tuple(out)
 
     def eval(self, node: ast.AST, env: dict[str, tuple], depth: int) -> tuple:
         if depth > _DEPTH:
@@ -91,7 +146,9 @@ class Values:
             for table in (self.local, self.globals):
                 if node.id in table:
                     return tuple(v for e in table[node.id] for v in self.eval(e, env, d))
-            return (Qual(self.imports[node.id]),) if node.id in self.imports else ()
+            if node.id in self.imports:
+                return (Qual(self.imports[node.id]),)
+            return self._arguments(node.id, d)  # a parameter: what the file's calls pass
         if isinstance(node, ast.Dict):
             if not all(_const(k) is not None for k in node.keys):
                 return ()
@@ -124,7 +181,8 @@ def _const(node: ast.AST | None) -> str | None:
 def assignments_onto(tree: ast.Module, imports: dict[str, str]):
     """``(class, name, function, statement)`` for each ``X.name = F`` / ``setattr(X, "name", F)``
     whose ``X`` and ``F`` are followed to qualified names (``Qual`` paths; a function defined in
-    the file itself is ``Qual("<local>.f")``)."""
+    the file itself is ``"<local>.f"``, and a call of it, ``X.name = f(X.name)``, a factory whose
+    returned function is the patch, ``"<local>.f()"``)."""
     scopes = [tree] + [n for n in statements(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     local_functions = {n.name for n in scopes[1:]}
     seen = set()
@@ -139,6 +197,9 @@ def assignments_onto(tree: ast.Module, imports: dict[str, str]):
                 names = [name] if isinstance(name, str) else [s for s in values.eval(name, env, 0) if isinstance(s, str)]
                 if isinstance(fn, ast.Name) and fn.id in local_functions and fn.id not in values.local:
                     funcs = [f"<local>.{fn.id}"]
+                elif (isinstance(fn, ast.Call) and isinstance(fn.func, ast.Name) and fn.func.id in local_functions
+                      and fn.func.id not in values.local):
+                    funcs = [f"<local>.{fn.func.id}()"]  # a factory of the file: the function it returns
                 else:
                     funcs = [v.path for v in values.eval(fn, env, 0) if isinstance(v, Qual)]
                 for cls in (v.path for v in values.eval(obj, env, 0) if isinstance(v, Qual)):
@@ -148,6 +209,17 @@ def assignments_onto(tree: ast.Module, imports: dict[str, str]):
                             if key not in seen:
                                 seen.add(key)
                                 yield cls, n, f, stmt
+
+
+def _own_nodes(scope: ast.AST):
+    """Every node of ``scope`` outside nested functions, classes and lambdas."""
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
 
 
 def _own_statements(scope: ast.AST):
