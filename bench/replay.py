@@ -33,7 +33,8 @@ for the next ``-n`` commits of the first-parent line towards ``--end``:
      **checklist lines changed** (a changed line counts once: per difflib opcode the
      longer side);
    - the hook again, on ``FILES`` plus the rewritten checklists: still blocked means the
-     commit **needs a hand edit** of a checklist; the harness then accepts what is left
+     commit **needs a hand edit** of a checklist (when ``--fix`` rewrote nothing, the
+     first run's answer stands: same files, same tree); the harness then accepts what is left
      into the baseline (the file is written anew, as step 4 of the adoption), standing
      in for the maintainer's edit;
    - one commit (the fixed checklists kept, as a maintainer commits them).
@@ -460,8 +461,9 @@ def replay(args: argparse.Namespace, work: Path) -> dict:
         fixed = tool("check", "--fix", "--baseline", BASELINE, "--output-format", "json")
         after = snapshot(work, args.checklists)
         changed, added, removed, files = lines_changed(before, after)
-        again = tool("check", "--baseline", BASELINE, "--output-format", "json",
-                     *sorted(set(paths) | set(files)), hook=True)
+        # nothing rewritten: the hook again would see what it saw (same files, same tree)
+        again = hook if not files else tool("check", "--baseline", BASELINE, "--output-format", "json",
+                                            *sorted(set(paths) | set(files)), hook=True)
         blocking = reasons(hook) if hook.code == 1 else []
         step = Step(sha=sha[:10], subject=subject[:90], files=len(paths), hook_exit=hook.code, blocked_by=blocking,
                     warnings=sorted(f["code"] for f in hook.findings if f.get("severity", "error") != "error"),
@@ -470,8 +472,10 @@ def replay(args: argparse.Namespace, work: Path) -> dict:
                     left_messages=[short(f) for f in errors_first(again.findings)][:8] if again.code == 1 else [],
                     blocked_messages=[short(f) for f in errors_first(hook.findings)][:8] if hook.code == 1 else [],
                     seconds={"hook": round(hook.seconds, 2), "fix": round(fixed.seconds, 2),
-                             "again": round(again.seconds, 2)})
-        for name, run in (("hook", hook), ("fix", fixed), ("again", again)):
+                             "again": round(again.seconds, 2) if files else 0.0})
+        for name, run in (("hook", hook), ("fix", fixed), ("again", again if files else None)):
+            if run is None:
+                continue
             if run.code not in (0, 1):
                 step.errors.append(f"{name}: exit {run.code}: {run.stderr[-300:]}")
         if again.code == 1:  # the maintainer's hand edit: what is left is accepted

@@ -41,8 +41,36 @@ def test_star_args_and_kwargs_in_the_call_skip_required_checks() -> None:
 def test_var_positional_absorbs_extra_positionals() -> None:
     new = sig(("a", PK, None), ("rest", VA, None))
     assert codes(bind_call(call("f(1, 2, 3)"), "pkg.f", None, new, "2")) == []
-    assert codes(bind_call(call("f(1, 2, 3)"), "pkg.f", None, sig(("a", PK, None)), "2")) == [
-        ("REMOVED_PARAM", "error", "#2"), ("REMOVED_PARAM", "error", "#3")]
+    # one finding for the call, naming every argument without a parameter (not one per argument)
+    (problem,) = bind_call(call("f(1, 2, 3)"), "pkg.f", None, sig(("a", PK, None)), "2")
+    assert problem == ("REMOVED_PARAM", "error", "#2", "`pkg.f`: positional arguments 2, 3 have no parameter at 2 (1 positional parameters)")
+
+
+def test_a_call_that_did_not_bind_at_the_old_version_is_no_error() -> None:
+    """Issue 24.8: already broken (a dead branch, say) is not this upgrade's break: info, saying why."""
+    one = sig(("mark", PK, None), ("_private", KW, "False"))
+    # three positional arguments for one positional parameter, at both versions
+    (problem,) = bind_call(call("f(a, b, c)"), "pkg.f", one, one, "8")
+    assert problem == ("REMOVED_PARAM", "info", "#2", "`pkg.f`: positional arguments 2, 3 have no parameter at 8 (1 positional parameters) "
+                       "(the call did not bind at the old version either: 3 positional arguments for 1 positional parameters; "
+                       "not a change of this upgrade)")
+    # a keyword the old signature had no parameter for; a required parameter not passed
+    new = sig(("a", PK, None), ("d", KW, None))
+    assert codes(bind_call(call("f(1, zz=2)"), "pkg.f", OLD, new, "2")) == [("NEW_REQUIRED_PARAM", "info", "d")]
+    assert codes(bind_call(call("f(b=2)"), "pkg.f", OLD, new, "2")) == [
+        ("NEW_REQUIRED_PARAM", "info", "d"), ("REMOVED_PARAM", "info", "b")]
+
+
+def test_a_call_that_bound_at_the_old_version_keeps_its_errors() -> None:
+    new = sig(("a", PK, None), ("d", KW, None))
+    assert codes(bind_call(call("f(1, b=2)"), "pkg.f", OLD, new, "2")) == [
+        ("NEW_REQUIRED_PARAM", "error", "d"), ("REMOVED_PARAM", "error", "b")]
+    # what the call hides behind * / ** cannot be told: it may have bound, so the error stays
+    assert codes(bind_call(call("f(*xs, b=2)"), "pkg.f", OLD, sig(("a", PK, None)), "2")) == [("REMOVED_PARAM", "error", "b")]
+    # the old **kwargs took any keyword: it bound then, and the new signature has nowhere to put it
+    old_kw = sig(("a", PK, None), ("kw", VK, None))
+    (problem,) = bind_call(call("f(1, zz=2)"), "pkg.f", old_kw, sig(("a", PK, None)), "2")
+    assert problem == ("REMOVED_PARAM", "error", "zz", "`pkg.f`: `zz` is not a parameter at 2 (the old `**kw` took it)")
 
 
 def test_kwargs_in_new_signature_swallow_a_removed_keyword() -> None:
@@ -120,7 +148,7 @@ def test_a_keyword_the_old_kwargs_took_and_nothing_takes_now() -> None:
     old = sig(("url", PK, None), ("kwargs", VK, None))  # requests' Session.get(url, **kwargs)
     new = sig(("url", PK, None), ("params", KW, "None"))  # a get that names what it takes, without **kwargs
     (problem,) = bind_call(call("f('/', stream=True, params={})"), "pkg.f", old, new, "2")
-    assert problem == ("REMOVED_PARAM", "error", "stream", "`pkg.f`: `stream` is not a parameter at 2 (the old version took it through `**kwargs`)")
+    assert problem == ("REMOVED_PARAM", "error", "stream", "`pkg.f`: `stream` is not a parameter at 2 (the old `**kwargs` took it)")
     # the new version keeps a **kwargs: it still takes it; the old one lacked it and had none: already broken, not said
     assert bind_call(call("f('/', stream=True)"), "pkg.f", old, sig(("url", PK, None), ("kw", VK, None)), "2") == []
     assert bind_call(call("f('/', stream=True)"), "pkg.f", sig(("url", PK, None)), new, "2") == []

@@ -81,7 +81,7 @@ def test_indirect_user_is_legal_and_not_stale(repo: Repo) -> None:
     # one documented token still matches: the row changed, it is not stale
     repo.write("app/tools/names.py", "PACKAGE_IMPORT_MAP = {}\n")
     assert repo.run("check").lines == [
-        'checklists/fakepkg-core.md:25:1: CHANGED `app/tools/names.py`: `"fakepkg-core"` no longer match anything in the file'
+        'checklists/fakepkg-core.md:25:1: CHANGED [warning] `app/tools/names.py`: `"fakepkg-core"` no longer match anything in the file'
     ]
     repo.write("app/tools/names.py", "OTHER = {}\n")
     assert repo.run("check").codes == ["STALE"]
@@ -102,10 +102,10 @@ def test_changed_new_import_and_dead_token(repo: Repo) -> None:
     repo.edit("app/engine/core.py", "from fakepkg.core.distributed import DistributedDataParallel as DDP\n",
               "from fakepkg.core.distributed import DistributedDataParallel as DDP\nfrom fakepkg.core import optimizer\n")
     r = repo.run("check")
-    assert "checklists/fakepkg-core.md:15:1: CHANGED `app/engine/core.py` imports `fakepkg.core.optimizer`, not in its row (app/engine/core.py:4)" in r.lines
+    assert "checklists/fakepkg-core.md:15:1: CHANGED [warning] `app/engine/core.py` imports `fakepkg.core.optimizer`, not in its row (app/engine/core.py:4)" in r.lines
     repo.edit("tests/test_core.py", "dist_checkpointing.save({}, \"/tmp/x\")", "dist_checkpointing.load({})")
     r = repo.run("check")
-    assert "checklists/fakepkg-core.md:26:1: CHANGED `tests/test_core.py`: `dist_checkpointing.save` no longer match anything in the file" in r.lines
+    assert "checklists/fakepkg-core.md:26:1: CHANGED [warning] `tests/test_core.py`: `dist_checkpointing.save` no longer match anything in the file" in r.lines
 
 
 def test_token_coverage_rules(repo: Repo) -> None:
@@ -165,6 +165,45 @@ def test_snippet_gone_and_file_gone(repo: Repo) -> None:
     repo.edit("checklists/fakepkg-core.md", "Called in `app/engine/core.py` (lines 10-13)", "Called in `app/engine/gone.py` (lines 10-13)")
     r = repo.run("check")
     assert "checklists/fakepkg-core.md:50:1: SNIPPET entry 2: call site `app/engine/gone.py` does not exist (app/engine/gone.py:10)" in r.lines
+
+
+def test_a_gone_snippet_is_one_finding_not_also_a_line_past_the_end(repo: Repo) -> None:
+    """The documented call is gone and the file shrank below the recorded line: one
+    SNIPPET says it; a LINE "past the end" for the same reference would only repeat it."""
+    repo.write("app/engine/core.py", "from fakepkg.core import parallel_state as mpu\n"
+               "from fakepkg.core.distributed import DistributedDataParallel as DDP\n\n\n"
+               "def build(model):\n    if hasattr(mpu, \"destroy\"):\n        mpu.destroy()\n    return DDP(model, config=None)\n")
+    r = repo.run("check", "--output-format", "json")
+    codes = [(f["code"], f["checklist_line"]) for f in r.json()["findings"]]
+    assert ("SNIPPET", 38) in codes
+    assert not any(code == "LINE" and line == 36 for code, line in codes)  # entry 1's "(line 9)": 8 lines now
+    # an entry without a snippet still hears that its number is past the end
+    repo.edit("checklists/fakepkg-core.md", "## Version-Guarded Code", "### 3. `fakepkg.core.parallel_state.destroy`\n\n"
+              "Called in `app/engine/core.py` (line 20).\n\n## Version-Guarded Code")
+    r = repo.run("check")
+    assert any("line 20 is past the end of the file (8 lines)" in line for line in r.lines)
+
+
+def test_a_hook_run_sees_a_snippet_change_in_its_file_whatever_file_the_nearest_match_is_in(repo: Repo) -> None:
+    """The entry names two files; the commit changes the documented call in one, and the
+    closest remaining statement is in the other. The finding names the closest match, and
+    concerns both: the hook given the changed file reports it."""
+    repo.write("app/engine/helpers.py", "from fakepkg.core import parallel_state as mpu\n\n"
+               "mpu.initialize_model_parallel(tensor_model_parallel_size=3)\n")
+    repo.edit("checklists/fakepkg-core.md", "Called in `app/engine/core.py` (line 9):",
+              "Called in `app/engine/core.py` (line 9), and in `app/engine/helpers.py` (line 3):")
+    repo.edit("checklists/fakepkg-core.md", "| `app/engine/core.py` | `parallel_state` (as `mpu`), `DistributedDataParallel` |",
+              "| `app/engine/core.py` | `parallel_state` (as `mpu`), `DistributedDataParallel` |\n"
+              "| `app/engine/helpers.py` | `parallel_state` (as `mpu`) |")
+    repo.commit("a second call site")
+    assert repo.run("check").code == 0
+    repo.edit("app/engine/core.py", "tensor_model_parallel_size=2", "tensor_model_parallel_size=8, pipeline=1")
+    r = repo.run("check", "--output-format", "json", "app/engine/core.py")
+    found = [(f["code"], f["file"]) for f in r.json()["findings"] if f["code"] == "SNIPPET"]
+    assert r.code == 1 and found == [("SNIPPET", "app/engine/helpers.py")]
+    # a commit that touches neither file does not hear of it
+    repo.write("app/utils/plain.py", "X = 1\n")
+    assert repo.run("check", "app/utils/plain.py").code == 0
 
 
 def test_guard_reference(repo: Repo) -> None:
@@ -262,7 +301,7 @@ def test_hook_run_without_files_reports_only_what_concerns_deleted_files(repo: R
     assert r.code == 1
     assert r.lines == [
         "checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` was deleted",
-        "checklists/fakepkg-core.md:26:1: MOVED `tests/test_core.py` was renamed to `app/tools/test_core.py` (git)"
+        "checklists/fakepkg-core.md:26:1: MOVED [warning] `tests/test_core.py` was renamed to `app/tools/test_core.py` (git)"
         " (app/tools/test_core.py:2)",
     ]
     # outside pre-commit, no file arguments still mean the whole repository

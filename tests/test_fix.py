@@ -74,14 +74,47 @@ def test_missing_realigns_a_table_that_grows(repo: Repo) -> None:
     assert repo.run("check").code == 0
 
 
-def test_a_live_row_that_stopped_matching_is_left_to_a_person(repo: Repo) -> None:
-    """A listed file that still exists but no longer uses the package: reported (STALE,
-    not fixable), never marked nor removed: the change is the maintainer's to judge."""
+def test_a_live_row_that_stopped_using_the_package_is_removed_when_nothing_cites_it(repo: Repo) -> None:
+    """A listed file that still exists but no longer uses the package, and that no catalog
+    entry or version guard names: its row is untrue, and --fix removes it (as a linter's
+    fixer would); nothing is marked."""
     repo.write("tests/test_core.py", "def test_nothing():\n    pass\n")
     before = repo.read(CL)
     r = repo.run("check", "--fix")
-    assert r.code == 1 and "Fixing" not in r.out and r.codes == ["STALE"]
-    assert repo.read(CL) == before and "TODO" not in before
+    assert r.code == 1 and r.out.startswith(f"Fixing {CL}\n")
+    assert changed_lines(before, repo.read(CL)) == [
+        "-| `tests/test_core.py` | `dist_checkpointing.save`                                |",
+    ]
+    assert "TODO" not in repo.read(CL)
+    assert repo.run("check").code == 0
+
+
+def test_a_live_row_the_catalog_still_cites_is_left_to_a_person(repo: Repo) -> None:
+    """The same, for a file the catalog's call sites and a version guard name: the entries
+    need re-reading, so the row stays and the finding says why (not fixable)."""
+    repo.write("app/engine/core.py", "def build(model):\n    return model\n")
+    before = repo.read(CL)
+    r = repo.run("check", "--fix")
+    assert r.code == 1 and "Fixing" not in r.out
+    stale = [line for line in r.lines if " STALE " in line]
+    assert stale == [f"{CL}:15:1: STALE `app/engine/core.py` no longer imports fakepkg-core and none of its row's tokens match"
+                     " (the catalog still cites it: entry 1)"]
+    assert repo.read(CL) == before
+
+
+def test_a_live_row_only_a_guard_cites_is_left_to_a_person(repo: Repo) -> None:
+    """A version guard naming the file is enough to keep the row."""
+    text = repo.read(CL)
+    text = text.replace("Called in `app/engine/core.py` (line 9):", "Called somewhere:")
+    text = text.replace("Called in `app/engine/core.py` (lines 10-13):", "Called somewhere else:")
+    repo.write(CL, text)
+    repo.commit("catalog without call sites")
+    repo.write("app/engine/core.py", "def build(model):\n    return model\n")
+    r = repo.run("check", "--fix")
+    stale = [line for line in r.lines if " STALE " in line]
+    assert stale == [f"{CL}:15:1: STALE `app/engine/core.py` no longer imports fakepkg-core and none of its row's tokens match"
+                     " (the catalog still cites it: a version guard)"]
+    assert "| `app/engine/core.py` |" in repo.read(CL)
 
 
 def test_moved_rewrites_row_catalog_and_guards(repo: Repo) -> None:

@@ -310,15 +310,22 @@ def _rows(root: Path) -> int | None:
 
 def _fix_twice(root: Path) -> None:
     code, out, _ = _run(root, "check", "--format", "json")
+    # the rows --fix may remove: a STALE it can fix (a deleted file, a live one that stopped
+    # using the package and that the catalog does not cite)
+    gone: set[str] = set()
     if code != 2:
-        json.loads(out)
+        gone = {f["file"] for f in json.loads(out)["findings"] if f["code"] == "STALE" and f["fixable"]}
     before = (root / CL).read_bytes()
     rows = _rows(root)
+    try:
+        removable = sum(1 for r in read_checklist(root / CL, CL).rows if r.file in gone)  # every row of such a file
+    except OSError:
+        removable = 0
     _run(root, "check", "--fix")
     once = (root / CL).read_bytes()
     if once != before:
         once.decode("utf-8")  # a fix writes text
-        assert _rows(root) >= rows, "a fix lost a table row"
+        assert _rows(root) >= rows - removable, "a fix lost a table row"
     _run(root, "check", "--fix")
     assert (root / CL).read_bytes() == once, "a second --fix changed the checklist again"
     _run(root, "check")

@@ -49,3 +49,17 @@ def test_native_method_that_differs_names_each_difference(tmp_path: Path) -> Non
 def test_missing_method_means_still_needed(tmp_path: Path) -> None:
     m = model(tmp_path, "class Bridge:\n    pass\n")
     assert verdicts(m) == [("GUARD_NEEDED", "info", "`up.bridge.Bridge` still lacks `save`: the guard (and its patch) is still needed")]
+
+
+def test_a_guard_already_dead_at_the_old_version_is_told_apart(tmp_path: Path) -> None:
+    """``already_dead``: the GUARD_DEAD verdicts the same guard also had at the old version."""
+    from upgrade_checklists.audit.guards import already_dead
+
+    (tmp_path / "had").mkdir()
+    (tmp_path / "lacked").mkdir()
+    had = model(tmp_path / "had", "class Bridge:\n    def save(self, model, path=None): ...\n")
+    lacked = model(tmp_path / "lacked", "class Bridge:\n    pass\n")
+    now = check_guard(PATCH, 3, had, ["up"], "2.0")
+    assert [r.code for r in now] == ["GUARD_DEAD"]
+    assert already_dead(now, check_guard(PATCH, 3, had, ["up"], "1.0")) == now  # upstream had `save` then too
+    assert already_dead(now, check_guard(PATCH, 3, lacked, ["up"], "1.0")) == []  # it gains it now: news

@@ -190,6 +190,26 @@ def test_new_names_module_attributes_and_what_the_code_reads_from_a_result(other
     assert other.run("check").code == 0
 
 
+def test_new_leaves_out_the_metadata_python_gives_every_module_and_function(other: Repo) -> None:
+    """``mod.__file__``, ``f.__module__``: not an API of the package (issue 24, real case: pytest's
+    ``_pytest.config.__file__``); the package's own ``__version__`` is one, and stays."""
+    other.write("app/models/meta.py", (
+        "import otherlib_core\n"
+        "from otherlib_core import layers\n\n"
+        "HERE = layers.__file__\n"
+        "WHO = otherlib_core.run.__module__\n"
+        "NAME = otherlib_core.run.__name__.upper()\n"
+        "OLD = otherlib_core.__version__ < \"2\"\n"
+    ))
+    other.run("new", "otherlib-core", "--github", "acme/otherlib")
+    text = other.read("checklists/otherlib-core.md")
+    assert "`otherlib_core.__version__`" in text
+    for meta in ("__file__", "__module__", "__name__"):
+        assert meta not in text
+    # nor does the check ask for an entry for them
+    assert other.run("check").code == 0
+
+
 def test_new_without_tier_rules_puts_tests_and_examples_in_tertiary(other: Repo) -> None:
     other.write("pyproject.toml", "[project]\nname = 'x'\n")  # no table: default roots, no tier rules
     other.remove("checklists/fakepkg-core.md")  # and no checklist to infer them from

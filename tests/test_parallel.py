@@ -312,7 +312,7 @@ def test_an_importer_below_a_directory_row_is_parsed_once(repo, monkeypatch: pyt
     assert parses.count("app/plugins/a.py") == 1 and "app/plugins/b.py" not in parses
     repo.edit("app/plugins/a.py", "otherlib.Session()", "None")
     r = repo.run("check", "--no-cache")
-    assert r.code == 1 and "`Session`" in r.out and "CHANGED" in r.out
+    assert r.code == 0 and "`Session`" in r.out and "CHANGED [warning]" in r.out  # a row that only lags: a warning
 
 
 def test_names_are_collected_only_where_a_row_looks_for_them(repo, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -135,6 +135,81 @@ def test_strict_lines_must_be_a_boolean(repo: Repo) -> None:
                      " (true or false)\n")
 
 
+def test_a_listed_file_that_gains_a_name_is_a_fixable_warning(repo: Repo) -> None:
+    """A file already listed imports one more name of the package: its row stays right
+    (same file, same tier), only the cell lags. Reported, repaired by --fix, exit 0."""
+    repo.edit("app/engine/core.py", "from fakepkg.core.distributed import DistributedDataParallel as DDP\n",
+              "from fakepkg.core.distributed import DistributedDataParallel as DDP\nfrom fakepkg.core import optimizer\n")
+    r = repo.run("check", "app/engine/core.py")
+    changed = [line for line in r.lines if " CHANGED " in line]
+    assert r.code == 0 and changed == [
+        "checklists/fakepkg-core.md:15:1: CHANGED [warning] `app/engine/core.py` imports `fakepkg.core.optimizer`, not in its row"
+        " (app/engine/core.py:4)"]
+    assert repo.run("check", "--fix").code == 1
+    assert "| `app/engine/core.py` | `parallel_state` (as `mpu`), `DistributedDataParallel`, `optimizer` |" in repo.read(CL)
+    after = repo.run("check")
+    assert after.code == 0 and not any(" CHANGED " in line for line in after.lines)
+
+
+def test_strict_rows_makes_a_row_that_lags_an_error(repo: Repo) -> None:
+    repo.edit("pyproject.toml", 'roots = ["app", "tests"]', 'roots = ["app", "tests"]\nstrict-rows = true')
+    repo.write("tests/test_core.py", "from fakepkg.core import dist_checkpointing, optimizer\n\n"
+               "def test_save():\n    dist_checkpointing.save({}, optimizer)\n")
+    git(repo.path, "mv", "app/tools/names.py", "app/tools/registry.py")
+    r = repo.run("check")
+    assert r.code == 1 and "[warning]" not in r.out
+    assert r.lines == [
+        "checklists/fakepkg-core.md:25:1: MOVED `app/tools/names.py` was renamed to `app/tools/registry.py` (git)",
+        "checklists/fakepkg-core.md:26:1: CHANGED `tests/test_core.py` imports `fakepkg.core.optimizer`, not in its row"
+        " (tests/test_core.py:1)"]
+    repo.edit("pyproject.toml", "strict-rows = true", "strict-rows = 1")
+    r = repo.run("check")
+    assert r.code == 2 and "'strict-rows' must be a boolean" in r.err
+
+
+def test_a_rename_into_another_tier_stays_an_error(repo: Repo) -> None:
+    """A move that changes the file's rank (tests/ -> app/engine/, Tertiary -> Primary) is
+    a change a maintainer looks at: MOVED blocks; --fix still follows it."""
+    git(repo.path, "mv", "tests/test_core.py", "app/engine/checkpoints.py")
+    r = repo.run("check")
+    assert r.code == 1 and r.lines == [
+        "checklists/fakepkg-core.md:26:1: MOVED `tests/test_core.py` was renamed to `app/engine/checkpoints.py` (git)"
+        " (app/engine/checkpoints.py:2)"]
+    assert repo.run("check", "--fix").code == 1
+    assert "| `app/engine/checkpoints.py` | `dist_checkpointing.save`" in repo.read(CL)
+
+
+def test_code_moved_and_a_shim_left_is_followed_as_a_move(repo: Repo) -> None:
+    """The engine's code moves to `app/runtime/core.py`; `app/engine/core.py` stays as a
+    re-export that no longer uses the package. Not a STALE row and a MISSING file (and the
+    catalog's snippets gone): one MOVED, and --fix follows it in the row, the catalog's
+    references and the version guard."""
+    code = repo.read("app/engine/core.py")
+    repo.write("app/runtime/__init__.py", "")
+    repo.write("app/runtime/core.py", code)
+    repo.write("app/engine/core.py", "from app.runtime.core import build\n\n__all__ = [\"build\"]\n")
+    r = repo.run("check")
+    assert r.code == 1
+    assert [line for line in r.lines if " MOVED " in line or " STALE " in line or " MISSING " in line] == [
+        "checklists/fakepkg-core.md:15:1: MOVED `app/engine/core.py` no longer uses fakepkg-core: its code moved to"
+        " `app/runtime/core.py` (same name, same imports) (app/runtime/core.py:2)"]
+    assert repo.run("check", "--fix").code == 1
+    text = repo.read(CL)
+    assert "app/engine/core.py" not in text
+    assert "| `app/runtime/core.py` | `parallel_state` (as `mpu`), `DistributedDataParallel` |" in text
+    assert text.count("Called in `app/runtime/core.py`") == 2 and "- `app/runtime/core.py:7` —" in text
+    assert repo.run("check").code == 0
+
+
+def test_a_shim_without_a_file_of_its_name_elsewhere_is_stale(repo: Repo) -> None:
+    repo.write("app/runtime/__init__.py", "")
+    repo.write("app/runtime/engine.py", repo.read("app/engine/core.py"))  # another name: not taken for the move
+    repo.write("app/engine/core.py", "from app.runtime.engine import build\n")
+    r = repo.run("check", "--output-format", "json")
+    codes = sorted(f["code"] for f in r.json()["findings"] if f["code"] in ("MOVED", "STALE", "MISSING"))
+    assert codes == ["MISSING", "STALE"]
+
+
 # --- 8. the baseline cannot silently pass CI -------------------------------------------------
 
 
@@ -293,14 +368,16 @@ def test_fix_removes_the_row_of_a_deleted_file_and_marks_nothing(repo: Repo) -> 
     assert repo.run("check").out.startswith("All checks passed")
 
 
-def test_a_live_row_that_stopped_matching_is_reported_never_marked(repo: Repo) -> None:
+def test_a_live_row_that_stopped_matching_is_removed_never_marked(repo: Repo) -> None:
     repo.write("app/tools/names.py", "X = 1\n")  # neither imports the package nor holds a token of its row
-    before = repo.read(CL)
-    r = repo.run("check", "--fix")
-    assert r.code == 1 and "Fixing" not in r.out
+    r = repo.run("check")
+    assert r.code == 1
     assert r.lines == ["checklists/fakepkg-core.md:25:1: STALE `app/tools/names.py` no longer imports fakepkg-core and none of"
                        " its row's tokens match"]
-    assert repo.read(CL) == before
+    assert repo.run("check", "--fix").code == 1
+    text = repo.read(CL)
+    assert "app/tools/names.py" not in text and "TODO" not in text
+    assert repo.run("check").out.startswith("All checks passed")
 
 
 def test_fix_follows_a_rename_git_detects_in_rows_and_catalog_references(repo: Repo) -> None:
@@ -308,7 +385,7 @@ def test_fix_follows_a_rename_git_detects_in_rows_and_catalog_references(repo: R
     and both catalog references follow, the row keeps its place and its cell."""
     git(repo.path, "mv", "app/engine/core.py", "app/engine/runtime.py")
     r = repo.run("check")
-    assert r.lines == ["checklists/fakepkg-core.md:15:1: MOVED `app/engine/core.py` was renamed to `app/engine/runtime.py` (git)"
+    assert r.lines == ["checklists/fakepkg-core.md:15:1: MOVED [warning] `app/engine/core.py` was renamed to `app/engine/runtime.py` (git)"
                        " (app/engine/runtime.py:2)"]
     assert repo.run("check", "--fix").code == 1
     text = repo.read(CL)
@@ -324,7 +401,7 @@ def test_a_rename_committed_earlier_is_followed_too(repo: Repo) -> None:
     repo.write("README.md", "unrelated\n")
     repo.commit("later commit")
     r = repo.run("check")
-    assert r.lines == ["checklists/fakepkg-core.md:26:1: MOVED `tests/test_core.py` was renamed to `tests/test_checkpoints.py` (git)"
+    assert r.lines == ["checklists/fakepkg-core.md:26:1: MOVED [warning] `tests/test_core.py` was renamed to `tests/test_checkpoints.py` (git)"
                        " (tests/test_checkpoints.py:2)"]
     repo.run("check", "--fix")
     assert "| `tests/test_checkpoints.py` | `dist_checkpointing.save`" in repo.read(CL)
@@ -340,7 +417,7 @@ def test_a_catalog_reference_to_a_renamed_file_without_a_row_is_followed(repo: R
     git(repo.path, "mv", "app/engine/helpers.py", "app/engine/setup_parallel.py")
     repo.edit(CL, "| `app/engine/*s.py`   |", "| `app/engine/*l.py`   |")
     r = repo.run("check")
-    assert r.lines == ["checklists/fakepkg-core.md:37:1: MOVED entry 1: call site `app/engine/helpers.py` was renamed to"
+    assert r.lines == ["checklists/fakepkg-core.md:37:1: MOVED [warning] entry 1: call site `app/engine/helpers.py` was renamed to"
                        " `app/engine/setup_parallel.py` (git)"]
     repo.run("check", "--fix")
     assert "and in `app/engine/setup_parallel.py` (line 3):" in repo.read(CL)

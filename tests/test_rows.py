@@ -122,7 +122,7 @@ def test_worded_directory_cell_is_a_summary_not_a_listing(repo: Repo) -> None:
     assert repo.run("check").lines == [
         "checklists/fakepkg-core.md:21:1: MISSING `tests/plugins/one.py` imports `fakepkg.core.plugins` but no tier lists it"
         " (belongs in Tertiary; or list its folder: a `tests/` row lists every importer below it, 2 today) (tests/plugins/one.py:1)",
-        "checklists/fakepkg-core.md:27:1: CHANGED `tests/plugins/` (1 file below): `plugins.unused_thing` no longer match anything in the files",
+        "checklists/fakepkg-core.md:27:1: CHANGED [warning] `tests/plugins/` (1 file below): `plugins.unused_thing` no longer match anything in the files",
     ]
 
 
@@ -273,7 +273,7 @@ def test_it(store):
                   " `fakepkg.core.models.{alpha.Alpha, beta.Beta}`, `fast=True`, `conftest.py`, `.gone_method` |")
     r = repo.run("check")
     assert r.lines == [
-        "checklists/fakepkg-core.md:27:1: CHANGED `tests/test_more.py`: `.gone_method` no longer match anything in the file",
+        "checklists/fakepkg-core.md:27:1: CHANGED [warning] `tests/test_more.py`: `.gone_method` no longer match anything in the file",
     ]
     repo.run("check", "--fix")
     row = next(line for line in repo.read(CL).splitlines() if "tests/test_more.py" in line)

@@ -165,7 +165,7 @@ def test_dynamic_import_is_missing_stale_and_changed_alike(repo: Repo) -> None:
     # ...and an uncovered dynamic import is CHANGED
     repo.write("tests/test_core.py", 'import pytest\n\npytest.importorskip("fakepkg.core.mpu")\n\ndef test_save(dist_checkpointing):\n    dist_checkpointing.save()\n')
     assert repo.run("check").lines == [
-        "checklists/fakepkg-core.md:26:1: CHANGED `tests/test_core.py` imports `fakepkg.core.mpu` (dynamic import), not in its row (tests/test_core.py:3)"
+        "checklists/fakepkg-core.md:26:1: CHANGED [warning] `tests/test_core.py` imports `fakepkg.core.mpu` (dynamic import), not in its row (tests/test_core.py:3)"
     ]
 
 

@@ -187,6 +187,24 @@ def test_baseline_ignores_line_numbers(repo: Repo) -> None:
     assert repo.run("check", "--baseline", "b.json").codes == ["STALE"]
 
 
+def test_baseline_ignores_the_nearest_path_hint_of_a_missing_call_site(repo: Repo) -> None:
+    """A call site names a file that is gone; the message suggests the nearest existing
+    path, which changes when other files come and go: the known finding stays known."""
+    repo.edit(CL, "Called in `app/engine/core.py` (line 9):", "Called in `app/legacy/core.py` (line 9):")
+    first = [line for line in repo.run("check").lines if "legacy" in line]
+    assert first == [f"{CL}:36:1: SNIPPET entry 1: call site `app/legacy/core.py` does not exist"
+                     " (nearest existing path: `app/engine/core.py`) (app/legacy/core.py:9)"]
+    assert repo.run("check", "--write-baseline", "b.json").code == 0
+    repo.write("app/legacy2/core.py", repo.read("app/engine/core.py"))  # a copy: the hint now names another file
+    assert any("(nearest existing path: `app/legacy2/core.py`)" in line for line in repo.run("check").lines)
+    r = repo.run("check", "--baseline", "b.json", "--output-format", "json")
+    assert [f["message"] for f in r.json()["findings"] if f["code"] == "SNIPPET"] == []
+    # another missing file is a new finding
+    repo.edit(CL, "Called in `app/engine/core.py` (lines 10-13):", "Called in `app/old/core.py` (lines 10-13):")
+    r = repo.run("check", "--baseline", "b.json", "--output-format", "json")
+    assert [f["code"] for f in r.json()["findings"] if "app/old/core.py` does not exist" in f["message"]] == ["SNIPPET"]
+
+
 def test_baseline_counts_identical_findings(repo: Repo) -> None:
     repo.write("b.json", json.dumps({"version": 1, "findings": [
         {"code": "STALE", "checklist": CL, "file": "app/tools/names.py", "message": "`app/tools/names.py` was deleted"}]}))

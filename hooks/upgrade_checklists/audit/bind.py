@@ -50,19 +50,19 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
                 out.append(("REMOVED_PARAM", "error", kw, f"`{what}`: keyword `{kw}` was removed"))
         elif oldn is None and not varkw:
             out.append(("REMOVED_PARAM", "error", kw, f"`{what}`: `{kw}` is not a parameter at {version}"))
-        elif not varkw and old.var_kwargs:  # the old ``**kwargs`` took it; nothing takes it now
-            was = next(p.name for p in old.params if p.kind == "variadic keyword")
-            out.append(("REMOVED_PARAM", "error", kw, f"`{what}`: `{kw}` is not a parameter at {version} "
-                        f"(the old version took it through `**{was}`)"))
+        elif old is not None and not varkw and old.var_kwargs:
+            took = next(p.name for p in old.params if p.kind == "variadic keyword")
+            out.append(("REMOVED_PARAM", "error", kw, f"`{what}`: `{kw}` is not a parameter at {version} (the old `**{took}` took it)"))
     npos = new.positional()
     opos = old.positional() if old else None
+    extra: list[int] = []  # positional arguments without a parameter: one finding for the call
     for i in range(call.positional):
         if i >= len(npos):
             was = opos[i].name if opos is not None and i < len(opos) else None
             if was is not None and was in newn:
                 out.append(("POSITION_CHANGED", "error", was, f"`{what}`: `{was}` is now keyword-only, and this call passes it by position"))
             elif not new.var_args:
-                out.append(("REMOVED_PARAM", "error", f"#{i + 1}", f"`{what}`: positional argument {i + 1} has no parameter at {version} ({len(npos)} positional parameters)"))
+                extra.append(i + 1)
             continue
         if opos is None or i >= len(opos) or opos[i].name == npos[i].name:
             continue
@@ -74,6 +74,9 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
             out.append(("POSITION_CHANGED", "error", was, f"`{what}`: `{was}` is now keyword-only, and this call passes it by position"))
         else:
             out.append(("RENAMED_PARAM", "info", was, f"`{what}`: positional `{was}` was renamed `{was} -> {npos[i].name}` (passed by position: still binds)"))
+    if extra:
+        shown = f"positional argument {extra[0]} has" if len(extra) == 1 else f"positional arguments {', '.join(map(str, extra))} have"
+        out.append(("REMOVED_PARAM", "error", f"#{extra[0]}", f"`{what}`: {shown} no parameter at {version} ({len(npos)} positional parameters)"))
     if not (call.star_args or call.star_kwargs):
         passed = {p.name for p in npos[: call.positional]} | set(call.keywords)
         for p in new.params:
@@ -88,7 +91,32 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
         else:
             now, was = _types(new.returns, old.returns)
             out.append(("RETURN_CHANGED", "error", "return", f"`{what}`: returns `{now}` (was `{was}`), and this call uses the result"))
+    why = unbound_at(call, old) if old is not None and any(p[1] == "error" for p in out) else None
+    if why is not None:  # already broken: not this upgrade's (issue 24.8)
+        out = [(code, "info" if sev == "error" else sev, param,
+                msg + (f" (the call did not bind at the old version either: {why}; not a change of this upgrade)" if sev == "error" else ""))
+               for code, sev, param, msg in out]
     return out
+
+
+def unbound_at(call: Call, sig: Signature) -> str | None:
+    """Why ``call`` certainly raises ``TypeError`` against ``sig`` (too many positional arguments,
+    a keyword it has no parameter for, a required parameter not passed), or None when it binds
+    or cannot be told (``*args`` / ``**kwargs`` at the call hide what is passed)."""
+    pos = sig.positional()
+    if call.positional > len(pos) and not sig.var_args:
+        return f"{call.positional} positional arguments for {len(pos)} positional parameters"
+    named = sig.named()
+    for kw in call.keywords:
+        p = named.get(kw)
+        if (p is None or p.kind == "positional-only") and not sig.var_kwargs:
+            return f"no parameter `{kw}`"
+    if not (call.star_args or call.star_kwargs):
+        passed = {p.name for p in pos[: call.positional]} | set(call.keywords)
+        lacking = [p.name for p in sig.params if p.required and p.name not in passed]
+        if lacking:
+            return f"`{lacking[0]}` is required and not passed"
+    return None
 
 
 _SEQUENCES = ("list", "tuple", "typing.Sequence", "typing.MutableSequence", "typing.Iterable", "typing.Collection")
@@ -368,14 +396,8 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
             warned = new.deprecation(a_new)
             if warned is not None:
                 b.problems.append(("DEPRECATED", "warning", "", f"`{a_new.path}` is deprecated at {version}: \"{warned}\""))
-    if u.call is not None and u.call.keywords and a_new.kind in ("function", "class"):
-        try:
-            scoped = new.keyword_deprecations(a_new)
-        except Unresolved:
-            scoped = {}
-        for kw in u.call.keywords:
-            if kw in scoped:
-                b.problems.append(("DEPRECATED", "warning", kw, _via(u, f"`{a_new.path}`: passing `{kw}` is deprecated at {version}: \"{scoped[kw]}\"")))
+    for code, sev, kw, msg in _scoped(u, new, a_new, version):
+        b.problems.append((code, sev, kw, _via(u, msg)))
     if a_new.signature is None or u.call is None:
         b.unknown = NO_SIGNATURE if u.call is not None else ""
         return b
@@ -384,6 +406,19 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
     for code, sev, param, msg in bind_call(call, a_new.path, a_old.signature if a_old else None, a_new.signature, version):
         b.problems.append((code, sev, param, _via(u, msg)))
     return b
+
+
+def _scoped(u: Use, new, api: Api, version: str, suffix: str = "") -> list[Problem]:
+    """``DEPRECATED`` for each keyword the call passes that ``api`` warns about when passed (its own
+    body or a helper it hands the keyword to, see ``deprecation.keyword_warnings``)."""
+    if u.call is None or not u.call.keywords or api.kind not in ("function", "class"):
+        return []
+    try:
+        scoped = new.keyword_deprecations(api)
+    except Unresolved:
+        return []
+    return [("DEPRECATED", "warning", kw, f"`{api.path}`: passing `{kw}` is deprecated at {version}: \"{scoped[kw]}\"{suffix}")
+            for kw in u.call.keywords if kw in scoped]
 
 
 _CLASS_FIRST = ("cls", "mcs", "metacls", "klass")
@@ -435,6 +470,7 @@ def _bind_result(u: Use, old, new, version, covered) -> Bound:
         elif _foreign(new, cls_new):
             b.unknown = NOT_FOLLOWED
         return b
+    b.problems += _scoped(u, new, m_new, version, f" (called on the result of `{a_new.path}`)")
     if m_new.signature is None or m_new.kind != "function":
         return b
     b.signature = True
@@ -472,6 +508,7 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
         elif m_old is None:  # set at run time, or by a project class, or by a base not followed: not known statically
             b.unknown = NOT_FOLLOWED if _foreign(new, cls_new) else NOT_FOUND
         return b
+    b.problems += _scoped(u, new, m_new, version, f" ({u.via})")
     if u.call is None or m_new.signature is None or m_new.kind not in ("function", "class"):
         return b
     b.signature = True
@@ -501,6 +538,8 @@ def _bind_attribute(u: Use, old, new, version) -> Bound:
         code, sev, msg = found
         if code == "UNRESOLVED" and old is None:
             return b  # binding only: a read of what is not known is not a finding
+        if sev == "error" and u.unevaluated:
+            sev, msg = "warning", msg + f" (read only in {u.unevaluated}: nothing breaks at run time; a type checker will flag it)"
         b.problems.append((code, sev, "", msg + (" (read here)" if sev == "error" else "")))
         if code == "MOVED_API" and a_old is not None:
             b.fix = moved_fix(new, a_old.path, new.by_name(a_old.path.rsplit(".", 1)[-1], kinds=(a_old.kind,))[0])
@@ -957,6 +996,7 @@ def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: st
         else:
             b.unknown = NOT_FOUND  # set at run time, or not upstream's: not known statically
         return b
+    b.problems += _scoped(u, new, m_new, version, f" ({how})")
     if m_new.signature is None or m_new.kind not in ("function", "class") or u.call is None:
         return b
     b.signature = True

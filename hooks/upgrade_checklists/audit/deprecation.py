@@ -46,8 +46,9 @@ def _message(node: ast.AST | None) -> str:
     return ast.unparse(node)
 
 
-def _warn_call(node: ast.AST) -> str | None:
-    """The message of a ``warnings.warn(msg, <deprecation category>)`` call, else None."""
+def _warn_call(node: ast.AST, values: dict[str, ast.AST] | None = None) -> str | None:
+    """The message of a ``warnings.warn(msg, <deprecation category>)`` call, else None (``values``:
+    a local name -> the one value assigned to it, for ``message = "..."; warn(message, ...)``)."""
     if not isinstance(node, ast.Call):
         return None
     func = node.func
@@ -59,6 +60,8 @@ def _warn_call(node: ast.AST) -> str | None:
     if cat not in CATEGORIES:
         return None
     msg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "message"), None)
+    if isinstance(msg, ast.Name) and values and msg.id in values:
+        msg = values[msg.id]
     return _message(msg) or cat
 
 
@@ -178,10 +181,16 @@ def deprecation_of(obj, tree: ast.Module | None) -> str | None:
     return None
 
 
+#: how many calls deep a keyword is followed into upstream's own helpers (``self._h(kw)``, ``_h(kw)``)
+HELPER_DEPTH = 2
+
+
 def keyword_warnings(obj, tree: ast.Module | None) -> dict[str, str]:
     """The deprecation warnings a function (a class: its ``__init__``) gives only when one keyword is
     passed: ``if tp_plan is not None: warnings.warn(...)`` after ``tp_plan = kwargs.pop("tp_plan", None)``,
-    ``if arg is not _SENTINEL: ...``, ``if "k" in kwargs: ...``: keyword -> message."""
+    ``if arg is not _SENTINEL: ...``, ``if "k" in kwargs: ...``: keyword -> message. A keyword handed
+    on to a helper of the same class (``self._h(...)``) or module (``_h(...)``) that warns when it
+    gets it counts too, up to ``HELPER_DEPTH`` calls deep (the parameters mapped call by call)."""
     if tree is None or obj.lineno is None or obj.kind.value not in ("function", "class"):
         return {}
     node = _def_at(tree, obj.name, obj.lineno)
@@ -189,6 +198,10 @@ def keyword_warnings(obj, tree: ast.Module | None) -> dict[str, str]:
         node = next((s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"), None)
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return {}
+    return _keyword_warnings(node, tree, HELPER_DEPTH)
+
+
+def _keyword_warnings(node: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, depth: int) -> dict[str, str]:
     a = node.args
     keywords = {x.arg: x.arg for x in a.posonlyargs + a.args + a.kwonlyargs if x.arg not in ("self", "cls")}
     bags = {x.arg for x in (a.kwarg,) if x is not None}
@@ -204,6 +217,11 @@ def keyword_warnings(obj, tree: ast.Module | None) -> dict[str, str]:
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
                 keywords[n.targets[0].id] = key.value
     out: dict[str, str] = {}
+    assigned: dict[str, list[ast.AST]] = {}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            assigned.setdefault(n.targets[0].id, []).append(n.value)
+    values = {k: v[0] for k, v in assigned.items() if len(v) == 1}
     for n in ast.walk(node):
         if not isinstance(n, ast.If):
             continue
@@ -213,11 +231,70 @@ def keyword_warnings(obj, tree: ast.Module | None) -> dict[str, str]:
         for s in n.body:
             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
-            msg = next((m for m in map(_warn_call, ast.walk(s)) if m is not None), None)
+            msg = next((m for m in (_warn_call(x, values) for x in ast.walk(s)) if m is not None), None)
             if msg is not None:
                 out.setdefault(passed, msg)
                 break
+    if depth > 0:
+        for call, helper, bound_self in _helper_calls(node, tree):
+            theirs = _keyword_warnings(helper, tree, depth - 1)
+            if not theirs:
+                continue
+            handed, whole = _handed_on(call, helper, bound_self, keywords, bags)
+            for param, msg in theirs.items():
+                mine = handed.get(param, param if whole else None)
+                if mine is not None:
+                    out.setdefault(mine, msg)
     return out
+
+
+def _helper_calls(node: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module):
+    """``(call, helper def, called through self)`` for each call in ``node``'s own body of a method
+    of its class (``self._h(...)``) or a function of its module (``_h(...)``)."""
+    cls = next((c for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and node in c.body), None)
+    methods = {s.name: s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))} if cls is not None else {}
+    functions = {s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    first = (node.args.posonlyargs + node.args.args)[:1]
+    me = first[0].arg if first and cls is not None else None
+    todo = list(node.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue  # a nested definition calls when it runs, not when this does
+        if isinstance(n, ast.Call):
+            f = n.func
+            if (me is not None and isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == me
+                    and f.attr in methods and methods[f.attr] is not node):
+                yield n, methods[f.attr], not _static(methods[f.attr])
+            elif isinstance(f, ast.Name) and f.id in functions and functions[f.id] is not node:
+                yield n, functions[f.id], False
+        todo.extend(ast.iter_child_nodes(n))
+
+
+def _static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+
+
+def _handed_on(call: ast.Call, helper: ast.FunctionDef | ast.AsyncFunctionDef, bound_self: bool,
+               keywords: dict[str, str], bags: set[str]) -> tuple[dict[str, str], bool]:
+    """The helper's parameter -> the caller's keyword it receives (an argument that is a name
+    holding what the caller was passed), and whether the caller's ``**kwargs`` is handed on whole
+    (then any other keyword reaches the helper under its own name)."""
+    a = helper.args
+    positional = [x.arg for x in a.posonlyargs + a.args][1 if bound_self else 0:]
+    out: dict[str, str] = {}
+    whole = False
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if i < len(positional) and isinstance(arg, ast.Name) and arg.id in keywords:
+            out[positional[i]] = keywords[arg.id]
+    for kw in call.keywords:
+        if kw.arg is not None and isinstance(kw.value, ast.Name) and kw.value.id in keywords:
+            out[kw.arg] = keywords[kw.value.id]
+        elif kw.arg is None and isinstance(kw.value, ast.Name) and kw.value.id in bags:
+            whole = True
+    return out, whole
 
 
 def _passed(test: ast.AST, keywords: dict[str, str], bags: set[str]) -> str | None:

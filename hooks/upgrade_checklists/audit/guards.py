@@ -26,6 +26,9 @@ class GuardResult:
     code: str  # GUARD_DEAD, GUARD_MISMATCH, GUARD_NEEDED, GUARD_UNKNOWN
     severity: str
     message: str
+    #: what the verdict is about (``hasattr:pkg.Cls.name``, ``version:7.1``, ``import:pkg.mod``): the
+    #: same guard judged at the old version has the same subject
+    subject: str = ""
 
 
 def check_guard(source: str, line: int, model: UpstreamModel, modules: list[str], version: str) -> list[GuardResult]:
@@ -48,6 +51,14 @@ def check_guard(source: str, line: int, model: UpstreamModel, modules: list[str]
     if tried is not None:
         out += _try_import(tried, model, modules)
     return out or [GuardResult("GUARD_UNKNOWN", "info", f"line {line}: no hasattr guard, version comparison or try-import fallback recognised")]
+
+
+def already_dead(new: list[GuardResult], old: list[GuardResult]) -> list[GuardResult]:
+    """The ``GUARD_DEAD`` verdicts of ``new`` that the same guard had at the old version too (a
+    version check at or below the old version, an import that resolved then, an attribute
+    upstream had then): not news of this upgrade."""
+    dead_before = {r.subject for r in old if r.code == "GUARD_DEAD" and r.subject}
+    return [r for r in new if r.code == "GUARD_DEAD" and r.subject in dead_before]
 
 
 def _innermost(tree: ast.Module, line: int) -> ast.stmt | None:
@@ -95,13 +106,14 @@ def _hasattr(tree: ast.Module, call: ast.Call, bound: dict[str, str], model: Ups
             shown_theirs = ", ".join(n for n, _ in theirs)
             return [
                 GuardResult("GUARD_DEAD", "warning", f"`{qual}` now has `{name}`: the `hasattr` guard can be removed, "
-                            "once callers follow the native signature"),
+                            "once callers follow the native signature", f"hasattr:{qual}.{name}"),
                 GuardResult("GUARD_MISMATCH", "error",
                             f"native `{qual}.{name}({shown_theirs})` differs from the patch `{patch.name}({shown_mine})` "
                             f"(line {patch.lineno}): {'; '.join(diffs)}; names and order must match exactly"),
             ]
     same = " with the patch's parameters" if patch is not None and native.signature is not None else ""
-    return [GuardResult("GUARD_DEAD", "warning", f"`{qual}` now has `{name}`{same}: the `hasattr` guard (and its patch) can be removed")]
+    return [GuardResult("GUARD_DEAD", "warning", f"`{qual}` now has `{name}`{same}: the `hasattr` guard (and its patch) can be removed",
+                        f"hasattr:{qual}.{name}")]
 
 
 def _patch_params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, str]]:
@@ -165,7 +177,8 @@ def _version_compare(node: ast.Compare, version: str) -> list[GuardResult]:
         except InvalidVersion:
             return [GuardResult("GUARD_UNKNOWN", "warning", f"new version {version!r} is not PEP 440; cannot compare with {threshold}")]
         if threshold <= new:
-            out.append(GuardResult("GUARD_DEAD", "warning", f"version comparison with {threshold}: at or below the new version {version}, the guard can be removed"))
+            out.append(GuardResult("GUARD_DEAD", "warning", f"version comparison with {threshold}: at or below the new version {version}, the guard can be removed",
+                                   f"version:{threshold}"))
         else:
             out.append(GuardResult("GUARD_NEEDED", "info", f"version comparison with {threshold}: above the new version {version}, the guard is still needed"))
     return out
@@ -206,7 +219,8 @@ def _try_import(node: ast.Try, model: UpstreamModel, modules: list[str]) -> list
             if not any(path == m or path.startswith(m + ".") for m in modules):
                 continue
             if model.resolves(path):
-                out.append(GuardResult("GUARD_DEAD", "warning", f"the primary import `{path}` now resolves: the ImportError fallback can be removed"))
+                out.append(GuardResult("GUARD_DEAD", "warning", f"the primary import `{path}` now resolves: the ImportError fallback can be removed",
+                                       f"import:{path}"))
             else:
                 out.append(GuardResult("GUARD_NEEDED", "info", f"the primary import `{path}` still does not resolve: the fallback is still needed"))
     return out

@@ -32,7 +32,7 @@ from upgrade_checklists.core.config import Config
 from upgrade_checklists.audit.entries import Anchors, entry_bound, entry_findings, entry_uses, not_resolved, resolve_entries
 from upgrade_checklists.core.findings import Finding
 from upgrade_checklists.project.snippets import located_guard_line
-from upgrade_checklists.audit.guards import GuardResult, check_guard
+from upgrade_checklists.audit.guards import GuardResult, already_dead, check_guard
 from upgrade_checklists.audit.model_cache import CachedModel
 from upgrade_checklists.project.usecache import cached_uses
 from upgrade_checklists.project.uses import IMPORT, PATCH, Sources
@@ -351,6 +351,17 @@ class Auditor:
             add(code, sev, msg, file, line, at, fix)
         t.not_resolved += not_resolved(resolved, bound, new, t.new)
         t.entry_bound.update(entry_bound(resolved, bound))
+        dead_before: set[tuple[str, int]] = set()  # guards already dead at the old version: counted, not listed
+
+        def judged(file: str, source: str, line: int) -> list[GuardResult]:
+            now = _guard(source, line, new, names, t.new)
+            if old is None or not any(r.code == "GUARD_DEAD" for r in now):
+                return now
+            stale = already_dead(now, _guard(source, line, old, names, t.old))
+            if stale:
+                dead_before.add((file, line))
+            return [r for r in now if all(r is not x for x in stale)]
+
         for g in cl.guards:
             source = read_text(self.cfg.root, g.file)  # never through a link leading out
             # where its quoted expression now is (a guard recorded without a line: found by its code)
@@ -359,15 +370,18 @@ class Auditor:
                 shown = f"`{g.file}:{g.line}`" if g.line is not None else f"`{g.file}`"
                 add("GUARD_UNKNOWN", "warning", f"version guard {shown} not found", g.file, g.line, g.ref_line)
                 continue
-            for r in _guard(source, line, new, names, t.new):
+            for r in judged(g.file, source, line):
                 add(r.code, r.severity, r.message, g.file, line, g.ref_line)
         listed = {(g.file, g.line) for g in cl.guards}
         for u in found:  # the guard around a patch is that method's version guard, listed or not
             if u.kind == PATCH and u.guard_line is not None and (u.file, u.guard_line) not in listed:
                 listed.add((u.file, u.guard_line))
-                for r in _guard(sources.text(u.file), u.guard_line, new, names, t.new):
+                for r in judged(u.file, sources.text(u.file), u.guard_line):
                     if r.code != "GUARD_UNKNOWN":
                         add(r.code, r.severity, r.message, u.file, u.guard_line, anchors.rows.get(u.file))
+        if dead_before:
+            add("GUARD_DEAD", "info", f"{len(dead_before)} version guard(s) not listed: already dead at the old version {t.old} "
+                "(a version check at or below it, an import or attribute it already had), so not news of this upgrade")
 
     def _families(self, targets: list[Target], versions: dict[str, str], result: AuditResult) -> None:
         moving = {canonicalize_name(t.package): t for t in targets if t.old and t.old != t.new}

@@ -42,11 +42,13 @@ def renamed_references(root: Path, checklists: list[Checklist], snippets: Snippe
 
 
 def check_catalog(res: Result, cl: Checklist, snippets: Snippets, strict_lines: bool = True,
-                  moved: dict[str, str] | None = None) -> None:
+                  moved: dict[str, str] | None = None, strict_rows: bool = True) -> None:
     """``strict_lines``: a stale line number (LINE, a drifted version-guard line) is an
     error; else a warning (``severity``), reported and fixable, never failing a run.
-    ``moved``: :func:`renamed_references` (a reference to a renamed file: MOVED, fixable)."""
+    ``moved``: :func:`renamed_references` (a reference to a renamed file: MOVED, fixable;
+    an error with ``strict_rows``, else a warning: only the path changed)."""
     level = "error" if strict_lines else "warning"
+    moved_level = "error" if strict_rows else "warning"
     add = res.findings.append
     pkg = cl.package
     lines = text_lines(cl.text)  # as markdown-it counts them (a lone CR breaks a line)
@@ -64,7 +66,7 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets, strict_lines: 
             if path not in missing_reported and path not in in_rows:
                 missing_reported.add(path)
                 add(Finding(cl.rel, at, "MOVED", f"{what} `{path}` was renamed to `{moved[path]}` (git)", moved[path], None, pkg,
-                            {"old": path, "new": moved[path], "reference": True}))
+                            {"old": path, "new": moved[path], "reference": True}, severity=moved_level))
             return moved[path]
         out = snippets.outside.get(path)
         if path not in nearest:
@@ -103,9 +105,12 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets, strict_lines: 
                 answers[f] = [snippets.match(f, code) for code, _ in e.snippets]
             return answers[f]
 
+        mark = len(res.findings)
         for k, (code, fence_line) in enumerate(e.snippets):
             if not any(v[k] for v in verbatim.values()):
                 _check_snippet(res, cl, e.number, code, fence_line, {f: parsed(f)[k] for f in files})
+        # a snippet reported gone: its numbers past the file's end are the same change, said once
+        snippet_gone = any(f.code == "SNIPPET" for f in res.findings[mark:])
         for i, cs in enumerate(e.call_sites):
             if i not in located or not cs.parts or is_glob(cs.file):
                 continue
@@ -122,6 +127,8 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets, strict_lines: 
                 wholes.append(snippets.def_span(f, q) if q else None)
             what = f"entry {e.number}: snippet in `{f}`"
             count = snippets.line_count(f, _numbers(cs.parts))
+            if snippet_gone:
+                count = None
             _check_numbers(res, cl, lines, cs.parts, cs.words, spans, count, what, f, "LINE", wholes=wholes, level=level)
     outside = _outside_repository(cl, snippets)
     for g in cl.guards:
@@ -282,7 +289,9 @@ def _check_snippet(res: Result, cl: Checklist, number: int, code: str, fence_lin
     if problems:
         f, line = next(((f, ln) for f, ln, _ in problems if f), (next(iter(answers)), None))
         text = "; ".join(p[2] for p in problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
-        res.findings.append(Finding(cl.rel, fence_line, "SNIPPET", f"entry {number}: documented code changed: {text}", f, line, cl.package))
+        # it concerns every file the entry names: a commit that edits the one the code was in sees it
+        res.findings.append(Finding(cl.rel, fence_line, "SNIPPET", f"entry {number}: documented code changed: {text}", f, line, cl.package,
+                                    {"concerns": sorted(answers)}))
 
 
 def _source(node: ast.AST) -> str:

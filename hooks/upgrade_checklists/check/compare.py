@@ -144,7 +144,7 @@ def _compare(cfg: Config, res: Result, listed: set[str], snippets: Snippets, unc
     for cl, rows in zip(checklists, per_rows):
         view = Result()  # check_catalog adds findings only
         snippets.touched = set()
-        check_catalog(view, cl, snippets, cfg.strict_lines, moved)
+        check_catalog(view, cl, snippets, cfg.strict_lines, moved, cfg.strict_rows)
         res.findings += rows
         res.catalogs[cl.rel] = {"span": [len(res.findings), len(res.findings) + len(view.findings)],
                                 "asked": sorted(snippets.touched)}

@@ -201,7 +201,7 @@ class _Catalogs:
                 return None
             cl.path = self.cfg.root / rel
             view = Result()
-            check_catalog(view, cl, self.snippets, self.cfg.strict_lines, self.renamed)
+            check_catalog(view, cl, self.snippets, self.cfg.strict_lines, self.renamed, self.cfg.strict_rows)
             self.outcome.findings[start:end] = view.findings
             done.append(rel)
         return sorted(done)

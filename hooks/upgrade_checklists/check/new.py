@@ -29,7 +29,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from upgrade_checklists.project.calls import Call, Scopes, bindings, dotted, find_attribute_uses, find_calls, resolve
+from upgrade_checklists.project.calls import Call, Scopes, bindings, dotted, find_attribute_uses, find_calls, resolve, through_metadata
 from upgrade_checklists.core import proc
 from upgrade_checklists.core.checklist import TIERS, read_checklist
 from upgrade_checklists.project.checklists import load_checklists
@@ -463,6 +463,8 @@ def _entries(parsed: dict[str, _File], names: list[str], rank_of) -> list[Entry]
     for rel, f in parsed.items():
         scopes = f.scopes
         for call in find_calls(f.source, f.tree, names, scopes):
+            if through_metadata(call.api):
+                continue  # ``pkg.f.__name__.upper()``: a method of the metadata, not the package's
             uses.setdefault(call.api, []).append(_site(f, call, _check_text(call, _result_reads(f, call)), rank_of))
         for api, use in find_attribute_uses(f.source, f.tree, names, scopes):
             owner, _, attr = api.rpartition(".")

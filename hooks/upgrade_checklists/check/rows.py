@@ -140,6 +140,30 @@ def compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> N
     start = len(res.findings)
     _compare_rows(cfg, res, cl, tiers)
     _keep_fixable_only_where_editable(cl, res.findings, start)
+    if not cfg.strict_rows:
+        _bookkeeping_as_warnings(cl, res.findings, start, tiers.for_checklist(cl))
+
+
+def _bookkeeping_as_warnings(cl: Checklist, findings: list[Finding], start: int, tiers: TierRules) -> None:
+    """Without ``strict-rows``, a row whose file is still listed right and only its cell or
+    path lags is a warning (reported, repaired by ``--fix``, exit 0), as a stale line
+    number is: a CHANGED (names the file imports that the cell lacks, a token matching
+    nothing any more) and a MOVED of a file git reports renamed into the same tier. The
+    use of the package did not change in a way a maintainer must look at: the audit reads
+    the code's imports, not the cell. Kept errors: one ``--fix`` cannot repair (the row is
+    not editable), and a move into another tier (the file's rank changes)."""
+    rows = {row.line: row for row in cl.rows}
+    for i in range(start, len(findings)):
+        f = findings[i]
+        if f.checklist != cl.rel or not f.fixable or f.severity != "error":
+            continue
+        if f.code == "MOVED":
+            row = rows.get(f.checklist_line)
+            if row is None or "(git)" not in f.message or tiers.tier_of(f.fix["new"])[0] not in (None, row.tier):
+                continue
+        elif f.code != "CHANGED":
+            continue
+        findings[i] = replace(f, severity="warning")
 
 
 def _keep_fixable_only_where_editable(cl: Checklist, findings: list[Finding], start: int) -> None:
@@ -179,6 +203,7 @@ def _compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> 
     listed: set[str] = set()
     listing_dirs: list[str] = []  # directory rows whose File cell is only paths: every importer below is listed
     gone: list[Row] = []
+    inert: list[Row] = []  # live files that stopped using the package: STALE, or a move (the code went elsewhere)
     for row in cl.rows:
         if row.file in by_file:
             add(Finding(cl.rel, row.line, "FORMAT", f"`{row.file}` is listed twice (also at line {by_file[row.file].line})", row.file, None, pkg))
@@ -198,15 +223,18 @@ def _compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> 
             continue
         for p in cell.absent:  # one of several paths is not there: say so, mark nothing
             add(Finding(cl.rel, row.line, "STALE", f"`{p}` (in the row of `{row.file}`) does not exist", p, None, pkg))
-        _compare_row(cfg, res, cl, row, cell, users, tiers)
+        if _compare_row(cfg, res, cl, row, cell, users, tiers):
+            inert.append(row)
 
     # a table that could not be read has its FORMAT finding: the files it names are not MISSING too
     unread = sorted(cl.unread)
     missing = {p: imps for p, imps in users.items() if p not in listed and not any(p.startswith(d) for d in listing_dirs)
                and not _named_in(p, unread)}
-    if gone:  # matching a move compares row tokens with uses: needs full facts
+    if gone or inert:  # matching a move compares row tokens with uses: needs full facts
         for p in missing:
             ensure_full(cfg, res, p)
+    for row in inert:
+        _inert_row(res, cl, row, missing)
     history = paths_ever(cfg.root, res.cache) if gone else None
     # what git saw renamed (in the work tree, the index or a commit): asked only of paths it ever held
     plain = [r.file for r in gone if not (_is_glob(r.file) or r.file.endswith("/"))]
@@ -258,8 +286,47 @@ def _compare_rows(cfg: Config, res: Result, cl: Checklist, tiers: TierRules) -> 
         add(Finding(cl.rel, line, "MISSING", f"`{path}` imports {shown} but no tier lists it ({where})", path, imps[0].line, pkg, fix))
 
 
-def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell, users: dict[str, list[Import]], tiers: TierRules) -> None:
-    """CHANGED / STALE / TIER for a row whose files exist (each file of a glob on its own)."""
+def _cited_in_catalog(cl: Checklist, files: list[str]) -> str:
+    """Where the checklist's catalog or version guards name one of ``files`` (a call
+    site's path or glob, a guard's path): "entry 3", "a version guard"; "" when nowhere.
+    A row whose file is cited stays for a person: the entry needs re-reading too."""
+    def names(path: str) -> bool:
+        return any(path == f or (_is_glob(path) and fnmatch(f, path)) for f in files)
+
+    for e in cl.entries:
+        if any(names(cs.file) for cs in e.call_sites):
+            return f"entry {e.number}"
+    if any(names(g.file) for g in cl.guards):
+        return "a version guard"
+    return ""
+
+
+def _stale_live(cl: Checklist, row: Row, files: list[str], message: str) -> Finding:
+    """STALE for a live file that stopped using the package: --fix removes its row, unless
+    the catalog still points into it (then a person re-reads the entry)."""
+    cited = _cited_in_catalog(cl, files)
+    tail = f" (the catalog still cites it: {cited})" if cited else ""
+    return Finding(cl.rel, row.line, "STALE", message + tail, row.file, None, cl.package, None if cited else {"remove": True})
+
+
+def _inert_row(res: Result, cl: Checklist, row: Row, missing: dict[str, list[Import]]) -> None:
+    """A listed file that is still there but no longer uses the package. When an unlisted
+    importer has its name and the imports its row names, the code moved there and the old
+    file stayed (a shim, a re-export): MOVED, and --fix follows it in the row, catalog
+    references and guards. Else STALE."""
+    pkg = cl.package
+    match = _moved_target(row, missing, res.facts)
+    if match is not None:
+        imps = missing.pop(match)
+        res.findings.append(Finding(cl.rel, row.line, "MOVED", f"`{row.file}` no longer uses {pkg}: its code moved to `{match}`"
+                                    " (same name, same imports)", match, imps[0].line, pkg, {"old": row.file, "new": match}))
+        return
+    res.findings.append(_stale_live(cl, row, [row.file], f"`{row.file}` no longer imports {pkg} and none of its row's tokens match"))
+
+
+def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell, users: dict[str, list[Import]], tiers: TierRules) -> bool:
+    """CHANGED / STALE / TIER for a row whose files exist (each file of a glob on its own).
+    True: the row's one file is live and no longer uses the package (:func:`_inert_row` decides)."""
     add = res.findings.append
     pkg = cl.package
     tokens = tuple(t for t in row.parsed if t.compared)
@@ -320,9 +387,11 @@ def _compare_row(cfg: Config, res: Result, cl: Checklist, row: Row, cell: _Cell,
             why = "no longer imports" if tokens else "does not import"
             if cell.globbed:
                 add(Finding(cl.rel, row.line, "STALE", f"{subject} that imports {pkg} or matches its row's tokens", row.file, None, pkg))
-            else:  # a live file that stopped using the package: a change a person must look at (no fix)
-                add(Finding(cl.rel, row.line, "STALE", f"{subject} {why} {pkg} and none of its row's tokens match", row.file, None, pkg))
-        return
+            elif len(cell.files) == 1 and cell.files[0] == row.file and tokens:
+                return True  # decided once every row is read: its code may have moved to an unlisted file
+            else:
+                add(_stale_live(cl, row, cell.files, f"{subject} {why} {pkg} and none of its row's tokens match"))
+        return False
     dead = [t.raw for i, t in enumerate(tokens) if i not in live]
     if dead and (cell.files or below):
         shown = ", ".join(f"`{t}`" for t in dead)
@@ -514,13 +583,22 @@ def listed_paths(cfg: Config, checklists: list[Checklist]) -> set[str]:
 
 
 def _moved_target(row: Row, missing: dict[str, list[Import]], facts: dict[str, Facts]) -> str | None:
+    """The unlisted importer of the row's file name whose imports its tokens cover most;
+    between equals, the one whose path ends most like the row's (`pkg/color/util.py` ->
+    `pkg2/color/util.py`, not `pkg2/draw/util.py`)."""
     base = row.file.rsplit("/", 1)[-1]
     tokens = tuple(t for t in row.parsed if t.compared)
-    best, score = None, -1
+    old = row.file.split("/")[::-1]
+    best, score = None, (-1, -1)
     for path, imps in missing.items():
         if path.rsplit("/", 1)[-1] != base:
             continue
         covered = sum(_row_tokens_cover(tokens, i, facts[path]) for i in imps)
-        if (covered or not tokens) and covered > score:
-            best, score = path, covered
+        same = 0
+        for a, b in zip(old, path.split("/")[::-1]):
+            if a != b:
+                break
+            same += 1
+        if (covered or not tokens) and (covered, same) > score:
+            best, score = path, (covered, same)
     return best

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import re
 
-from upgrade_checklists.project.calls import find_attribute_uses, find_calls
+from upgrade_checklists.project.calls import find_attribute_uses, find_calls, through_metadata
 from upgrade_checklists.core.checklist import Checklist
 from upgrade_checklists.core.config import Config
 from upgrade_checklists.core.findings import Finding
@@ -56,7 +56,8 @@ def _for_checklist(cfg: Config, res: Result, cl: Checklist, sources: dict) -> li
             continue
         text, tree = sources[rel]
         for call in find_calls(text, tree, names):
-            uses.setdefault(call.api, []).append((rel, call.line))
+            if not through_metadata(call.api):
+                uses.setdefault(call.api, []).append((rel, call.line))
         for api, use in find_attribute_uses(text, tree, names):
             uses.setdefault(api, []).append((rel, use.line))
     line = cl.section_lines.get("catalog", 1)

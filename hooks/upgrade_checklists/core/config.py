@@ -45,6 +45,9 @@ class Config:
     #: a catalog reference's stale line number (LINE, a drifted version-guard line) is an
     #: error, not a warning: for checklists that keep their numbers exact with --fix
     strict_lines: bool = False
+    #: a row's bookkeeping out of date (CHANGED: names the cell lacks or no longer finds;
+    #: MOVED: a file git reports renamed, within its tier) is an error, not a warning
+    strict_rows: bool = False
     source: Path | None = None  # the file the table came from, for messages
     warnings: list[str] = field(default_factory=list)  # said on stderr; the run goes on
 
@@ -70,6 +73,7 @@ _KEYS = {
     "ignore": list,
     "per-checklist-ignores": dict,
     "strict-lines": bool,
+    "strict-rows": bool,
 }
 
 
@@ -221,6 +225,7 @@ def _from_table(root: Path, table: dict, path: Path | None, shown: str) -> Confi
                                 f"{where}.per-checklist-ignores {glob!r}")
     cfg.per_checklist_ignores = dict(per)
     cfg.strict_lines = table.get("strict-lines", False)
+    cfg.strict_rows = table.get("strict-rows", False)
     return cfg
 
 

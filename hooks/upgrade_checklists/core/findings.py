@@ -56,11 +56,13 @@ class Finding:
     file: str | None = None
     line: int | None = None
     package: str | None = None
-    #: what a fixer needs to repair it (e.g. {"tier": "primary"}); not part of the output
+    #: what a fixer needs to repair it (e.g. {"tier": "primary"}); not part of the output.
+    #: ``{"concerns": [paths]}``: every file a finding is about (a SNIPPET's entry), for a hook's selection
     fix: dict | None = field(default=None, compare=False, hash=False, repr=False)
     #: "error" fails the run (exit 1); "warning" and "info" are reported and do not. The
     #: check's warnings: stale line numbers (LINE, a drifted guard line) unless the
-    #: configuration sets ``strict-lines``. The audit's: "error" breaks the upgrade.
+    #: configuration sets ``strict-lines``; a row's names (CHANGED) or a path git saw
+    #: renamed (MOVED) unless it sets ``strict-rows``. The audit's: "error" breaks the upgrade.
     severity: str = field(default="error", compare=False)
     #: audit findings are located at the call site, structure findings at the checklist
     at_source: bool = field(default=False, compare=False)
@@ -123,8 +125,8 @@ OFF_BY_DEFAULT: tuple[str, ...] = OPTIONAL_CODES
 DESCRIPTIONS = {
     "MISSING": "a file imports the package but no tier lists it",
     "STALE": "a listed file is gone, or neither imports the package nor matches its row",
-    "MOVED": "a listed file moved (same name, same imports)",
-    "CHANGED": "a file's imports differ from its row's tokens",
+    "MOVED": "a listed file moved (a rename git saw, within its tier: a warning unless strict-rows = true)",
+    "CHANGED": "a file's imports differ from its row's tokens (a warning unless strict-rows = true)",
     "TIER": "a listed file sits in another tier than its location maps to",
     "FRONTMATTER": "missing or malformed frontmatter",
     "FORMAT": "an unparseable section or table, a missing section or tier",

@@ -10,7 +10,9 @@ count, files below a folder, "and N more") are ignored, so a call site that shif
 lines (``LINE``) or a count that moves stays known. Every other number is part of what the
 finding says: a baselined ``=2`` is now ``=4`` does not hide a later ``=64``, nor a version
 or size another. A number inside a code span is kept, unless the span is a ``path:N``
-reference. Each entry absorbs one finding: a second, identical finding is new.
+reference. A hint naming the nearest existing path of a missing one is ignored too (it
+names another file, and changes as files come and go). Each entry absorbs one finding: a
+second, identical finding is new.
 """
 
 from __future__ import annotations
@@ -34,11 +36,15 @@ _WHERE_RE = re.compile(
 )
 _CODE_RE = re.compile(r"(`+)(.+?)\1")
 _PATH_LINE_RE = re.compile(r"^([\w./-]*\.\w+):\d+(?:[-\u2013]\d+)?$")  # `app/x.py:9`, `a/b.py:10-13`
+_HINT_RE = re.compile(r" \(nearest existing path: `[^`]*`\)")
 _FIELDS = ("code", "checklist", "file", "message")
 
 
 def normalized(message: str) -> str:
-    """``message`` with the numbers that say where it is (or how many of something there are) as ``#``."""
+    """``message`` with the numbers that say where it is (or how many of something there are) as ``#``,
+    and without a suggestion of the nearest existing path (another file's name, which
+    changes when other files come and go: the finding it is a hint to stays the same)."""
+    message = _HINT_RE.sub("", message)
     out, at = [], 0
     for m in _CODE_RE.finditer(message):
         out.append(_WHERE_RE.sub(_hashed, message[at:m.start()]))

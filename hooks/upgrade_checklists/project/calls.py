@@ -195,9 +195,24 @@ def find_calls(source: str, tree: ast.Module, modules: list[str], scopes: Scopes
     return out
 
 
+#: attributes Python itself gives every module, function or class (``mod.__file__``,
+#: ``f.__module__``): metadata, not an API of the package worth a catalog entry
+PYTHON_METADATA = frozenset({
+    "__annotations__", "__bases__", "__builtins__", "__cached__", "__class__", "__closure__", "__code__", "__defaults__",
+    "__dict__", "__doc__", "__file__", "__globals__", "__kwdefaults__", "__loader__", "__module__", "__mro__", "__name__",
+    "__package__", "__path__", "__qualname__", "__spec__",
+})
+
+
+def through_metadata(api: str) -> bool:
+    """``api`` reaches through an attribute of ``PYTHON_METADATA`` (``pkg.f.__name__.upper``)."""
+    return any(part in PYTHON_METADATA for part in api.split("."))
+
+
 def find_attribute_uses(source: str, tree: ast.Module, names: list[str], scopes: Scopes | None = None) -> list[tuple[str, Call]]:
     """Attributes of the package read without a call (``pkg.__version__``, ``mpu.GROUP``):
-    the outermost dotted name only, never an assignment target."""
+    the outermost dotted name only, never an assignment target, nor a read of what Python gives
+    every module, function or class (``PYTHON_METADATA``: ``pkg.mod.__file__``)."""
     bound = bindings(tree, names)
     if not bound:
         return []
@@ -214,6 +229,8 @@ def find_attribute_uses(source: str, tree: ast.Module, names: list[str], scopes:
             continue
         api = resolve(node, bound)
         if api is None or not any(api.startswith(n + ".") for n in names):
+            continue
+        if through_metadata(api):
             continue
         if scopes is not None and not scopes.binds_import(node, _head(node)):
             continue

@@ -86,6 +86,7 @@ class Use:
     #: WRAPPED: what the wrapper does with the wrapped method's result: (line, how, attribute) per use,
     #: ``how`` one of ``RESULT_HOWS``
     results: tuple[tuple[int, str, str], ...] = ()
+    unevaluated: str = ""  # ATTRIBUTE: why the read never runs (an annotation Python does not evaluate, ``TYPE_CHECKING``)
 
 
 def module_name(rel: str) -> str:
@@ -235,14 +236,73 @@ def _imports(rel: str, tree: ast.Module, modules: list[str]) -> list[Use]:
 
 
 def _attributes(rel: str, tree: ast.Module, bound: dict[str, str]) -> list[Use]:
-    """Each ``pkg.name`` read (``pkg.__version__``, the ``pkg.f`` of ``pkg.f()``), once a line."""
-    out, seen = [], set()
+    """Each ``pkg.name`` read (``pkg.__version__``, the ``pkg.f`` of ``pkg.f()``), once a line;
+    a read Python never evaluates (see :func:`unevaluated_nodes`) says why, unless the same
+    line also reads the name where it runs."""
+    out: list[Use] = []
+    at: dict[tuple[int, str], int] = {}
+    never = unevaluated_nodes(tree)
     for node in walk(tree):
         if isinstance(node, ast.Attribute):
             path = resolve(node, bound)
-            if path is not None and (node.lineno, path) not in seen:
-                seen.add((node.lineno, path))
-                out.append(Use(rel, node.lineno, ATTRIBUTE, path))
+            if path is None:
+                continue
+            why = never.get(id(node), "")
+            i = at.get((node.lineno, path))
+            if i is None:
+                at[(node.lineno, path)] = len(out)
+                out.append(Use(rel, node.lineno, ATTRIBUTE, path, unevaluated=why))
+            elif out[i].unevaluated and not why:
+                out[i] = Use(rel, node.lineno, ATTRIBUTE, path)
+    return out
+
+
+#: why an expression is never evaluated at run time
+LOCAL_ANNOTATION = "the annotation of a local variable, which Python never evaluates (PEP 526)"
+FUTURE_ANNOTATION = "an annotation under `from __future__ import annotations`, which Python never evaluates (PEP 563)"
+TYPE_CHECKING_ONLY = "code under `if TYPE_CHECKING:`, which never runs"
+
+
+def unevaluated_nodes(tree: ast.Module) -> dict[int, str]:
+    """``id(node)`` -> why, for every expression node Python never evaluates when it runs the
+    module: the annotation of a variable inside a function (PEP 526), every annotation of a
+    module with ``from __future__ import annotations`` (PEP 563), and the body of ``if
+    TYPE_CHECKING:``. Annotations at module or class level and those of parameters and
+    returns are evaluated (without the future import); a quoted annotation is a string, so
+    it holds no name to find."""
+    future = any(isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
+                 for s in tree.body)
+    out: dict[int, str] = {}
+
+    def mark(node: ast.AST | None, why: str) -> None:
+        if node is not None:
+            for n in ast.walk(node):
+                out.setdefault(id(n), why)
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.AnnAssign) and (future or in_function):
+                mark(child.annotation, FUTURE_ANNOTATION if future else LOCAL_ANNOTATION)
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if future:
+                    a = child.args
+                    for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+                        mark(p.annotation if p is not None else None, FUTURE_ANNOTATION)
+                    mark(child.returns, FUTURE_ANNOTATION)
+                visit(child, True)
+                continue
+            elif isinstance(child, ast.Lambda):
+                visit(child, True)
+                continue
+            elif isinstance(child, ast.ClassDef):  # a class body runs when the class is made
+                visit(child, False)
+                continue
+            elif isinstance(child, ast.If) and _is_type_checking(child.test):
+                for s in child.body:
+                    mark(s, TYPE_CHECKING_ONLY)
+            visit(child, in_function)
+
+    visit(tree, False)
     return out
 
 
