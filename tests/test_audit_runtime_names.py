@@ -9,6 +9,8 @@ list; and the project calls a name that resolves at neither version."""
 
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 
 import pytest
@@ -217,7 +219,12 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def project(tmp_path: Path, capsys, upstream: Path) -> Repo:
+def project(tmp_path: Path, capsys, upstream: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
+    # no index and nothing to find: the base in another distribution (httpx) cannot be followed
+    (tmp_path / "nothing").mkdir()
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "nothing"))
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
     return audited_project(tmp_path / "project", capsys, {
         "app/__init__.py": "", "app/use.py": APP,
         "app/client.py": "from rtpkg.testing import Client\n\nc = Client(\"http://x\")\nr = c.get(\"/\")\n",
@@ -255,8 +262,8 @@ EXPECTED = sorted([
     ("app/use.py:16", "NEW_REQUIRED_PARAM", "`rtpkg._fast.fast`: `mode` is required at 2.0.0 and this call does not pass it"),
     # the keyword's deprecation: the call passing it, not the one that does not
     ("app/load.py:4", "DEPRECATED", "[warning] `rtpkg.loading.load`: passing `plan` is deprecated at 2.0.0: \"Passing `plan` to load() is deprecated; pass config=Config(plan=...)\""),
-    # inherited from a base in another distribution: unknown, not removed
-    ("app/client.py:4", "UNRESOLVED", "[info] `rtpkg.testing.Client.get` (called on the result of `rtpkg.testing.Client`) is not in the loaded source at 2.0.0; `rtpkg.testing.Client` inherits from `httpx.Client`, not followed: its members are unknown"),
+    # inherited from a base in another distribution that cannot be fetched (no index): unknown, not removed, and why
+    ("app/client.py:4", "UNRESOLVED", "[info] `rtpkg.testing.Client.get` (called on the result of `rtpkg.testing.Client`) is not in the loaded source at 2.0.0; `rtpkg.testing.Client` inherits from `httpx.Client` (no release of httpx found on the configured indexes), not followed: its members are unknown"),
     # resolves at neither version: not a change of this upgrade
     ("app/use.py:17", "UNRESOLVED", "[info] `rtpkg.ghost` does not resolve at 2.0.0, nor did it at the old version (not found): not a change of this upgrade"),
 ])

@@ -142,3 +142,21 @@ def test_a_parameter_the_old_kwargs_took_is_not_new() -> None:
         ("NEW_OPTIONAL_PARAM", "info", "b")]
     assert codes(signature_changes("pkg.C", old, sig(("a", PK, None), ("b", KW, None), ("attrs", VK_, None)))) == [
         ("NEW_REQUIRED_PARAM", "info", "b")]
+
+
+def test_a_keyword_the_old_kwargs_took_and_nothing_takes_now() -> None:
+    old = sig(("url", PK, None), ("kwargs", VK, None))  # requests' Session.get(url, **kwargs)
+    new = sig(("url", PK, None), ("params", KW, "None"))  # a get that names what it takes, without **kwargs
+    (problem,) = bind_call(call("f('/', stream=True, params={})"), "pkg.f", old, new, "2")
+    assert problem == ("REMOVED_PARAM", "error", "stream", "`pkg.f`: `stream` is not a parameter at 2 (the old `**kwargs` took it)")
+    # the new version keeps a **kwargs: it still takes it; the old one lacked it and had none: already broken, not said
+    assert bind_call(call("f('/', stream=True)"), "pkg.f", old, sig(("url", PK, None), ("kw", VK, None)), "2") == []
+    assert bind_call(call("f('/', stream=True)"), "pkg.f", sig(("url", PK, None)), new, "2") == []
+
+
+def test_return_types_that_print_alike_are_shown_whole() -> None:
+    old, new = sig(returns="requests.models.Response"), sig(returns="httpx._models.Response")
+    (problem,) = bind_call(call("r = f()"), "pkg.f", old, new, "2")
+    assert problem[0] == "RETURN_CHANGED" and "returns `httpx._models.Response` (was `requests.models.Response`)" in problem[3]
+    (problem,) = bind_call(call("r = f()"), "pkg.f", sig(returns="a.List"), sig(returns="b.Tuple"), "2")
+    assert "returns `Tuple` (was `List`)" in problem[3]

@@ -338,6 +338,19 @@ def test_calls_results_and_typing_only_imports() -> None:
     assert (res.target, res.member, res.line, res.call.keywords) == ("pkg.make", "save", 10, ["path"])
 
 
+def test_a_method_called_at_once_on_a_result() -> None:
+    sources = {"a.py": (s := textwrap.dedent('''
+        from pkg.testing import Client
+        r = Client(app).get("/", stream=True)
+        Client(app).close()
+        other(app).get("/")
+        Client(app)
+        ''').lstrip(), ast.parse(s))}
+    uses = find_uses(sources, ["pkg"])
+    got = sorted((u.line, u.target, u.member, tuple(u.call.keywords), u.call.used) for u in uses if u.kind == RESULT)
+    assert got == [(2, "pkg.testing.Client", "get", ("stream",), True), (3, "pkg.testing.Client", "close", (), False)]
+
+
 def test_patch_guards_around_or_returning_before() -> None:
     src = textwrap.dedent('''
         from pkg import Cls

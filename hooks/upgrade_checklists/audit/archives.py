@@ -2,8 +2,10 @@
 
 Only regular files and directories are written. A member with an absolute path, a
 ``..`` component, a drive or a backslash is refused; links, devices, FIFOs are skipped.
-The contents of what the audit reads -- Python sources, ``.py`` and ``.pyi`` -- are
-written; every other regular member (a compiled extension, data, ``setup.py``'s
+The contents of what the audit reads -- Python sources, ``.py`` and ``.pyi``, and the
+release's own metadata (a wheel's ``*.dist-info/METADATA`` and ``top_level.txt``, an sdist's
+``PKG-INFO``, ``*.egg-info/requires.txt`` and ``pyproject.toml``: what it requires, read as
+text by ``bases.py``) -- are written; every other regular member (a compiled extension, data, ``setup.py``'s
 neighbours) is written as an empty file: its name is all the audit looks at (griffe finds
 a compiled module by its name). Nothing in the archive is run: a ``setup.py`` or a
 ``.pth`` file is just a file here.
@@ -41,6 +43,23 @@ MAX_NAME = 4096  # one member name, in characters
 MAX_NAMES = 32 * 1024 * 1024  # all member names, in characters (tarfile keeps every member it read)
 MAX_DIRECTORY = 64 * 1024 * 1024  # a zip's central directory
 READ = (".py", ".pyi")  # the members whose contents the audit reads
+#: ... and the release's metadata files (by their last two path parts; ``*`` any folder name ending so)
+METADATA = ((".dist-info", "METADATA"), (".dist-info", "top_level.txt"), ("", "PKG-INFO"), (".egg-info", "requires.txt"),
+            (".egg-info", "PKG-INFO"), (".egg-info", "top_level.txt"), ("", "pyproject.toml"))
+MAX_METADATA = 4 * 1024 * 1024  # one metadata file written
+
+
+def kept(name: str) -> bool:
+    """The audit reads this member's contents: a Python source, or a metadata file of the release at
+    the archive's top (``pkg-1.0.dist-info/METADATA``, ``pkg-1.0/PKG-INFO``, ``pkg-1.0/pyproject.toml``)."""
+    if name.endswith(READ):
+        return True
+    parts = [p for p in name.split("/") if p]
+    for folder, last in METADATA:
+        if parts and parts[-1] == last and 2 <= len(parts) <= 3 - (folder == ""):
+            if folder == "" or parts[-2].endswith(folder):
+                return True
+    return False
 _LONG_HEADERS = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE, tarfile.GNUTYPE_LONGNAME,
                  tarfile.GNUTYPE_LONGLINK)
 
@@ -103,15 +122,16 @@ class _Budget:
         if dest.is_symlink() or dest.exists():
             raise ArchiveError(f"archive member {shown(name)} occurs twice")
         written = 0
+        cap = MAX_FILE if name.endswith(READ) else MAX_METADATA
         with open(dest, "xb") as out:
-            while src is not None and name.endswith(READ):
+            while src is not None and kept(name):
                 chunk = src.read(1 << 20)
                 if not chunk:
                     break
                 written += len(chunk)
                 self.total += len(chunk)
-                if written > MAX_FILE:
-                    raise ArchiveError(f"archive member {shown(name)} is larger than {MAX_FILE >> 20} MB")
+                if written > cap:
+                    raise ArchiveError(f"archive member {shown(name)} is larger than {cap >> 20} MB")
                 if self.total > MAX_TOTAL:
                     raise ArchiveError(f"archive unpacks to more than {MAX_TOTAL >> 20} MB of Python sources")
                 out.write(chunk)
@@ -183,7 +203,7 @@ def _unzip(archive: Path, out: Path, budget: _Budget) -> None:
                 continue
             if stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # symlinks and other special files
                 continue
-            if not info.filename.endswith(READ):
+            if not kept(info.filename):
                 budget.copy(None, out.joinpath(*parts), info.filename)
                 continue
             with z.open(info) as src:
@@ -221,7 +241,7 @@ def _untar(archive: Path, out: Path, budget: _Budget) -> None:
             budget.expand(m.size)  # read, or skipped by decompressing it
             if m.size > MAX_FILE and m.name.endswith(READ):
                 raise ArchiveError(f"archive member {shown(m.name)} is larger than {MAX_FILE >> 20} MB")
-            if not m.name.endswith(READ):
+            if not kept(m.name):
                 budget.copy(None, out.joinpath(*parts), m.name)
                 continue
             src = t.extractfile(m)

@@ -86,13 +86,16 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
                     out.append(("NEW_REQUIRED_PARAM", "error", p.name, f"`{what}`: `{p.name}` is required at {version} and this call does not pass it"))
     if old is not None and None not in (old.returns, new.returns) and old.returns != new.returns and call.used:
         if call.unpacked and _sequence(old.returns) and _sequence(new.returns):
-            out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`); "
+            now, was = _types(new.returns, old.returns)
+            out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{now}` (was `{was}`); "
                         "this call only unpacks or iterates the result, which either supports"))
         elif old.overloaded or new.overloaded:
-            out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`), "
+            now, was = _types(new.returns, old.returns)
+            out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{now}` (was `{was}`), "
                         "the union of its overloads; which one this call takes depends on its arguments' types, not known statically"))
         else:
-            out.append(("RETURN_CHANGED", "error", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`), and this call uses the result"))
+            now, was = _types(new.returns, old.returns)
+            out.append(("RETURN_CHANGED", "error", "return", f"`{what}`: returns `{now}` (was `{was}`), and this call uses the result"))
     why = unbound_at(call, old) if old is not None and any(p[1] == "error" for p in out) else None
     if why is not None:  # already broken: not this upgrade's (issue 24.8)
         out = [(code, "info" if sev == "error" else sev, param,
@@ -122,6 +125,13 @@ def unbound_at(call: Call, sig: Signature) -> str | None:
 
 
 _SEQUENCES = ("list", "tuple", "typing.Sequence", "typing.MutableSequence", "typing.Iterable", "typing.Collection")
+
+
+def _types(new: str, old: str) -> tuple[str, str]:
+    """Two annotations as messages show them: short, unless that makes them look alike
+    (``requests.models.Response`` and ``httpx._models.Response``)."""
+    a, b = short(new), short(old)
+    return (a, b) if a != b else (new, old)
 
 
 def _sequence(text: str) -> bool:
@@ -161,7 +171,8 @@ def signature_changes(what: str, old: Signature, new: Signature) -> list[Problem
         shown = ", ".join(f"`{o}`" for o in (optional if len(optional) <= 4 else names))
         out.append(("NEW_OPTIONAL_PARAM", "info", ",".join(names), f"`{what}`: {len(optional)} new optional parameters: {shown}"))
     if None not in (old.returns, new.returns) and old.returns != new.returns:  # an annotation added is no change
-        out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{short(new.returns)}` (was `{short(old.returns)}`); no call site uses the result"))
+        now, was = _types(new.returns, old.returns)
+        out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{now}` (was `{was}`); no call site uses the result"))
     return out
 
 
@@ -196,6 +207,7 @@ NO_ATTRIBUTE_CLASS = "the class of an attribute upstream declares is not known"
 NOT_RESOLVABLE = "not resolvable statically"
 NO_RECEIVER_CLASS = "the class of a receiver reached from upstream is not known"
 RECEIVER_REBOUND = "a receiver the function assigns more than one kind of value"
+NOT_FOLLOWED = "a member of a base in another distribution that could not be followed"
 
 
 def _lookup(model: UpstreamModel | None, dotted: str) -> Api | None:
@@ -285,7 +297,12 @@ def _foreign(model, cls: Api) -> str:
         bases = model.foreign_bases(cls)
     except Unresolved:
         return "a base not in the loaded source"
-    return ", ".join(f"`{b}`" for b in bases)
+    why = getattr(model, "why_not_followed", None)  # a model following bases (``bases.Followed``): why not this one
+    out = []
+    for b in bases:
+        reason = why(b) if why is not None else ""
+        out.append(f"`{b}` ({reason})" if reason else f"`{b}`")
+    return ", ".join(out)
 
 
 def _status(model, dotted: str) -> str:
@@ -463,7 +480,11 @@ def _bind_result(u: Use, old, new, version, covered) -> Bound:
                 b.problems.append(("UNRESOLVED", "info", "", f"`{what}` (called on the result of `{a_new.path}`) is not in the loaded "
                                    f"source at {version}; `{cls_new.path}` inherits from {foreign}, not followed: its members are unknown"))
             else:
-                b.problems.append(("METHOD_CHANGED", "error", "", f"`{what}` (called on the result of `{a_new.path}`) was removed at {version}"))
+                owner = m_old.path.rsplit(".", 1)[0]
+                was = f" (at the old version inherited from `{owner}`)" if cls_old is not None and owner != cls_old.path else ""
+                b.problems.append(("METHOD_CHANGED", "error", "", f"`{what}` (called on the result of `{a_new.path}`) was removed at {version}{was}"))
+        elif _foreign(new, cls_new):
+            b.unknown = NOT_FOLLOWED
         return b
     b.problems += _scoped(u, new, m_new, version, f" (called on the result of `{a_new.path}`)")
     if m_new.signature is None or m_new.kind != "function":
@@ -500,8 +521,8 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
             code = "PATCH_MISMATCH" if u.patch else "REMOVED_API"
             b.problems.append((code, "error", u.member,
                                f"`{cls_new.path}` has no `{u.member}` at {version} (it had at the old version), and {u.via} uses {used}"))
-        elif m_old is None:
-            b.unknown = NOT_FOUND  # set at run time, or by a project class: not known statically
+        elif m_old is None:  # set at run time, or by a project class, or by a base not followed: not known statically
+            b.unknown = NOT_FOLLOWED if _foreign(new, cls_new) else NOT_FOUND
         return b
     b.problems += _scoped(u, new, m_new, version, f" ({u.via})")
     if u.call is None or m_new.signature is None or m_new.kind not in ("function", "class"):

@@ -24,6 +24,7 @@ from packaging.utils import canonicalize_name
 
 from upgrade_checklists.audit import fetch as fetching
 from upgrade_checklists.audit.api import Unresolved
+from upgrade_checklists.audit.bases import Followed, Follower, newest, newest_cached
 from upgrade_checklists.project.cache import ScanCache
 from upgrade_checklists.audit.bind import bind_uses, coverage
 from upgrade_checklists.core.checklist import Checklist
@@ -38,7 +39,7 @@ from upgrade_checklists.project.uses import IMPORT, PATCH, Sources
 from upgrade_checklists.project.result import Result
 from upgrade_checklists.project.scan import iter_sources
 from upgrade_checklists.audit.targets import AuditError, Target, plan
-from upgrade_checklists.project.versions import DEFAULT, Reader, resolve
+from upgrade_checklists.project.versions import DEFAULT, Reader, check_version, resolve
 from upgrade_checklists.core.files import read_text
 
 __all__ = ["AuditError", "AuditResult", "Auditor", "Target", "plan"]
@@ -74,6 +75,8 @@ class Auditor:
         self._parsed: Sources | None = None
         self.store = project_store(cfg, check)
         self.fell_back: list[str] = []  # sources fetched from the index after git failed (a note each)
+        self._base_pins: dict[tuple, str | None] = {}  # (variant, ref, distribution) -> its pinned version
+        self.base_notes: list[str] = []  # each distribution a base was followed into (a note each, with -v)
 
     # -- fetching -------------------------------------------------------------------
 
@@ -96,20 +99,26 @@ class Auditor:
             list(pool.map(one, todo))
 
     def fetch(self, cl: Checklist, version: str) -> Path:
-        key = (cl.package, version)
+        return self._fetch(cl.package, version, cl.frontmatter, self.check.import_names.get(cl.rel, []))
+
+    def _fetch(self, package: str, version: str, fm: dict, names: list[str], base: bool = False) -> Path:
+        """The source of ``package`` at ``version`` (``fm``: its checklist's frontmatter, for the git
+        source; ``names``: its import names, what a sparse clone checks out)."""
+        key = (package, version)
         if key in self._fetched:
             return self._fetched[key]
         if key in self._failed:
             raise self._failed[key]
-        fm = cl.frontmatter
-        names = self.check.import_names.get(cl.rel, [])
         errors = []
         pinned_repo = self.git_pins.get(key)
         if pinned_repo is not None:  # a git pin: that repository at that ref, whatever --source says
             path = fetching.fetch_git_pin(pinned_repo, version, cache_dir=self.cache_dir, timeout=self.timeout)
             self._fetched[key] = path
             return path
-        for kind in (["git", "index"] if self.source == "auto" else [self.source]):
+        kinds = ["git", "index"] if self.source == "auto" else [self.source]
+        if base and self.source == "auto" and not fm.get("github"):
+            kinds = ["index"]  # no repository known (a distribution reached by a base, without a checklist)
+        for kind in kinds:
             try:
                 if kind == "git":
                     sparse = [n.replace(".", "/") for n in names] + [f"src/{n.replace('.', '/')}" for n in names]
@@ -120,14 +129,14 @@ class Auditor:
                                               url_template=self.cfg.git_url, cache_dir=self.cache_dir,
                                               sparse=[s for s in sparse if s], timeout=self.timeout)
                 else:
-                    path = fetching.fetch_index(cl.package, version, cache_dir=self.cache_dir, timeout=self.timeout)
+                    path = fetching.fetch_index(package, version, cache_dir=self.cache_dir, timeout=self.timeout)
                 self._fetched[key] = path
                 if errors:  # git failed: said with -v
-                    self.fell_back.append(f"{cl.package} {version}: the git source failed ({errors[0]}); the index's was used")
+                    self.fell_back.append(f"{package} {version}: the git source failed ({errors[0]}); the index's was used")
                 return path
             except fetching.FetchError as exc:
                 errors.append(f"{kind}: {exc}")
-        raise fetching.FetchError(f"cannot fetch {cl.package} {version}: " + "; ".join(errors))
+        raise fetching.FetchError(f"cannot fetch {package} {version}: " + "; ".join(errors))
 
     def family_of(self, cl: Checklist) -> list[Checklist]:
         key = canonicalize_name(cl.package)
@@ -158,6 +167,54 @@ class Auditor:
             except fetching.FetchError as exc:
                 result.notes.append(f"{cl.package}: family member {other.package} {v} not loaded ({exc})")
         return CachedModel(trees, modules, self.cache_dir)
+
+    # -- bases in other distributions (``bases.py``) ---------------------------------------------
+
+    def followed(self, t: Target, model: CachedModel, version: str, side: str) -> Followed:
+        """``model`` (of ``t`` at ``version``, its ``side``: "old" or "new") with the members of its
+        classes' bases in other distributions, each followed at the version the project pins
+        (at the base ref for the old side of a comparison with one), else the newest the
+        release's own requirements allow."""
+        variant = t.variants[0] if t.variants else DEFAULT
+        ref = t.base_ref if side == "old" else None
+        release = self._fetched.get((t.package, version))
+        return Followed(model, Follower(self, release, lambda dist: self._base_pin(variant, ref, dist), label=f"{t.package} {version}",
+                                        own=t.package))
+
+    def _base_pin(self, variant: str, ref: str | None, dist: str) -> str | None:
+        key = (variant, ref, canonicalize_name(dist))
+        if key not in self._base_pins:
+            version = None
+            try:
+                every = resolve(Reader(self.cfg.root, ref, cache=self.store if ref is None else None), [dist], self.cfg.manifests)
+                pins = every.get(variant) or every.get(DEFAULT)
+                pin = pins.resolved.get(key[2]) if pins else None
+                if pin is not None:
+                    version = check_version(pin.version)
+                    if pin.git:
+                        self.git_pins[(dist, pin.version)] = pin.git
+            except Exception:  # a manifest that cannot be read at that ref, a version not allowed: not pinned
+                version = None
+            self._base_pins[key] = version
+        return self._base_pins[key]
+
+    def distribution_model(self, dist: str, version: str, top: str) -> tuple[CachedModel, Path]:
+        """The model of distribution ``dist`` at ``version`` (fetched as a checklist of it says, else
+        from the index; cached), loading import name ``top``; and its source tree."""
+        cl = next((c for c in self.check.checklists if canonicalize_name(c.package) == canonicalize_name(dist)), None)
+        names = self.check.import_names.get(cl.rel, []) if cl is not None else []
+        names = names if top in names or top in [n.split(".")[0] for n in names] else [top]
+        root = self._fetch(cl.package if cl is not None else dist, version, cl.frontmatter if cl is not None else {}, names, base=True)
+        memo = ("base", canonicalize_name(dist), version, top)
+        if memo not in self._models:
+            self._models[memo] = CachedModel([(dist, version, root)], names, self.cache_dir)
+        return self._models[memo], root
+
+    def newest_release(self, dist: str, spec) -> str | None:
+        """The newest release of ``dist`` that ``spec`` allows on pip's indexes (remembered a day)."""
+        from upgrade_checklists.audit.ledger import index_releases
+
+        return newest_cached(self.cache_dir, dist, spec, lambda: newest(index_releases(dist, min(self.timeout, 120)), spec))
 
     def save_models(self) -> None:
         """Keep what the audit asked of each model (the next audit of these versions loads none),
@@ -205,6 +262,8 @@ class Auditor:
                 old = self.model(t.checklist, t.old, old_versions, result) if t.old else None
                 if old is not None:
                     old.peer = new
+                    old = self.followed(t, old, t.old, "old")
+                new = self.followed(t, new, t.new, "new")
             except fetching.FetchError as exc:
                 result.errors.append(f"{t.package}: {exc}")
                 result.findings.append(Finding(t.checklist.rel, 1, "FETCH", str(exc), package=t.package, severity="warning", at_source=False))
@@ -223,7 +282,7 @@ class Auditor:
                     t.findings.append(f)
                     break
         result.findings = _unique(result.findings)
-        result.notes += sorted(self.fell_back)
+        result.notes += sorted(self.fell_back) + list(dict.fromkeys(self.base_notes))
         return result
 
     def _package(self, key: str) -> str:

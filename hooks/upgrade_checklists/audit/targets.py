@@ -44,6 +44,7 @@ class Target:
     old_git: str | None = None  # the repository of a git pin (the version is then a git ref)
     new_git: str | None = None
     transitive: bool = False  # moved through a lock file only: no pin changed
+    base_ref: str | None = None  # the git ref the old version was read at (a comparison with one)
     findings: list[Finding] = field(default_factory=list)  # this target's findings (set by the audit)
     entry_bound: dict[int, int] = field(default_factory=dict)  # catalog entry number -> call sites bound
     #: uses of the package found in the code, checked, and unknown by reason (``bind.coverage``)
@@ -160,7 +161,8 @@ def _moved(by_name: dict[str, Checklist], now: dict[str, Pins], before: dict[str
             continue
         for (old, old_git, new, new_git, source, transitive), vs in moves.items():
             why = f"moved in {source} since {base_ref}" + (" (transitive: no pin changed)" if transitive else "")
-            moved.append(Target(cl.package, cl, old, new, why, variants=vs, old_git=old_git, new_git=new_git, transitive=transitive))
+            moved.append(Target(cl.package, cl, old, new, why, variants=vs, old_git=old_git, new_git=new_git, transitive=transitive,
+                                base_ref=base_ref))
         for (version, git), where in stays.items():
             sources = ", ".join(dict.fromkeys(s for _, s in where))
             pinned.append(Target(cl.package, cl, None, version, f"pinned in {sources} (nothing moved: binding only)",

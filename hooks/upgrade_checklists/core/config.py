@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,8 @@ class Config:
     tiers: dict[str, list[str]] | None = None
     import_names: dict[str, list[str]] = field(default_factory=dict)
     families: dict[str, list[str]] = field(default_factory=dict)
+    #: import name -> distribution, for a base class in another distribution (``audit/bases.py``)
+    distributions: dict[str, str] = field(default_factory=dict)
     git_url: str = "https://github.com/{github}.git"
     cache_dir: str | None = ".upgrade-checklists-cache"
     manifests: list[str] = field(default_factory=lambda: ["pyproject*.toml", "uv*.lock", "requirements*.txt"])
@@ -62,6 +65,7 @@ _KEYS = {
     "tiers": dict,
     "import-names": dict,
     "families": dict,
+    "distributions": dict,
     "git_url": str,
     "cache_dir": str,
     "manifests": list,
@@ -73,6 +77,7 @@ _KEYS = {
 }
 
 
+_DIST = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")  # a distribution name (as the index spells one)
 DEDICATED = "upgrade-checklists.toml"  # top-level keys, as in the [tool.upgrade-checklists] table
 
 
@@ -195,6 +200,12 @@ def _from_table(root: Path, table: dict, path: Path | None, shown: str) -> Confi
                 mapping[name] = [mapping[name]]
             _str_list(mapping, name, f"{where}.{key}")
         setattr(cfg, attr, {k: list(v) for k, v in mapping.items()})
+    dists = table.get("distributions", {})
+    for name, dist in dists.items():
+        if not isinstance(dist, str) or not _DIST.match(dist) or not name.isidentifier():
+            raise ConfigError(f"{where}.distributions: {name!r} = {dist!r}: an import name and a distribution name, "
+                              f"e.g. yaml = \"PyYAML\"")
+    cfg.distributions = dict(dists)
     if "cache_dir" in table:
         cfg.cache_dir = _relative(table["cache_dir"], f"{where} cache_dir")
     if "git_url" in table:

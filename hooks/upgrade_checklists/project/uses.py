@@ -203,6 +203,7 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
             out += _attributes(rel, tree, bound)
             covered: set[int] = set()
             scopes, owner = _scopes(rel, tree, bound, modules, project)
+            chained, at_once = _chained_calls(tree), []
             for c in find_calls(text, tree, modules):
                 out.append(Use(rel, c.line, CALL, c.api, call=c))
                 if c.assigned_to:
@@ -210,7 +211,15 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
                         if _result_holds(c, mc, owner):
                             out.append(Use(rel, mc.line, RESULT, c.api, mc.api, call=mc, via=f"the result of `{c.api}`"))
                             covered.add(id(mc.node))
-            out += _receivers(rel, text, scopes, covered)
+                if c.node is not None and id(c.node) in chained:  # ``Api(...).method(...)``: on the result, at once
+                    at_once.append((c, *chained[id(c.node)]))
+            typed = _receivers(rel, text, scopes, covered)
+            out += typed
+            typed_calls = {id(u.call.node) for u in typed if u.call is not None and u.call.node is not None}
+            for c, stmt, node, where in at_once:  # where no receiver type says it already (module level, say)
+                if id(node) not in typed_calls:
+                    mc = make_call(node.func.attr, where, node, stmt, text.splitlines())
+                    out.append(Use(rel, mc.line, RESULT, c.api, mc.api, call=mc, via=f"the result of `{c.api}`"))
         for i in range(start, len(out)) if guesses else ():
             u = out[i]
             head = next((q for q in guesses.values() if u.target == q or u.target.startswith(q + ".")), None)
@@ -219,6 +228,17 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
         if bound or any(m in text for m in modules):  # a patch may reach the class through strings
             out += project.patches(rel)
     out += project.subclass_uses()
+    return out
+
+
+def _chained_calls(tree: ast.Module) -> dict[int, tuple]:
+    """``id(inner call) -> (stmt, call, where)`` of each call ``<call>.method(...)`` made directly on
+    the result of another call (``TestClient(app).get(url)``)."""
+    out = {}
+    for stmt, node, where in statement_calls(tree):
+        f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Call):
+            out[id(f.value)] = (stmt, node, where)
     return out
 
 
