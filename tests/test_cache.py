@@ -292,3 +292,34 @@ def test_a_released_cache_forgets_and_writes_nothing(repo: Repo) -> None:
     cache.put("app/engine/core.py", st, {"skip": "x"})
     cache.save()
     assert path.read_bytes() == before
+
+
+def test_the_build_id_changes_with_any_source_file_of_the_package(tmp_path, monkeypatch) -> None:
+    """A cache written by another build is never read: an edit to any module (not only the
+    scan cache's own folder) makes another build id; a file's stat is enough to tell."""
+    import os
+
+    from upgrade_checklists.project import cache
+
+    pkg = tmp_path / "pkg"
+    for rel in ("project/cache.py", "audit/api.py", "core/x.py"):
+        (pkg / rel).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / rel).write_text("X = 1\n")
+    (pkg / "audit/__pycache__").mkdir()
+    monkeypatch.setattr(cache, "__file__", str(pkg / "project/cache.py"))
+
+    def build() -> str:
+        monkeypatch.setattr(cache, "_build_id", None)
+        return cache.build_id()
+
+    first = build()
+    assert build() == first
+    (pkg / "audit/__pycache__/api.cpython-311.pyc").write_bytes(b"compiled")  # not a source
+    assert build() == first
+    api = pkg / "audit/api.py"
+    api.write_text("X = 2\n")  # same size
+    os.utime(api, ns=(api.stat().st_atime_ns, api.stat().st_mtime_ns + 1_000_000_000))
+    second = build()
+    assert second != first
+    (pkg / "audit/new.py").write_text("")
+    assert build() not in (first, second)

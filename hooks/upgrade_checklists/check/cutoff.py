@@ -171,27 +171,32 @@ class _Catalogs:
         spans.sort()
         if any(a[1] > b[0] for a, b in zip(spans, spans[1:])):
             return None
-        wanted = [*_changed_keys(read), *("checklist:" + rel for _, _, rel in spans),
-                  *("snippets:" + f for f in sorted(set().union(*asked.values()) - set(maybe))), "git-history"]
-        cache = ScanCache(None, "")
-        cache.entries = peek(cache_directory(cfg), str(cfg.root.resolve()), wanted)
-        return cls(cfg, outcome, spans, asked, renamed, cache.entries, Snippets(cfg.root, cache))
+        cache = ScanCache(None, "")  # the changed files' entries now; the catalogs' when one is checked again
+        cache.entries = peek(cache_directory(cfg), str(cfg.root.resolve()), _changed_keys(read))
+        return cls(cfg, outcome, spans, asked, renamed, dict(cache.entries), Snippets(cfg.root, cache))
 
     def again(self, shifted: list[str]) -> list[str] | None:
         """Check again the catalogs that asked about a file in ``shifted`` (where a
         catalog's answers differ), their findings replaced in the outcome; their
         checklists, or None when one cannot be read as the full run read it."""
+        again = [(start, end, rel) for start, end, rel in self.spans if not set(shifted).isdisjoint(self.asked[rel])]
+        if not again:
+            return []  # nothing moved: the catalogs' module is not even imported
         from upgrade_checklists.check.catalog import check_catalog
         from upgrade_checklists.core.checklist import Checklist
         from upgrade_checklists.core.files import Skipped, file_stat
         from upgrade_checklists.core.plain import PlainError, from_plain
         from upgrade_checklists.project.result import Result
 
+        from upgrade_checklists.project.cache import cache_directory, peek
+
         cache = self.snippets.cache
+        known = set(cache.entries)
+        wanted = [*("checklist:" + rel for _, _, rel in again),
+                  *sorted({"snippets:" + f for _, _, rel in again for f in self.asked[rel]} - known), "git-history"]
+        cache.entries.update(peek(cache_directory(self.cfg), str(self.cfg.root.resolve()), wanted))
         done: list[str] = []
-        for start, end, rel in reversed(self.spans):  # from the last: the earlier spans stay where they are
-            if set(shifted).isdisjoint(self.asked[rel]):
-                continue
+        for start, end, rel in reversed(again):  # from the last: the earlier spans stay where they are
             try:
                 hit, data = cache.get("checklist:" + rel, file_stat(self.cfg.root, rel))
                 cl = from_plain(Checklist, data) if hit else None
