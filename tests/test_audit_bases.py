@@ -116,6 +116,10 @@ class Mine(Client):
 
 
 p = Plain(timeout=1, retries=2)
+
+
+def annotated(client: Client):
+    client.mount("y", None)
 '''
 
 
@@ -167,6 +171,8 @@ UPGRADE = sorted([
     # a method the new base no longer has (the project's class inherited it from the base at the old version)
     ("app/use.py:6", "METHOD_CHANGED", "`apkg.client.Client.mount` (called on the result of `apkg.client.Client`) was removed at 2.0.0 "
                                        "(at the old version inherited from `base_pkg.session.Session`)"),
+    # the same method on a parameter annotated with the project's upstream class (a typed receiver)
+    ("app/use.py:20", "REMOVED_API", "`apkg.client.Client.mount` was removed at 2.0.0 (`client` annotated `apkg.client.Client` in `annotated`)"),
     # a class constructed by its base's __init__, which lost `retries`
     ("app/use.py:16", "REMOVED_PARAM", "`apkg.client.Plain`: keyword `retries` was removed"),
     # through a project subclass: the same keyword, at its line
@@ -234,7 +240,8 @@ def test_an_unfetchable_base_stays_unknown_and_says_why(tmp_path: Path, capsys, 
     assert "Traceback" not in r.err
     got = findings(r)
     # every use of a member the old base had: info, naming the base and why it was not followed
-    assert [f[0] for f in got] == ["app/use.py:13", "app/use.py:4", "app/use.py:5", "app/use.py:6", "app/use.py:7", "app/use.py:8"]
+    assert [f[0] for f in got] == ["app/use.py:13", "app/use.py:20", "app/use.py:4", "app/use.py:5", "app/use.py:6", "app/use.py:7",
+                                   "app/use.py:8"]  # 20: the typed receiver's inherited member, unknown the same way
     for _where, code, msg in got:
         assert code == "UNRESOLVED" and msg.startswith("[info] ")
         assert "inherits from `base_pkg.session.Session` (cannot fetch base-pkg 2.0.0: index: " in msg
@@ -263,9 +270,9 @@ def test_a_distribution_mapped_in_the_configuration_must_hold_the_module(tmp_pat
     assert r.code == 0, r.out + r.err
     assert ("note: a-dist 2.0.0: bases from `base_pkg` not followed: other-dist 1.0.0 holds no module `base_pkg` "
             "(name its distribution under [tool.upgrade-checklists] distributions)") in r.err
-    # the members it would have given (lines 4-8 and 13) are counted as unknown, by that reason, and
+    # the members it would have given (lines 4-8, 13 and 20) are counted as unknown, by that reason, and
     # the constructor of `Plain` (line 16: its `__init__` is its base's) has no signature known
-    assert "7 unknown (6 a member of a base in another distribution that could not be followed, 1 no signature known statically)" in r.out
+    assert "8 unknown (7 a member of a base in another distribution that could not be followed, 1 no signature known statically)" in r.out
     # mapped right, the base is followed (at the newest release: a-dist requires nothing), and the
     # wrong keyword is found
     p.edit("pyproject.toml", '"other-dist"', '"base-pkg"')

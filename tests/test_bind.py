@@ -160,3 +160,23 @@ def test_return_types_that_print_alike_are_shown_whole() -> None:
     assert problem[0] == "RETURN_CHANGED" and "returns `httpx._models.Response` (was `requests.models.Response`)" in problem[3]
     (problem,) = bind_call(call("r = f()"), "pkg.f", sig(returns="a.List"), sig(returns="b.Tuple"), "2")
     assert "returns `Tuple` (was `List`)" in problem[3]
+
+
+def test_a_class_return_change_used_only_through_members_is_info() -> None:
+    """``httpx.Response`` for ``requests.models.Response``: where the result is only read through its
+    attributes, each read is checked against the new class (a typed receiver), not the call."""
+    old, new = sig(("a", PK, None), returns="requests.models.Response"), sig(("a", PK, None), returns="httpx.Response")
+    for src in ("def t():\n    r = f(1)\n    assert r.status_code == 200\n    r.json()\n", "def t():\n    return f(1).status_code\n",
+                "def t():\n    r = f(1)\n    a = r.x\n    r = f(2)\n    return r.x == a\n"):  # bound again, read the same way
+        source = f"from pkg import f\n{src}\n"
+        first = find_calls(source, ast.parse(source), ["pkg"])[0]
+        problems = bind_call(first, "pkg.f", old, new, "2")
+        assert codes(problems) == [("RETURN_CHANGED", "info", "return")], src
+        assert "each checked against the new class" in problems[0][3]
+    for src in ("def t():\n    r = f(1)\n    keep(r)\n",  # passed on: what it is used for is not known
+                "def t():\n    r = f(1)\n    r += 1\n",  # read whole
+                "def t():\n    r = f(1)\n    return r\n"):  # handed on
+        assert codes(bind_call(call(src), "pkg.f", old, new, "2")) == [("RETURN_CHANGED", "error", "return")], src
+    builtin = sig(("a", PK, None), returns="list[int]"), sig(("a", PK, None), returns="tuple[int, int]")
+    assert codes(bind_call(call("def t():\n    r = f(1)\n    r.append(2)\n"), "pkg.f", *builtin, "2")) == [
+        ("RETURN_CHANGED", "error", "return")]  # a list method on what is now a tuple

@@ -81,7 +81,7 @@ def test_the_uses_are_kept_as_plain_json_and_a_second_audit_does_not_analyse(pro
             "call": {"api": "fakepkg.core.parallel_state.get_old_group", "line": 13, "end_line": 13,
                      "snippet": "group = mpu.get_old_group()", "positional": 0, "keywords": [], "star_args": False,
                      "star_kwargs": False, "used": True, "assigned_to": "group", "node": None,
-                     "callee": "mpu.get_old_group", "unpacked": False}} in record
+                     "callee": "mpu.get_old_group", "unpacked": False, "members_only": False}} in record  # `group` is returned (line 42)
     patch = [u for u in record if u["kind"] == "patch"]
     assert [(u["file"], u["line"], u["target"], u["member"], u["guarded"], u["guard_line"], u["function_line"]) for u in patch] == [
         ("app/engine/lora.py", 5, "fakepkg.core.bridge.AutoBridge", "save_hf_adapter", True, 4, 8)]

@@ -89,6 +89,10 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
             now, was = _types(new.returns, old.returns)
             out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{now}` (was `{was}`); "
                         "this call only unpacks or iterates the result, which either supports"))
+        elif call.members_only and _a_class(old.returns) and _a_class(new.returns):
+            now, was = _types(new.returns, old.returns)
+            out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{now}` (was `{was}`); this call's result is "
+                        "only used through its attributes, each checked against the new class where it is read"))
         elif old.overloaded or new.overloaded:
             now, was = _types(new.returns, old.returns)
             out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{now}` (was `{was}`), "
@@ -132,6 +136,11 @@ def _types(new: str, old: str) -> tuple[str, str]:
     (``requests.models.Response`` and ``httpx._models.Response``)."""
     a, b = short(new), short(old)
     return (a, b) if a != b else (new, old)
+
+
+def _a_class(text: str) -> bool:
+    """An annotation naming one class by its dotted path (``httpx.Response``): no builtin, union or generic."""
+    return "." in text and not any(c in text for c in "[|, ") and not text.startswith(("builtins.", "typing."))
 
 
 def _sequence(text: str) -> bool:
@@ -1028,13 +1037,17 @@ def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: st
     b.new, b.old = (m_new.path if m_new else None), (m_old.path if m_old else None)
     what = f"{t_new.path}.{u.member}"
     if m_new is None:
-        if m_old is not None:
+        foreign = _foreign(new, t_new)
+        if m_old is not None and foreign:  # inherited from a base not followed (the standard library, say): unknown
+            b.problems.append(("UNRESOLVED", "info", "", f"`{what}` is not in the loaded source at {version} ({how}); "
+                               f"`{t_new.path}` inherits from {foreign}, not followed: its members are unknown"))
+        elif m_old is not None:
             dynamic = next((d for d in ("__getattr__", "__getattribute__") if _member(new, t_new, d) is not None), None)
             b.problems.append(("REMOVED_API", "warning" if dynamic else "error", u.member, f"`{what}`{_was(old, m_old)} was "
                                f"removed at {version} ({how})"
                                + (f"; `{t_new.path}` defines `{dynamic}`, which may still serve it" if dynamic else "")))
         else:
-            b.unknown = NOT_FOUND  # set at run time, or not upstream's: not known statically
+            b.unknown = NOT_FOLLOWED if foreign else NOT_FOUND  # set at run time, or not upstream's: not known statically
         return b
     b.problems += _scoped(u, new, m_new, version, f" ({how})")
     if m_new.signature is None or m_new.kind not in ("function", "class") or u.call is None:

@@ -36,6 +36,8 @@ class Call:
     callee: str | None = field(default=None, repr=False, compare=False)  # the callee as written, kept where the node is not
     #: the result is only unpacked (``a, b = api(...)``) or iterated (``for x in api(...)``): any sequence serves
     unpacked: bool = False
+    #: the result is assigned to a name whose every use reads an attribute of it (``r = api(...); r.x``)
+    members_only: bool = False
 
     def callee_text(self) -> str | None:
         """The callee as written (``self.engine.step``), from the node or as kept."""
@@ -311,34 +313,79 @@ def _only_unpacked(stmt: ast.stmt, name: str) -> bool:
     (``a, b = name``), iterates it (``for x in name``, a comprehension, ``*name``, ``len(name)``, ``sorted(name)``)
     or reads an item of it (``name[0]``); it is never bound again. Any other use (a method, an operator,
     passing it on) says no: the call's result is then used as what it is."""
+    return _only_used(stmt, name, _unpacks)
+
+
+def _only_members(stmt: ast.stmt, name: str) -> bool:
+    """``name = api(...)`` and every read of ``name`` in the same function reads an attribute of it
+    (``name.x``, ``name.m(...)``): what the result is used for is each member read. Other values
+    the name is bound to do not matter (they are read the same way)."""
     scope = stmt.__dict__.get(_SCOPE)
     if scope is None:
         return False
+    own = _own_locals(scope, name)
+    for node, parent in _name_index(scope).get(name, ()):
+        if id(node) in own:
+            continue  # a nested function's own variable of that name
+        if isinstance(parent, ast.AugAssign) and parent.target is node:
+            return False  # ``name += ...`` reads it whole
+        if isinstance(node.ctx, ast.Load) and not (isinstance(parent, ast.Attribute) and parent.value is node):
+            return False
+    return True
+
+
+def _own_locals(scope: ast.AST, name: str) -> set[int]:
+    """The ``Name`` nodes of ``name`` inside functions nested in ``scope`` that bind ``name`` themselves
+    (a parameter, or an assignment in their body): another variable than ``scope``'s."""
+    out: set[int] = set()
+    for fn in ast.walk(scope):
+        if fn is scope or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        nodes = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name]
+        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg, fn.args.kwarg) if a]
+        if name in params or any(isinstance(n.ctx, ast.Store) for n in nodes):
+            out.update(id(n) for n in nodes)
+    return out
+
+
+def _name_index(scope: ast.AST) -> dict[str, list[tuple[ast.Name, ast.AST]]]:
+    """Once per scope: each name's nodes with their parents."""
     index = scope.__dict__.get(_NAMES)
-    if index is None:  # once per scope: each name's nodes with their parents
+    if index is None:
         index = {}
         for parent in ast.walk(scope):
             for child in ast.iter_child_nodes(parent):
                 if isinstance(child, ast.Name):
                     index.setdefault(child.id, []).append((child, parent))
         scope.__dict__[_NAMES] = index
-    for node, parent in index.get(name, ()):
+    return index
+
+
+def _unpacks(node: ast.Name, parent: ast.AST) -> bool:
+    if isinstance(parent, ast.Assign) and parent.value is node and all(isinstance(t, (ast.Tuple, ast.List)) for t in parent.targets):
+        return True
+    if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
+        return True
+    if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load):
+        return True
+    if isinstance(parent, ast.Starred):
+        return True
+    return (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _ITERATING
+            and node in parent.args)
+
+
+def _only_used(stmt: ast.stmt, name: str, ok) -> bool:
+    """Every use of ``name`` in ``stmt``'s function (class, module), but its binding by ``stmt``,
+    passes ``ok(node, parent)``, and ``name`` is never bound again."""
+    scope = stmt.__dict__.get(_SCOPE)
+    if scope is None:
+        return False
+    for node, parent in _name_index(scope).get(name, ()):
         if isinstance(node.ctx, ast.Store):
             if node in stmt.targets:  # type: ignore[attr-defined]
                 continue
             return False  # bound again: what a later use reads is not known to be this result
-        if isinstance(node.ctx, ast.Del):
-            continue
-        if isinstance(parent, ast.Assign) and parent.value is node and all(isinstance(t, (ast.Tuple, ast.List)) for t in parent.targets):
-            continue
-        if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
-            continue
-        if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load):
-            continue
-        if isinstance(parent, ast.Starred):
-            continue
-        if (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _ITERATING
-                and node in parent.args):
+        if isinstance(node.ctx, ast.Del) or ok(node, parent):
             continue
         return False
     return True
@@ -365,6 +412,10 @@ def make_call(api: str, where: ast.AST, node: ast.Call, stmt: ast.stmt, lines: l
         # ``r = api(...)`` then only ``a, b = r`` / ``for x in r`` / ``r[0]`` in the same function
         or (isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name) and _only_unpacked(stmt, stmt.targets[0].id)),
+        # ``r = api(...)`` then only ``r.x`` / ``r.m()`` in the same function: each member is checked where read
+        members_only=(isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1
+                      and isinstance(stmt.targets[0], ast.Name) and _only_members(stmt, stmt.targets[0].id))
+        or any(isinstance(p, ast.Attribute) and p.value is node for p in ast.walk(stmt)),  # ``api(...).x``
     )
 
 
