@@ -17,7 +17,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
 from conftest import Repo
-from upstream import audited_project
+from upstream import app_findings as findings, audited_project
 
 from upgrade_checklists.audit.archives import kept, unpack
 from upgrade_checklists.audit.bases import allowed, newest, provides, requirements
@@ -151,17 +151,6 @@ def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def project(tmp_path: Path, capsys, pyproject_text: str) -> Repo:
     return audited_project(tmp_path / "project", capsys, {
         "app/__init__.py": "", "app/use.py": APP, "checklists/a-dist.md": CHECKLIST, "pyproject.toml": pyproject_text})
-
-
-def findings(run) -> list[tuple[str, str, str]]:
-    out = []
-    for line in run.lines:
-        if not line.startswith("app/"):
-            continue
-        where, rest = line.split(": ", 1)
-        code, msg = rest.split(" ", 1)
-        out.append((where.rsplit(":", 1)[0], code, msg.rsplit(" (checklists/", 1)[0]))
-    return sorted(out)
 
 
 #: reasoned from B_V1 -> B_V2 (a-dist's own Client is the same at both versions), line by line of APP

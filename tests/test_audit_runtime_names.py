@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Repo
-from upstream import audited_project, project_pyproject, tagged_upstream
+from upstream import app_findings as findings, audited_project, project_pyproject, tagged_upstream
 
 V1 = {
     "rtpkg/__init__.py": '''
@@ -230,17 +230,6 @@ def project(tmp_path: Path, capsys, upstream: Path, monkeypatch: pytest.MonkeyPa
         "app/client.py": "from rtpkg.testing import Client\n\nc = Client(\"http://x\")\nr = c.get(\"/\")\n",
         "app/load.py": "from rtpkg.loading import load\n\nA = load(\"a\")\nB = load(\"b\", plan=2)\n",
         "checklists/rtpkg.md": CHECKLIST, "pyproject.toml": project_pyproject("rtpkg", upstream, "1.0.0", primary=None)})
-
-
-def findings(run) -> list[tuple[str, str, str]]:
-    out = []
-    for line in run.lines:
-        if not line.startswith("app/"):
-            continue
-        where, rest = line.split(": ", 1)
-        code, msg = rest.split(" ", 1)
-        out.append((where.rsplit(":", 1)[0], code, msg.rsplit(" (checklists/", 1)[0]))
-    return sorted(out)
 
 
 #: reasoned from the two versions above, line by line of APP

@@ -298,3 +298,16 @@ def audited_project(path: Path, capsys, files: dict[str, str]):
     r.commit("initial")
     r.cache = path.parent / "cache"
     return r
+
+
+def app_findings(run) -> list[tuple[str, str, str]]:
+    """``(file:line, code, message)`` of each finding about a file under ``app/`` of an audit's
+    text output, sorted; the message without the checklist line it is anchored to."""
+    out = []
+    for line in run.lines:
+        if not line.startswith("app/"):
+            continue
+        where, rest = line.split(": ", 1)
+        code, msg = rest.split(" ", 1)
+        out.append((where.rsplit(":", 1)[0], code, msg.rsplit(" (checklists/", 1)[0]))
+    return sorted(out)

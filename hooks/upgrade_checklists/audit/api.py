@@ -227,12 +227,8 @@ class UpstreamModel(ServedNames):
                 if new is not None:
                     stack.append(new)
 
-    def _star_imports(self) -> None:
-        """Bind what each ``from M import *`` binds at run time where griffe's expansion fell short
-        (``aliases.StarExports``: a stub's ``__all__`` replacing the module's, ``__all__`` grown by calls):
-        each name M exposes that the importing module lacks becomes an alias to ``M.name``, resolved
-        when asked. A name the module binds itself is kept (griffe already ordered those)."""
-        stars = StarExports(self._module_source)
+    def _loaded_modules(self):
+        """Every module griffe loaded (not aliases), each once, packages before their submodules' turn."""
         stack = list(self.loader.modules_collection.members.values())
         seen: set[int] = set()
         while stack:
@@ -241,6 +237,15 @@ class UpstreamModel(ServedNames):
                 continue
             seen.add(id(mod))
             stack += [m for m in mod.members.values() if not m.is_alias and m.kind.value == "module"]
+            yield mod
+
+    def _star_imports(self) -> None:
+        """Bind what each ``from M import *`` binds at run time where griffe's expansion fell short
+        (``aliases.StarExports``: a stub's ``__all__`` replacing the module's, ``__all__`` grown by calls):
+        each name M exposes that the importing module lacks becomes an alias to ``M.name``, resolved
+        when asked. A name the module binds itself is kept (griffe already ordered those)."""
+        stars = StarExports(self._module_source)
+        for mod in self._loaded_modules():
             fp = mod.filepath
             if not isinstance(fp, Path) or fp.suffix != ".py":
                 continue
@@ -275,14 +280,7 @@ class UpstreamModel(ServedNames):
         every overload's (in the first's order; required only where every overload requires it), its return
         the union of theirs."""
         g = self._griffe
-        stack = list(self.loader.modules_collection.members.values())
-        seen: set[int] = set()
-        while stack:
-            mod = stack.pop()
-            if getattr(mod, "is_alias", False) or mod.kind.value != "module" or id(mod) in seen:
-                continue
-            seen.add(id(mod))
-            stack += [m for m in mod.members.values() if not m.is_alias and m.kind.value == "module"]
+        for mod in self._loaded_modules():
             fp = mod.filepath
             if not isinstance(fp, Path):
                 continue
