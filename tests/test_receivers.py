@@ -91,6 +91,9 @@ SHOP_V1 = {
         @contextmanager
         def checkout(basket: Basket) -> Iterator[Item]:
             yield Item("x")
+
+
+        LIMIT = 3
         ''',
 }
 
@@ -396,6 +399,7 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> tuple[UpstreamModel, Ups
     ("fakepkg.shop.open_basket", ("call", "iter"), None),  # a Basket has no __iter__
     ("fakepkg.shop.open_basket", ("call", "m:total"), None),  # a property is read, not called
     ("fakepkg.shop.open_basket", ("call", "call"), None),
+    ("fakepkg.shop.base.LIMIT", ("call", "m:first"), None),  # an attribute called: not known (it crashed)
 ])
 def test_receiver_class_reads_each_step_from_upstream(models, start, steps, cls) -> None:
     got = models[0].receiver_class(start, steps)

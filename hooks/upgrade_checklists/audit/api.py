@@ -761,6 +761,8 @@ class UpstreamModel(ServedNames):
                 return ("instance", state[1])
             if kind == "callable":
                 fn = state[1]
+                if getattr(fn, "kind", None) is None or fn.kind.value != "function":
+                    return None  # an attribute called (``np.float_(x)``, a value bound to a callable): not known
                 parent = fn.parent if fn.parent is not None and fn.parent.kind.value == "class" else None
                 return self._type_state(fn.returns, fn, parent)
             return None
