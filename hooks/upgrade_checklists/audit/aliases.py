@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from upgrade_checklists.core.astwalk import module_level
 from upgrade_checklists.audit.deprecation import warning_in
 
 
@@ -593,18 +594,6 @@ def _names_it(test: ast.AST, param: str) -> bool:
             if any(isinstance(x, ast.Name) and x.id == param for x in (n.left, n.comparators[0])):
                 return True
     return False
-
-
-def module_level(body: list[ast.stmt]):
-    """Statements that run at module level (inside top-level ``if``/``try``, not in functions)."""
-    for stmt in body:
-        yield stmt
-        if isinstance(stmt, ast.If):
-            yield from module_level(stmt.body)
-            yield from module_level(stmt.orelse)
-        elif isinstance(stmt, ast.Try):
-            for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
-                yield from module_level(part)
 
 
 def _literal(node: ast.AST):

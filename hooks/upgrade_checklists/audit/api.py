@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from upgrade_checklists.audit import annotations
-from upgrade_checklists.audit.aliases import (GetattrReader, Gone, Served, SourceCache, StarExports, Undecided, module_level, served,
+from upgrade_checklists.core.astwalk import module_level
+from upgrade_checklists.audit.aliases import (GetattrReader, Gone, Served, SourceCache, StarExports, Undecided, served,
                                               star_base)
 from upgrade_checklists.audit.deprecation import deprecation_of, keyword_warnings
 

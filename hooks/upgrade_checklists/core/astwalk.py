@@ -65,3 +65,15 @@ def imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
         found = [n for n in statements(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
         tree.__dict__[_IMPORTS] = found
     return found
+
+
+def module_level(body: list[ast.stmt]):
+    """Statements that run at module level (inside top-level ``if``/``try``, not in functions)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If):
+            yield from module_level(stmt.body)
+            yield from module_level(stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
+                yield from module_level(part)

@@ -50,7 +50,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
-from upgrade_checklists.core.astwalk import imports, statements, walk
+from upgrade_checklists.core.astwalk import imports, module_level, statements, walk
 from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
 from upgrade_checklists.project.receivers import Scope, Up, annotation_type, receivers
 from upgrade_checklists.project.values import assignments_onto
@@ -714,18 +714,6 @@ class _Class:
     bases: list[str]  # qualified names of the bases (project or upstream)
 
 
-def _top_level(body: list[ast.stmt]):
-    """Statements run at module level (inside top-level ``if`` / ``try``, not in functions)."""
-    for stmt in body:
-        yield stmt
-        if isinstance(stmt, ast.If):
-            yield from _top_level(stmt.body)
-            yield from _top_level(stmt.orelse)
-        elif isinstance(stmt, ast.Try):
-            for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
-                yield from _top_level(part)
-
-
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
 
@@ -734,7 +722,7 @@ def _upstream_star_names(tree: ast.Module, modules: list[str], bound: set[str]) 
     and binds in no other way (nor a builtin, nor a name bound in any scope of the file) may come from it:
     name -> ``pkg.mod.name`` (the last such import wins, as at run time). Only guesses: the binding stage keeps
     those the old version's ``pkg.mod`` has."""
-    stars = [n.module for n in _top_level(tree.body) if isinstance(n, ast.ImportFrom) and not n.level and n.module
+    stars = [n.module for n in module_level(tree.body) if isinstance(n, ast.ImportFrom) and not n.level and n.module
              and _inside(n.module, modules) and any(a.name == "*" for a in n.names)]
     if not stars:
         return {}
@@ -755,7 +743,7 @@ def _own_names(tree: ast.Module) -> set[str]:
     """The names a module binds itself at module level (imports, definitions, assignments): a ``*``
     import does not decide what they are."""
     out: set[str] = set()
-    for node in _top_level(tree.body):
+    for node in module_level(tree.body):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             out |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"}
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -824,7 +812,7 @@ class _Project:
         out: dict[str, str] = {}
         tree = self.sources.tree(rel) if rel not in _seen else None
         pkg = module_name(rel) if rel.endswith("__init__.py") else module_name(rel).rpartition(".")[0]
-        for node in _top_level(tree.body) if tree is not None else ():
+        for node in module_level(tree.body) if tree is not None else ():
             if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
                 continue
             base = node.module or ""
@@ -839,7 +827,7 @@ class _Project:
             ttree = self.sources.tree(trel)
             if ttree is None:
                 continue
-            top = ast.Module(body=[n for n in _top_level(ttree.body) if isinstance(n, (ast.Import, ast.ImportFrom))], type_ignores=[])
+            top = ast.Module(body=[n for n in module_level(ttree.body) if isinstance(n, (ast.Import, ast.ImportFrom))], type_ignores=[])
             names = {**self.star_bindings(trel, _seen | {rel}), **bindings(top, self.modules)}
             exported = _literal_all(ttree)
             out.update({k: v for k, v in names.items() if (k in exported if exported is not None else not k.startswith("_"))})
