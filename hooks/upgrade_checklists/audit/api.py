@@ -37,6 +37,7 @@ from upgrade_checklists.core.astwalk import module_level
 from upgrade_checklists.audit.aliases import (GetattrReader, Gone, Served, SourceCache, StarExports, Undecided, served,
                                               star_base)
 from upgrade_checklists.audit.deprecation import deprecation_of, keyword_warnings
+from upgrade_checklists.audit.hookspecs import hook_specs
 
 _STAR_IMPORT = re.compile(rb"\bimport[ \t]*\(?[ \t]*\*")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -734,7 +735,8 @@ class UpstreamModel(ServedNames):
         """The class of the object the project reaches from upstream path ``start`` through
         ``steps`` (``receivers.STEPS``: ``call``, ``m:NAME`` a method called, ``a:NAME`` an
         attribute or property read, ``iter`` an element, ``item`` ``x[i]``, ``u0`` / ``u1`` a pair
-        unpacked, ``enter`` what ``with`` binds), each read from upstream's annotations; None
+        unpacked, ``enter`` what ``with`` binds; ``p:NAME`` first: what a callable's parameter ``NAME``
+        is given, by its annotation), each read from upstream's annotations; None
         where an annotation is missing, names no class of the loaded source, or is a union of
         classes; an Api of kind ``BUILTIN`` where it is a builtin container (``list[T]``)."""
         obj = self.find(start)
@@ -757,6 +759,13 @@ class UpstreamModel(ServedNames):
         annotation names it: its instance), ``("instance", cls)``, ``("callable", function)``,
         ``("type", expression, context)`` (a generic: ``list[T]``)."""
         kind = state[0]
+        if step.startswith("p:"):  # what a parameter of the callable is given: its annotation (a hook spec's)
+            fn = state[1]
+            if kind != "callable" or not first or getattr(fn, "kind", None) is None or fn.kind.value != "function":
+                return None
+            param = next((p for p in fn.parameters if p.name == step[2:]), None)
+            parent = fn.parent if fn.parent is not None and fn.parent.kind.value == "class" else None
+            return None if param is None else self._type_state(param.annotation, fn, parent)
         if step == "call":
             if kind == "class" and first:
                 return ("instance", state[1])
@@ -896,6 +905,24 @@ class UpstreamModel(ServedNames):
                 if found is not None and found.kind.value == "class":
                     return ("instance", found)
         return None
+
+    def hook_spec(self, name: str) -> str | None:
+        """The dotted path of upstream's hook specification called ``name`` (``hookspecs.py``: a function
+        decorated with a ``HookspecMarker`` of the loaded source), None when there is none or several."""
+        if getattr(self, "_hook_specs", None) is None:
+            self._hook_specs = hook_specs(self._source_files(), self._read_bytes)
+        return self._hook_specs.get(name)
+
+    def _source_files(self) -> list[tuple[str, Path]]:
+        """(dotted name, file) of each loaded module with a ``.py`` file."""
+        return [(mod.path, mod.filepath) for mod in self._loaded_modules() if isinstance(mod.filepath, Path)]
+
+    @staticmethod
+    def _read_bytes(path: Path) -> bytes:
+        try:
+            return path.read_bytes()
+        except OSError:
+            return b""
 
     def defined_at(self, dotted: str) -> str | None:
         """``file:line`` where the object at ``dotted`` is defined (an instance attribute: where

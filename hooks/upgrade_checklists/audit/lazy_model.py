@@ -561,6 +561,19 @@ class LazyModel(UpstreamModel):
                     stack += list(obj.members.values())
         return sorted(out, key=lambda p: (api._placeholder(p), p))
 
+    def _source_files(self) -> list[tuple[str, Path]]:
+        """(dotted name, file) of every ``.py`` file of the packages (the hook specs are found by text first)."""
+        out = []
+        for files in self._files.values():
+            for f in files:
+                dotted = self._dotted(f)
+                if dotted is not None:
+                    out.append((dotted, f))
+        return out
+
+    def _read_bytes(self, path: Path) -> bytes:
+        return self._read_once(path)
+
     def _reachable(self, dotted: str):
         """The module at ``dotted`` when the whole model's walk reaches it (a chain of modules, no alias), else None."""
         parts = dotted.split(".")

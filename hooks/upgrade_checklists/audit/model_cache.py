@@ -400,6 +400,9 @@ class CachedModel(ServedNames):
     def receiver_class(self, start: str, steps: tuple[str, ...]) -> Api | None:
         return self._ask(["receiver_class", start, *steps], "api", lambda m: m.receiver_class(start, tuple(steps)))
 
+    def hook_spec(self, name: str) -> str | None:
+        return self._ask(["hook_spec", name], "str?", lambda m: m.hook_spec(name))
+
     def defined_at(self, dotted: str) -> str | None:
         return self._ask(["defined_at", dotted], "str?", lambda m: m.defined_at(dotted))
 
