@@ -57,11 +57,11 @@ class Analyses:
         self.count = 0
         real = usecache.find_uses
 
-        def counted(sources, names):
+        def counted(sources, names, **kw):
             if refuse:
                 raise AssertionError("the project was analysed again")
             self.count += 1
-            return real(sources, names)
+            return real(sources, names, **kw)
         monkeypatch.setattr(usecache, "find_uses", counted)
 
 
@@ -77,7 +77,7 @@ def test_the_uses_are_kept_as_plain_json_and_a_second_audit_does_not_analyse(pro
     assert {"file": "app/engine/core.py", "line": 13, "kind": "call", "target": "fakepkg.core.parallel_state.get_old_group",
             "member": None, "via": "", "patch": False, "write": False, "typing_only": False, "fallback": False,
             "params": [], "function_line": 0, "function_file": "", "guarded": False, "guard_line": None,
-            "defaults": [], "attr": "", "steps": [], "results": [], "unevaluated": "", "star": "",
+            "defaults": [], "attr": "", "steps": [], "results": [], "unevaluated": "", "star": "", "optional": False,
             "call": {"api": "fakepkg.core.parallel_state.get_old_group", "line": 13, "end_line": 13,
                      "snippet": "group = mpu.get_old_group()", "positional": 0, "keywords": [], "star_args": False,
                      "star_kwargs": False, "used": True, "assigned_to": "group", "node": None,

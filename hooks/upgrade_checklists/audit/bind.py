@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 from upgrade_checklists.audit.annotations import short
 from upgrade_checklists.audit.api import BUILTIN, Api, Param, Signature, Unresolved, UpstreamModel
 from upgrade_checklists.project.calls import Call
-from upgrade_checklists.project.receivers import REBOUND
-from upgrade_checklists.project.uses import ANNOTATED, ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, TYPED, WRAPPED, Use
+from upgrade_checklists.project.receivers import REBOUND, hook_prefix
+from upgrade_checklists.project.uses import ANNOTATED, ATTRIBUTE, CALL, HOOK, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, TYPED, WRAPPED, Use
 
 Problem = tuple[str, str, str, str]
 
@@ -248,6 +248,7 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         if u.star and u.star not in star_found:
             star_found[u.star] = _status(old if old is not None else new, u.star) == "found"
     uses = [u for u in uses if not u.star or star_found[u.star]]
+    uses = hook_uses(uses, old, new)
     patched = set()  # (class, method) the project assigns itself: its uses bind against the patch
     for u in uses:
         if u.kind == PATCH:
@@ -264,6 +265,7 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         TYPED: lambda u: _bind_typed(u, old, new, version),
         ANNOTATED: lambda u: _bind_annotated(u, old, new, version),
         WRAPPED: lambda u: _bind_wrapped(u, old, new, version),
+        HOOK: lambda u: _bind_hook(u, old, new, version),
     }
     for u in uses:
         try:
@@ -271,6 +273,29 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         except Unresolved:  # an alias into a package not loaded (torch, ...): not bound
             out.append(Bound(u, None, None, unknown=NOT_RESOLVABLE))
     _once_a_line(out)
+    return out
+
+
+def hook_uses(uses: list[Use], old, new) -> list[Use]:
+    """``uses`` without the possible hook implementations (and the uses on their parameters) whose name
+    is no hook spec of upstream's at either version: functions of the project's own, not uses."""
+    specs: dict[str, bool] = {}
+
+    def known(name: str) -> bool:
+        if name not in specs:
+            specs[name] = _hook_spec(new, name) is not None or _hook_spec(old, name) is not None
+        return specs[name]
+
+    out = []
+    for u in uses:
+        if u.kind == HOOK:
+            if known(u.member):
+                out.append(u)
+        elif u.kind == ANNOTATED and hook_prefix(u.steps):
+            if known(u.steps[0][5:]):
+                out.append(u)
+        else:
+            out.append(u)
     return out
 
 
@@ -1011,6 +1036,8 @@ def _bind_annotated(u: Use, old, new, version) -> Bound:
     with an upstream class (``steps`` empty), or an object reached from upstream path ``target``
     through ``steps`` (the model reads each from upstream's annotations at each version)."""
     b = Bound(u, None, None)
+    if hook_prefix(u.steps):
+        return _bind_hook_param(b, old, new, version)
     if u.steps == (REBOUND,):
         b.unknown = RECEIVER_REBOUND
         return b
@@ -1028,6 +1055,91 @@ def _bind_annotated(u: Use, old, new, version) -> Bound:
         t_old = _receiver_class(old, u.target, u.steps)
         t_old = t_old if t_old is not None and t_old.kind == "class" else None
     return _bind_on(b, t_new, t_old, old, new, version, u.via if not u.steps else f"{u.via}: a `{t_new.path}`")
+
+
+def _hook_spec(model, name: str) -> str | None:
+    if model is None:
+        return None
+    try:
+        return model.hook_spec(name)
+    except Unresolved:
+        return None
+
+
+def _bind_hook_param(b: Bound, old, new, version) -> Bound:
+    """A member used on a parameter of a hook implementation (``steps``: ``hook:NAME``, ``p:PARAM``, …):
+    typed by the annotation of PARAM in upstream's spec of hook NAME at each version. No spec of that
+    name at the new version: not a use (a function of the project's own; a hook gone is said at its ``def``)."""
+    u = b.use
+    (hook, param), rest = hook_prefix(u.steps), u.steps[2:]
+    spec_new, spec_old = _hook_spec(new, hook[5:]), _hook_spec(old, hook[5:])
+    if spec_new is None:
+        b.unknown = NOT_A_USE
+        return b
+    if rest == (REBOUND,):
+        b.unknown = RECEIVER_REBOUND
+        return b
+    t_new = _receiver_class(new, spec_new, (param, *rest))
+    if t_new is None or t_new.kind == BUILTIN:
+        b.unknown = NO_RECEIVER_CLASS if t_new is None else NOT_A_USE
+        return b
+    t_old = _receiver_class(old, spec_old, (param, *rest)) if spec_old is not None else None
+    t_old = t_old if t_old is not None and t_old.kind == "class" else None
+    return _bind_on(b, t_new, t_old, old, new, version, f"{u.via}: a `{t_new.path}`")
+
+
+def _passed(params, defaults) -> list[str]:
+    """What pluggy passes a hook function: its positional parameters without a default (its ``argnames``)."""
+    return [n for n, k in params if k in ("positional-only", "positional or keyword") and n not in defaults]
+
+
+def _spec_argnames(api: Api | None) -> list[str] | None:
+    if api is None or api.kind != "function" or api.signature is None:
+        return None
+    return [p.name for p in api.signature.params if p.kind in ("positional-only", "positional or keyword") and p.default is None]
+
+
+def _bind_hook(u: Use, old, new, version) -> Bound:
+    """A function named like one of upstream's hook specifications (a HOOK use). pluggy registers a
+    hook implementation only when each parameter it would pass (positional, no default) is a parameter
+    of the spec: one that is not is an error at the ``def`` (taking fewer is fine). A spec gone at the
+    new version is a warning (pluggy calls no implementation of an unknown hook, and refuses it only
+    where the framework checks pending hooks); nothing for ``optionalhook=True``. A name that is no
+    spec at either version is not a use."""
+    b = Bound(u, None, None)
+    spec_new, spec_old = _hook_spec(new, u.member), _hook_spec(old, u.member)
+    b.new, b.old = spec_new, spec_old
+    spelled = ", ".join(_spell(n, k) for n, k in u.params)
+    shown = f"`{u.via.split('`')[1] if '`' in u.via else u.member}({spelled})`"
+    if spec_new is None:
+        if spec_old is None or u.optional:
+            b.unknown = NOT_A_USE
+            return b
+        b.problems.append(("HOOK_MISMATCH", "warning", u.member, f"{shown} implements hook `{spec_old}`, whose spec is gone at "
+                           f"{version}: upstream no longer calls it (a plugin manager that checks pending hooks refuses an "
+                           "unknown hook; `optionalhook=True` says it may be absent)"))
+        return b
+    api_new = _lookup(new, spec_new)
+    theirs = _spec_argnames(api_new)
+    if theirs is None:
+        b.unknown = NO_SIGNATURE
+        return b
+    b.signature = True
+    before = _spec_argnames(_lookup(old, spec_old)) if spec_old is not None else None
+    for name in _passed(u.params, u.defaults):
+        if name in theirs:
+            continue
+        spec = f"`{api_new.path}({', '.join(theirs)})`"
+        why = (f"{shown} implements hook {spec} at {version}, which has no parameter `{name}`: pluggy refuses the "
+               f"hook implementation when it registers the plugin (`{name}` is declared in the hookimpl but not found "
+               "in the hookspec)")
+        if before is not None and name not in before:
+            b.problems.append(("HOOK_MISMATCH", "info", name, f"{why} (nor had the old version's spec: not a change of "
+                               "this upgrade)"))
+        else:  # no old version (binding only): a warning, as for an override
+            b.problems.append(("HOOK_MISMATCH", "error" if old is not None else "warning", name,
+                               why + (" (a parameter of the old version's spec)" if before is not None else "")))
+    return b
 
 
 def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: str) -> Bound:

@@ -17,7 +17,11 @@ from upstream's annotations, so nothing here knows the upstream source. Sources:
 - ``with … as x`` (``enter``: ``__enter__``'s return, or ``T`` of a context manager
   function's ``Iterator[T]``);
 - ``isinstance(x, pkg.Cls)`` narrowing ``x`` inside the ``if`` body (and the rest of an
-  ``and`` test), unless the body assigns ``x``.
+  ``and`` test), unless the body assigns ``x``;
+- an unannotated parameter of a hook implementation (a function named like one of upstream's
+  hook specifications, ``uses.py`` says which): ``("hook:NAME", "p:PARAM")`` from the package's
+  name; the binding stage finds the spec called NAME (``api.hook_spec``) and reads the
+  annotation of its parameter PARAM, at each version (no spec of that name: not a use).
 
 Flow-insensitive: a name's type is what *every* assignment of it in the function gives
 (its parameter's annotation included); a name assigned an upstream-typed value and
@@ -34,8 +38,9 @@ from dataclasses import dataclass
 from upgrade_checklists.core.astwalk import walk
 from upgrade_checklists.project.calls import _inside, dotted, resolve
 
-#: the steps a descriptor can hold (``m:NAME``, ``a:NAME`` with a member's name)
-STEPS = ("call", "m:", "a:", "iter", "item", "u0", "u1", "enter")
+#: the steps a descriptor can hold (``m:NAME``, ``a:NAME`` with a member's name; ``hook:NAME`` then
+#: ``p:PARAM`` first: a parameter of a hook implementation, typed by upstream's spec of that hook)
+STEPS = ("call", "m:", "a:", "iter", "item", "u0", "u1", "enter", "hook:", "p:")
 #: the one step of a name given an upstream-typed value and something else in the same function
 REBOUND = "rebound"
 
@@ -169,15 +174,23 @@ def _element(g: Generic, step: str, modules: list[str]) -> Type:
     return None if pick is None else annotation_type(pick, dict(g.bound), modules)
 
 
+def hook_prefix(steps: tuple[str, ...]) -> tuple[str, ...]:
+    """``("hook:NAME", "p:PARAM")`` when ``steps`` start from a hook implementation's parameter, else ``()``."""
+    return steps[:2] if steps[:1] and steps[0].startswith("hook:") else ()
+
+
 def rebound(kinds: list) -> Type:
     """A name given these different types: ``Up(start, (REBOUND,))`` with the first upstream start
-    (its uses are counted unknown, under that package), or None when none is upstream's."""
-    first = next((k for k in kinds if isinstance(k, Up)), None)
-    return None if first is None else Up(first.start, (REBOUND,))
+    (its uses are counted unknown, under that package), or None when none is upstream's. A hook
+    parameter (when nothing else is upstream's) keeps its ``hook:``/``p:`` steps before REBOUND: the
+    binding stage counts it only where upstream has that hook."""
+    ups = [k for k in kinds if isinstance(k, Up)]
+    first = next((k for k in ups if not hook_prefix(k.steps)), ups[0] if ups else None)
+    return None if first is None else Up(first.start, (*hook_prefix(first.steps), REBOUND))
 
 
 def is_rebound(t: Type) -> bool:
-    return isinstance(t, Up) and t.steps == (REBOUND,)
+    return isinstance(t, Up) and t.steps[-1:] == (REBOUND,)
 
 
 def then(t: Type, step: str, modules: list[str]) -> Type:
@@ -223,10 +236,14 @@ class Scope:
     """The typed names of one project function (flow-insensitive, see the module's docstring)."""
 
     def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, bound: dict[str, str], modules: list[str],
-                 returns: Callable[[ast.expr], Type]) -> None:
+                 returns: Callable[[ast.expr], Type], hook: tuple[str, str, bool] | None = None) -> None:
         """``bound``: the file's upstream bindings; ``returns(func)``: the type a call of a project
-        callable gives (its annotated return), or None."""
+        callable gives (its annotated return), or None; ``hook``: ``(start, hook name, method)`` when
+        ``fn`` may implement upstream's hook of that name (``method``: its first parameter is
+        ``self``): each parameter pluggy passes (positional, no default) that the project does not
+        annotate is typed by the spec's annotation of it."""
         self.fn, self.bound, self.modules, self.returns = fn, bound, modules, returns
+        self.hooked = hook_params(fn, hook)
         self.nodes = list(_own_nodes(fn))
         self.defs: dict[str, list[tuple[str, ast.AST]]] = {}  # name -> (how, what) for each binding
         a = fn.args
@@ -331,6 +348,8 @@ class Scope:
         base, _, unpack = how.partition("+")
         if base == "param":
             t = annotation_type(what.annotation, self.bound, self.modules)
+            if what.annotation is None and what.arg in self.hooked:
+                t = self.hooked[what.arg]
         elif base == "annotation":
             t = annotation_type(what, self.bound, self.modules)
         elif base == "value":
@@ -411,8 +430,26 @@ class Scope:
         return (t.args[0].id, path) if path is not None and _inside(path, self.modules) else None
 
 
+def hook_params(fn: ast.FunctionDef | ast.AsyncFunctionDef, hook: tuple[str, str, bool] | None) -> dict[str, Up]:
+    """The parameters of hook implementation ``fn`` the spec types: pluggy passes, by the spec's names,
+    the positional parameters without a default (``self`` left out of a method); those the project
+    annotates keep the project's annotation."""
+    if hook is None:
+        return {}
+    start, name, method = hook
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    positional = positional[: len(positional) - len(a.defaults)]
+    if method:
+        positional = positional[1:]
+    return {p.arg: Up(start, (f"hook:{name}", f"p:{p.arg}")) for p in positional if p.annotation is None}
+
+
 def describe(t: Up) -> str:
     """How the code reached the object, as text: ``pkg.f()``, ``pkg.Cls.m()`` iterated, ..."""
+    prefix = hook_prefix(t.steps)
+    if prefix:  # from the parameter itself (who gave it is said by ``_why``)
+        return describe(Up(prefix[1][2:], t.steps[2:]))
     text = f"`{t.start}`"
     for step in t.steps:
         if step == "call":
@@ -462,6 +499,12 @@ def _why(scope: Scope, value: ast.expr, t: Up) -> str:
     if is_rebound(t):
         shown = value.id if isinstance(value, ast.Name) else ast.unparse(value)
         return f"`{shown}` is assigned more than one kind of value in `{fn}`"
+    prefix = hook_prefix(t.steps)
+    if prefix:
+        hook, param = prefix[0][5:], prefix[1][2:]
+        shown, inner = ast.unparse(value), describe(t)
+        head = f"`{shown}`" if inner == f"`{shown}`" or len(shown) > 60 else f"`{shown}` is {inner}"
+        return f"{head} in `{fn}` (`{param}`: a parameter of hook `{hook}`, typed by upstream's spec)"
     if isinstance(value, ast.Name):
         if not t.steps:
             return f"`{value.id}` annotated `{t.start}` in `{fn}`"

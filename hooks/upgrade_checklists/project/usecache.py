@@ -42,11 +42,11 @@ def stamp(root: Path, paths: list[str]) -> tuple[str, bool]:
 
 
 def cached_uses(store, root: Path, sources: Sources, names: list[str]) -> list[Use]:
-    """``find_uses(sources, names)``, from ``store`` (a ``cache.ScanCache``) when it holds the
+    """``find_uses(sources, names, hooks=True)``, from ``store`` (a ``cache.ScanCache``) when it holds the
     answer for exactly these files in this state; else found and kept there. ``store`` None:
     found, nothing kept."""
     if store is None:
-        return find_uses(sources, names)
+        return find_uses(sources, names, hooks=True)
     key = PREFIX + json.dumps(list(names))
     digest, racy = stamp(root, sources.paths)
     hit, record = store.get_stamped(key, digest)
@@ -54,7 +54,7 @@ def cached_uses(store, root: Path, sources: Sources, names: list[str]) -> list[U
         uses = from_record(record)
         if uses is not None:
             return uses
-    found = find_uses(sources, names)
+    found = find_uses(sources, names, hooks=True)
     if racy:
         store.forget(key)
     else:

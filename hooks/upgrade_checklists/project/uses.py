@@ -37,7 +37,14 @@ A use is reached through a file's imports of the package (any alias):
   an element iterated, ``with … as x``, ``isinstance`` narrowing; ``steps`` say how the
   receiver was reached from ``target`` (the model reads each from upstream's annotations).
   A name the function assigns more than one kind of value is not typed (``steps`` is
-  ``("rebound",)``: counted unknown).
+  ``("rebound",)``: counted unknown). An unannotated parameter of a hook implementation is
+  typed by upstream's hook specification of that name (``steps`` ``("hook:NAME", "p:PARAM", …)``);
+- ``hook``: a function that may implement one of upstream's hooks (``_hooks``): a module-level
+  function, or a method of a module-level class, in a file that imports the package, or one
+  decorated with a name the file binds to ``HookimplMarker(...)``; ``member`` the hook's name
+  (``@hookimpl(specname="…")`` wins over the function's), ``params`` its parameters (``self``
+  left out), ``defaults`` those with a default; ``optional`` when declared ``optionalhook=True``.
+  ``bind.py`` checks it against the spec of that name, if upstream has one (else it is no use).
 
 Nothing here knows the upstream source: ``bind.py`` binds the uses to it.
 """
@@ -52,13 +59,14 @@ from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.core.astwalk import imports, module_level, statements, walk
 from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
-from upgrade_checklists.project.receivers import Scope, Up, annotation_type, receivers
+from upgrade_checklists.project.receivers import Scope, Up, annotation_type, hook_params, receivers
 from upgrade_checklists.project.values import assignments_onto
 
 IMPORT, CALL, RESULT, MEMBER, PATCH, ATTRIBUTE = "import", "call", "result", "member", "patch", "attribute"
 OVERRIDE = "override"
 TYPED = "typed"  # ``self.x.m(...)``: a method of the class upstream declares attribute ``x`` of (``Use.attr``)
 ANNOTATED = "annotated"  # ``p.m(...)`` where the project annotates ``p: pkg.Cls``: a method of that class
+HOOK = "hook"  # a function named like one of upstream's hook specifications: pluggy calls it with the spec's parameters
 WRAPPED = "wrapped"  # a call of the original method inside a patch that wraps it (``orig(self, ...)``)
 #: how a wrapper uses the original method's result: ``out[i]``, ``out.x``, ``a, b = out``, ``for x in out``,
 #: ``return out`` (handed on as it is), anything else (passed to a function, compared, ...)
@@ -100,6 +108,7 @@ class Use:
     #: a bare name a ``from <upstream module> import *`` may bind (``pkg.mod.name``): a use only if the old
     #: version's ``pkg.mod`` has that name (the binding stage asks the model; the code alone cannot say)
     star: str = ""
+    optional: bool = False  # HOOK: ``@hookimpl(optionalhook=True)``: no spec of that name is no error
 
 
 def module_name(rel: str) -> str:
@@ -174,8 +183,11 @@ def _mentions(text: str, words) -> bool:
     return any(w in text for w in words)
 
 
-def find_uses(sources, modules: list[str]) -> list[Use]:
-    """Every use of ``modules`` in the project files ``sources`` (rel -> (text, tree), or :class:`Sources`)."""
+def find_uses(sources, modules: list[str], hooks: bool = False) -> list[Use]:
+    """Every use of ``modules`` in the project files ``sources`` (rel -> (text, tree), or :class:`Sources`).
+    ``hooks``: also the possible hook implementations (HOOK uses, and ANNOTATED uses on their parameters
+    with ``hook:`` steps): uses only where upstream has a spec of that name, which the binding stage
+    decides (``bind.hook_uses``); the audit asks for them, ``new`` does not."""
     sources = Sources.of(sources)
     out: list[Use] = []
     project = _Project(sources, modules)
@@ -183,7 +195,7 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
     for rel in sources.paths:
         text = sources.text(rel)
         star = project.star_bindings(rel) if _STAR_IMPORT.search(text) else {}
-        if not star and not _mentions(text, tops):
+        if not star and not _mentions(text, tops) and not (hooks and _IMPL_MARKER in text):
             continue
         tree = sources.tree(rel)
         if tree is None:
@@ -198,11 +210,17 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
             tree.__dict__.setdefault(STAR_BOUND, {})[tuple(modules)] = star
         start = len(out)
         bound = bindings(tree, modules)
+        impls = _hooks(tree, bool(bound)) if hooks else {}
+        if impls and not bound:  # a hook implementation in a file that does not import the package
+            scopes, _owner = _scopes(rel, tree, bound, modules, project, impls)
+            out += _receivers(rel, text, scopes, set())
+            out += _hook_uses(rel, impls, modules)
         if bound:
+            out += _hook_uses(rel, impls, modules)
             out += _imports(rel, tree, modules)
             out += _attributes(rel, tree, bound)
             covered: set[int] = set()
-            scopes, owner = _scopes(rel, tree, bound, modules, project)
+            scopes, owner = _scopes(rel, tree, bound, modules, project, impls)
             chained, at_once = _chained_calls(tree), []
             for c in find_calls(text, tree, modules):
                 out.append(Use(rel, c.line, CALL, c.api, call=c))
@@ -345,9 +363,12 @@ def unevaluated_nodes(tree: ast.Module) -> dict[int, str]:
     return out
 
 
-def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str], project: _Project):
+def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str], project: _Project,
+            hooks: dict[int, tuple[ast.FunctionDef | ast.AsyncFunctionDef, str, str, bool, bool]] | None = None):
     """Each function's :class:`receivers.Scope`, and the scope owning each node (id -> Scope; a
-    node at module level or in a class body has none)."""
+    node at module level or in a class body has none). ``hooks``: the possible hook
+    implementations (``_hooks``), whose parameters the hook's spec may type."""
+    hooks = hooks or {}
     returns = _Returns(project, rel, modules)
     scopes, owner = [], {}
     lines = project.sources.text(rel).splitlines()
@@ -356,12 +377,14 @@ def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str
     for fn in sorted((n for n in statements(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
                      key=lambda n: n.lineno):
         end = fn.end_lineno or fn.lineno
+        hook = hooks.get(id(fn))
+        hook = None if hook is None else (modules[0], hook[1], hook[3])
         if not any(a <= fn.lineno <= b for a, b in kept):
             words = words if words is not None else {*bound, "isinstance", *returns.upstream_typed()}
-            if not _mentions("\n".join(lines[fn.lineno - 1: end]), words):
+            if not hook_params(fn, hook) and not _mentions("\n".join(lines[fn.lineno - 1: end]), words):
                 continue  # names nothing that can give an upstream receiver, and no enclosing function does
             kept.append((fn.lineno, end))
-        sc = Scope(fn, bound, modules, returns)
+        sc = Scope(fn, bound, modules, returns, hook)
         scopes.append(sc)
         for n in sc.nodes:
             owner[id(n)] = sc
@@ -407,6 +430,68 @@ def _receivers(rel: str, text: str, scopes, covered: set[int]) -> list[Use]:
                 c = make_call(r.node.attr, w, r.call, stmt, lines)
             out.append(Use(rel, c.line if c is not None else r.node.lineno, ANNOTATED, r.type.start, r.node.attr,
                            call=c, via=r.why, steps=r.type.steps))
+    return out
+
+
+_IMPL_MARKER = "HookimplMarker"
+
+
+def _hooks(tree: ast.Module, imports_package: bool) -> dict[int, tuple]:
+    """id(def) -> ``(def, hook name, shown, method, optional)`` of each function of ``tree`` that may
+    implement one of upstream's hooks: a module-level function or a method of a module-level class,
+    in a file that imports the package (``imports_package``) or decorated with a name the file binds
+    to ``HookimplMarker(...)``. Which of them do is upstream's to say (``bind.py``: a spec of that name)."""
+    markers = set()
+    for stmt in module_level(tree.body):
+        value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+        if isinstance(value, ast.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1].endswith(_IMPL_MARKER):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            markers |= {t.id for t in targets if isinstance(t, ast.Name)}
+    if not imports_package and not markers:
+        return {}
+    out: dict[int, tuple] = {}
+
+    def add(fn, cls: str | None) -> None:
+        marked = [d for d in fn.decorator_list if dotted(d.func if isinstance(d, ast.Call) else d) in markers]
+        if not imports_package and not marked:
+            return
+        name, optional = fn.name, False
+        for d in fn.decorator_list:  # ``@hookimpl(specname="…", optionalhook=True)``: pluggy's own keywords
+            if isinstance(d, ast.Call):
+                for k in d.keywords:
+                    if k.arg == "specname" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str):
+                        name = k.value.value
+                    elif k.arg == "optionalhook" and isinstance(k.value, ast.Constant) and k.value.value is True:
+                        optional = True
+        decorators = {_decorator(d) for d in fn.decorator_list}
+        method = cls is not None and "staticmethod" not in decorators
+        if decorators & _NOT_METHODS:
+            return
+        out[id(fn)] = (fn, name, f"{cls}.{fn.name}" if cls else fn.name, method, optional)
+
+    for stmt in module_level(tree.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            add(stmt, None)
+        elif isinstance(stmt, ast.ClassDef):
+            for fn in stmt.body:
+                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and not fn.name.startswith("__"):
+                    add(fn, stmt.name)
+    return out
+
+
+def _hook_uses(rel: str, hooks: dict[int, tuple], modules: list[str]) -> list[Use]:
+    """A HOOK use per possible hook implementation (``_hooks``)."""
+    out = []
+    for fn, name, shown, method, optional in hooks.values():
+        params = _params(fn)
+        if method:
+            if not params or params[0][1] not in _PARAM_KINDS[:2]:
+                continue  # no ``self``: not a method we can read
+            params = params[1:]
+        with_default = _with_default(fn)
+        out.append(Use(rel, fn.lineno, HOOK, modules[0], name, via=f"hook implementation `{shown}`", params=params,
+                       function_line=fn.lineno, function_file=rel, optional=optional,
+                       defaults=tuple(n for n, _k in params if n in with_default)))
     return out
 
 
