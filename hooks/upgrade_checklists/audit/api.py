@@ -906,12 +906,17 @@ class UpstreamModel(ServedNames):
                     return ("instance", found)
         return None
 
-    def hook_spec(self, name: str) -> str | None:
-        """The dotted path of upstream's hook specification called ``name`` (``hookspecs.py``: a function
-        decorated with a ``HookspecMarker`` of the loaded source), None when there is none or several."""
+    def hook_specs(self) -> dict[str, str]:
+        """Upstream's hook specifications (``hookspecs.py``: functions decorated with a ``HookspecMarker``
+        of the loaded source): hook name -> the spec's dotted path, ``""`` for a name specified in
+        several places (ambiguous). Found once per model, by text first."""
         if getattr(self, "_hook_specs", None) is None:
-            self._hook_specs = hook_specs(self._source_files(), self._read_bytes)
-        return self._hook_specs.get(name)
+            self._hook_specs = {k: v or "" for k, v in hook_specs(self._source_files(), self._read_bytes).items()}
+        return self._hook_specs
+
+    def hook_spec(self, name: str) -> str | None:
+        """The dotted path of the hook spec called ``name``; None when there is none, or several."""
+        return self.hook_specs().get(name) or None
 
     def _source_files(self) -> list[tuple[str, Path]]:
         """(dotted name, file) of each loaded module with a ``.py`` file."""

@@ -400,8 +400,13 @@ class CachedModel(ServedNames):
     def receiver_class(self, start: str, steps: tuple[str, ...]) -> Api | None:
         return self._ask(["receiver_class", start, *steps], "api", lambda m: m.receiver_class(start, tuple(steps)))
 
+    def hook_specs(self) -> dict[str, str]:
+        """One answer for every hook spec (a project asks about each of its functions' names: one
+        question each would fill the record with "no")."""
+        return self._ask(["hook_specs"], "texts", lambda m: m.hook_specs())
+
     def hook_spec(self, name: str) -> str | None:
-        return self._ask(["hook_spec", name], "str?", lambda m: m.hook_spec(name))
+        return self.hook_specs().get(name) or None
 
     def defined_at(self, dotted: str) -> str | None:
         return self._ask(["defined_at", dotted], "str?", lambda m: m.defined_at(dotted))
