@@ -63,3 +63,34 @@ def test_a_guard_already_dead_at_the_old_version_is_told_apart(tmp_path: Path) -
     assert [r.code for r in now] == ["GUARD_DEAD"]
     assert already_dead(now, check_guard(PATCH, 3, had, ["up"], "1.0")) == now  # upstream had `save` then too
     assert already_dead(now, check_guard(PATCH, 3, lacked, ["up"], "1.0")) == []  # it gains it now: news
+
+
+DECORATED = '''\
+import pytest
+from packaging import version
+
+from up import up_version
+
+
+@pytest.mark.parametrize(
+    "n",
+    [
+        pytest.param(1, marks=pytest.mark.skipif(up_version < version.parse("1.5"), reason="old up")),
+        pytest.param(2),
+    ],
+)
+@pytest.mark.skipif(up_version < version.parse("3.0"), reason="needs up 3")
+def test_it(n):
+    assert n
+'''
+
+
+def test_a_guard_in_a_decorator_is_judged_at_the_decorator(tmp_path: Path) -> None:
+    """A version check in a decorator's arguments (a test skipped on old releases): the checklist
+    records the decorator's line, before the ``def``; each decorator is judged on its own."""
+    m = model(tmp_path, "class Bridge:\n    pass\n")
+    first = check_guard(DECORATED, 7, m, ["up"], "2.0")
+    assert [(r.code, r.severity, r.message) for r in first] == [
+        ("GUARD_DEAD", "warning", "version comparison with 1.5: at or below the new version 2.0, the guard can be removed")]
+    second = check_guard(DECORATED, 14, m, ["up"], "2.0")
+    assert [r.code for r in second] == ["GUARD_NEEDED"]
