@@ -31,7 +31,10 @@ class GuardResult:
     subject: str = ""
 
 
-def check_guard(source: str, line: int, model: UpstreamModel, modules: list[str], version: str) -> list[GuardResult]:
+def check_guard(source: str, line: int, model: UpstreamModel, modules: list[str], version: str,
+                code: str | None = None) -> list[GuardResult]:
+    """The verdicts on the guard at ``line``; ``code``: the expression the checklist quotes for it
+    (in a decorator's arguments, the part judged)."""
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
@@ -41,7 +44,7 @@ def check_guard(source: str, line: int, model: UpstreamModel, modules: list[str]
         return [GuardResult("GUARD_UNKNOWN", "warning", f"no statement at line {line}")]
     bound = bindings(tree, modules)
     out: list[GuardResult] = []
-    header = _header(stmt, line)
+    header = _header(stmt, line, code)
     for node in (n for h in header for n in ast.walk(h)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr" and len(node.args) == 2:
             out += _hasattr(tree, node, bound, model)
@@ -77,12 +80,15 @@ def _innermost(tree: ast.Module, line: int) -> ast.stmt | None:
     return best
 
 
-def _header(stmt: ast.stmt, line: int) -> list[ast.AST]:
-    """The part of a statement at its first line: an ``if``'s test, a simple statement whole; the
-    decorator at ``line`` of a decorated ``def`` / ``class`` (``@pytest.mark.skipif(v < ...)``)."""
+def _header(stmt: ast.stmt, line: int, code: str | None = None) -> list[ast.AST]:
+    """The part of a statement at its first line: an ``if``'s test, a simple statement whole. Of a
+    decorated ``def`` / ``class`` at a line before the ``def``: the expressions in its decorators
+    that are the quoted ``code`` (``@pytest.mark.skipif(v < parse("8.1"), ...)`` among others),
+    else the decorator at ``line``."""
     decorators = getattr(stmt, "decorator_list", [])
     if decorators and line < stmt.lineno:
-        return [d for d in decorators if d.lineno <= line <= (d.end_lineno or d.lineno)] or decorators
+        quoted = _same_as(decorators, code)
+        return quoted or [d for d in decorators if d.lineno <= line <= (d.end_lineno or d.lineno)] or decorators
     for f in ("test", "iter", "items", "subject"):
         v = getattr(stmt, f, None)
         if v is not None:
@@ -90,6 +96,17 @@ def _header(stmt: ast.stmt, line: int) -> list[ast.AST]:
     if isinstance(stmt, (ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.For)):
         return []
     return [stmt]
+
+
+def _same_as(nodes: list[ast.expr], code: str | None) -> list[ast.AST]:
+    """The expressions inside ``nodes`` that are ``code`` (compared as syntax trees)."""
+    if not code:
+        return []
+    try:
+        want = ast.dump(ast.parse(code.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    return [n for d in nodes for n in ast.walk(d) if isinstance(n, ast.expr) and ast.dump(n) == want]
 
 
 def _hasattr(tree: ast.Module, call: ast.Call, bound: dict[str, str], model: UpstreamModel) -> list[GuardResult]:
