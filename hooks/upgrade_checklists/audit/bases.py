@@ -47,6 +47,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from upgrade_checklists.audit.api import Api, Signature, Unresolved, search_paths
+from upgrade_checklists.audit.deprecation import FORWARD_DEPTH, WHERE, split_where
 
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
@@ -298,6 +299,14 @@ class Follower:
     def why(self, top: str) -> str | None:
         return self._why.get(top)
 
+    def named(self, top: str) -> bool:
+        """The project or the release names the distribution of ``top`` (the configuration, a
+        checklist, a pin, a requirement), not only guessed from the import name."""
+        try:
+            return self.distribution(top)[1] != "import name"
+        except Exception:  # a requirement that cannot be read: not named
+            return False
+
 
 class Followed:
     """A model whose classes have the members of their bases in other distributions (see the
@@ -338,7 +347,19 @@ class Followed:
         model = self._follower._models.get(root)
         return model._follower.label if model is not None else root
 
+    def _owner(self, path: str) -> Followed:
+        """The model that holds ``path``: this one, or the model of another distribution followed
+        already (a receiver typed ``httpx.Response`` is asked of httpx's model)."""
+        tops = getattr(self._inner, "modules", None)
+        if not tops or path.split(".")[0] in {m.split(".")[0] for m in tops}:
+            return self
+        model = self._follower._models.get(self._follower.import_root(path))
+        return model if isinstance(model, Followed) else self
+
     def member(self, cls: Api, name: str) -> Api | None:
+        owner = self._owner(cls.path)
+        if owner is not self:
+            return owner.member(cls, name)
         try:
             found, error = self._inner.member(cls, name), None
         except Unresolved as exc:
@@ -376,8 +397,114 @@ class Followed:
             return api
         return replace(api, signature=Signature(list(init.signature.params), api.path))
 
+    def defined_at(self, dotted: str) -> str | None:
+        owner = self._owner(dotted)
+        return owner.defined_at(dotted) if owner is not self else self._inner.defined_at(dotted)
+
+    # -- receivers typed across distributions ---------------------------------------------------
+
+    def receiver_class(self, start: str, steps: tuple[str, ...]) -> Api | None:
+        """``api.receiver_class``, continued into another distribution where the steps leave this
+        one's source (``receiver_foreign``): an annotation naming a class there (``-> httpx.Response``),
+        or a member inherited from a base there. A distribution is entered only when the classes on
+        the way inherit from it, or the project or the release names it (never fetched on a guess)."""
+        found = self._inner.receiver_class(start, steps)
+        if found is not None:
+            return found
+        try:
+            stop = self._inner.receiver_foreign(start, tuple(steps))
+        except Unresolved:
+            return None
+        if not stop:
+            return None
+        rest = tuple(steps[stop["at"]:])
+        for path in stop["paths"]:
+            top = self._follower.import_root(path)
+            if top.split(".")[0] not in stop["roots"] and top not in self._follower._models and not self._follower.named(top):
+                continue
+            try:
+                model, cls = self._base(path)
+            except NotFollowed:
+                continue
+            if not rest:
+                return cls
+            try:
+                found = model.receiver_class(cls.path, rest)
+            except Unresolved:
+                continue
+            if found is not None:
+                return found
+        return None
+
+    # -- keywords handed on to a method that warns about them -----------------------------------------
+
+    def keyword_deprecations(self, api: Api) -> dict[str, str]:
+        """``api.keyword_deprecations``, and the warnings of the methods ``api`` hands a keyword on to
+        (``super().m(..., p=p)``, ``self.m(**kwargs)``: ``api.forwards``), in this source or in a
+        base's distribution, :data:`~upgrade_checklists.audit.deprecation.FORWARD_DEPTH` methods deep;
+        a warning given further down says where (``deprecation.split_where``)."""
+        return self._warned(api, FORWARD_DEPTH)
+
+    def _warned(self, api: Api, depth: int) -> dict[str, str]:
+        owner = self._owner(api.path)
+        if owner is not self:
+            return owner._warned(api, depth)
+        key = (api.path, api.kind, depth)
+        memo = self.__dict__.setdefault("_warned_memo", {})
+        if key in memo:
+            return memo[key]
+        memo[key] = {}  # a cycle of forwards gives nothing more
+        try:
+            out = dict(self._inner.keyword_deprecations(api))
+        except Unresolved:
+            out = {}
+        if depth > 0 and api.kind == "function":
+            try:
+                forwards = self._inner.forwards(api)
+            except Unresolved:
+                forwards = []
+            for fw in forwards:
+                target, model = self._forward_target(fw)
+                if target is None:
+                    continue
+                theirs = model._warned(target, depth - 1)
+                positional = [p.name for p in target.signature.positional()] if target.signature is not None else []
+                for param, text in theirs.items():
+                    mine = fw["map"].get(param)
+                    if mine is None and param in positional:
+                        mine = fw["map"].get(f"@{positional.index(param)}")
+                    if mine is None and fw["whole"] and param not in fw["own"]:
+                        mine = param
+                    if mine is None or mine in out:
+                        continue
+                    msg, where = split_where(text)
+                    out[mine] = f"{msg}{WHERE}{where or target.path}"
+        memo[key] = out
+        return out
+
+    def _forward_target(self, fw: dict) -> tuple[Api | None, Followed | None]:
+        """The method a forwarded call reaches, and the model holding it."""
+        if fw["target"]:
+            try:
+                found = self.lookup(fw["target"])
+            except Unresolved:
+                return None, None
+            return (found, self) if found is not None and found.kind == "function" else (None, None)
+        for path in fw["foreign"]:
+            try:
+                model, base = self._base(path)
+                hit = model.member(base, fw["member"])
+            except (NotFollowed, Unresolved):
+                continue
+            if hit is not None and hit.kind == "function":
+                return hit, model
+        return None, None
+
     def foreign_bases(self, cls: Api) -> list[str]:
         """The bases of ``cls`` in other distributions that could not be followed."""
+        owner = self._owner(cls.path)
+        if owner is not self:
+            return owner.foreign_bases(cls)
         out = []
         for path in self._foreign(cls):
             try:
