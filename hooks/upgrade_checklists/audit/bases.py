@@ -454,11 +454,8 @@ class Followed:
         if key in memo:
             return memo[key]
         memo[key] = {}  # a cycle of forwards gives nothing more
-        try:
-            out = dict(self._inner.keyword_deprecations(api))
-        except Unresolved:
-            out = {}
-        if depth > 0 and api.kind == "function":
+        out: dict[str, str] = {}
+        if depth > 0 and api.kind == "function":  # first: a warning given further down names where
             try:
                 forwards = self._inner.forwards(api)
             except Unresolved:
@@ -479,6 +476,11 @@ class Followed:
                         continue
                     msg, where = split_where(text)
                     out[mine] = f"{msg}{WHERE}{where or target.path}"
+        try:
+            for kw, text in self._inner.keyword_deprecations(api).items():
+                out.setdefault(kw, text)
+        except Unresolved:
+            pass
         memo[key] = out
         return out
 
