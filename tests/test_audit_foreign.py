@@ -135,6 +135,13 @@ WEB = {  # the same at both versions of web-dist
 
             def things(self) -> other.things.Things:
                 return other.things.Things()
+
+            def bag(self) -> "CookieBag":
+                return CookieBag()
+
+
+        class CookieBag(toolkit.models.Jar):
+            """Iterated as its base in the other distribution says."""
         ''',
 }
 
@@ -154,6 +161,8 @@ def test_cookies():
     client.head("/", verify=False)
     for thing in client.things():
         thing.name
+    for kept in client.bag():
+        kept.name
 '''
 
 CHECKLIST = (
@@ -216,6 +225,10 @@ def test_a_test_client_on_a_toolkit_in_another_distribution(tmp_path: Path, caps
         ("app/test_web.py:10", "REMOVED_API", "[info] `shout`(): a `str` has no attribute `shout` (`response.text()` is "
                                               "`webkit.testing.TestClient().get().text()` in `test_cookies`: a `str` at 2.0.0; "
                                               "a `str` at the old version: already broken, not a change of this upgrade)"),
+        # 17: a CookieBag iterates as its base toolkit.models.Jar (followed) says: Cookie, then str
+        ("app/test_web.py:17", "REMOVED_API", "`name`: a `str` has no attribute `name` (`kept` is an element of "
+                                              "`webkit.testing.TestClient().bag()` in `test_cookies`: a `str` at 2.0.0; "
+                                              "a `toolkit.models.Cookie` at the old version)"),
         # 13: `verify` reaches Client.request through TestClient.head's **kwargs and Client.fetch's
         ("app/test_web.py:13", "DEPRECATED", "[warning] `webkit.testing.TestClient.head`: passing `verify` is deprecated at 2.0.0: "
                                              "\"verify= per request is deprecated\" (warned by `toolkit.client.Client.request`, which "

@@ -350,8 +350,10 @@ class Followed:
     def _owner(self, path: str) -> Followed:
         """The model that holds ``path``: this one, or the model of another distribution followed
         already (a receiver typed ``httpx.Response`` is asked of httpx's model)."""
-        tops = getattr(self._inner, "modules", None)
-        if not tops or path.split(".")[0] in {m.split(".")[0] for m in tops}:
+        tops = self.__dict__.get("_tops")
+        if tops is None:
+            tops = self.__dict__["_tops"] = frozenset(m.split(".")[0] for m in getattr(self._inner, "modules", None) or ())
+        if not tops or path.split(".")[0] in tops:
             return self
         model = self._follower._models.get(self._follower.import_root(path))
         return model if isinstance(model, Followed) else self
