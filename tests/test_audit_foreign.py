@@ -236,7 +236,7 @@ def test_a_test_client_on_a_toolkit_in_another_distribution(tmp_path: Path, caps
     ]
     assert [f for f in got if not f[2].startswith("[info] ") or f[1] == "REMOVED_API"] == sorted(expected), got
     # 9 (`bit_length` of an int), 11 (post passes None, not the caller's cookies), 12 (head keeps `cookies`
-    # as its own parameter), 15 (other-dist: no base reaches it, nothing names it: not fetched) say nothing
+    # as its own parameter), 15 (other: no class on the way inherits from it, so not fetched) say nothing
     assert not any(f[0] in ("app/test_web.py:9", "app/test_web.py:11", "app/test_web.py:12", "app/test_web.py:15") for f in got)
     assert (p.cache / "index" / "tool-dist").is_dir() and not (p.cache / "index" / "other").exists()
     assert r.code == 1

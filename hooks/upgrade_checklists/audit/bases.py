@@ -299,14 +299,6 @@ class Follower:
     def why(self, top: str) -> str | None:
         return self._why.get(top)
 
-    def named(self, top: str) -> bool:
-        """The project or the release names the distribution of ``top`` (the configuration, a
-        checklist, a pin, a requirement), not only guessed from the import name."""
-        try:
-            return self.distribution(top)[1] != "import name"
-        except Exception:  # a requirement that cannot be read: not named
-            return False
-
 
 class Followed:
     """A model whose classes have the members of their bases in other distributions (see the
@@ -408,8 +400,9 @@ class Followed:
     def receiver_class(self, start: str, steps: tuple[str, ...]) -> Api | None:
         """``api.receiver_class``, continued into another distribution where the steps leave this
         one's source (``receiver_foreign``): an annotation naming a class there (``-> httpx.Response``),
-        or a member inherited from a base there. A distribution is entered only when the classes on
-        the way inherit from it, or the project or the release names it (never fetched on a guess)."""
+        or a member inherited from a base there. A distribution is entered only when a class on the
+        way inherits from it (its bases are followed there anyway: a return annotated ``torch.Tensor``
+        alone does not fetch torch)."""
         found = self._inner.receiver_class(start, steps)
         if found is not None:
             return found
@@ -421,9 +414,8 @@ class Followed:
             return None
         rest = tuple(steps[stop["at"]:])
         for path in stop["paths"]:
-            top = self._follower.import_root(path)
-            if top.split(".")[0] not in stop["roots"] and top not in self._follower._models and not self._follower.named(top):
-                continue
+            if self._follower.import_root(path).split(".")[0] not in stop["roots"]:
+                continue  # no class on the way inherits from that distribution: not fetched for a receiver
             try:
                 model, cls = self._base(path)
             except NotFollowed:
