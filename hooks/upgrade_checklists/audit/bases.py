@@ -28,6 +28,13 @@ the ledger lists releases; that choice is kept a day in the cache (``bases/newes
 that a warm audit asks no index. A base's own bases in a third distribution are followed the
 same way (its release's requirements), up to :data:`DEPTH` distributions deep.
 
+The followed models answer more than members: a receiver whose steps leave the audited source
+(``TestClient(app).get(url)`` annotated ``-> httpx.Response``, then ``.cookies`` iterated) is
+typed on in the distribution of a base a class on the way has (``Followed.receiver_class``), a
+question about a class of a followed distribution goes to its model (``Followed._owner``), and a
+keyword a method hands on (``super().get(url, cookies=cookies)``) to a method there that warns
+when it is passed is that method's deprecation too (``Followed.keyword_deprecations``).
+
 What cannot be followed (the standard library, a builtin, a fetch that fails, no release the
 requirements allow, a distribution without that package) stays as before: its members are
 unknown (``UNRESOLVED``, info, with the reason), never removed, never an error of the audit.
