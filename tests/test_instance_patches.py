@@ -157,6 +157,14 @@ def unpacks(m: Manager):
     x, y, z = m.spread(1)
     c, d, e = type(m).pair(m)
     return a, b, x, y, z, c, d, e
+
+
+def keep_two(a, extra):
+    return a
+
+
+def install_wrong(m: Manager):
+    m.kept = keep_two
 '''
 
 CHECKLIST = (
@@ -206,6 +214,16 @@ def test_a_partial_installed_on_an_instance_is_bound_against_upstreams_own_calls
         "(`Manager.use_kept` (fakepkg/fix/core.py:23)): not a break"]
     for line in (34, 35, 39, 40):  # a matching patch; an untyped receiver: no use at all
         assert not [x for x in got if x[0] == f"app/plugin.py:{line}"], line
+
+
+def test_a_plain_function_installed_on_an_instance(project: Repo, upstreams: Path) -> None:
+    _r, got = audited(project, upstreams)
+    # keep_two requires `extra`, which upstream's use_kept() never passes: at both versions, so a warning
+    assert [m for w, c, m in got if w == "app/plugin.py:55"] == [
+        "[warning] `fakepkg.fix.core.Manager.kept(self, a, b)` at 2.0.0 differs from the patch `keep_two(self, a, extra)` "
+        "(line 50) assigned in its place: parameter 3 is `b` upstream, `extra` in the patch; upstream `Manager.use_kept` "
+        "(fakepkg/fix/core.py:23) calls `self.kept(…)` at 2.0.0, which the patch cannot take: no `extra`, which the patch "
+        "requires (so did the old version: not a change of this upgrade)"]
 
 
 def test_the_instance_parameter_a_partial_binds_is_typed_and_a_call_through_the_class_is_bound(project: Repo, upstreams: Path) -> None:
@@ -262,6 +280,7 @@ def test_instance_patch_uses() -> None:
         (30, "kept", "fakepkg.fix.Session", ("a:manager",), (("a", PK), ("b", KW)), ("b",)),
         (34, "split", "fakepkg.fix.Manager", (), (("x", PK),), ()),
         (35, "kept", "fakepkg.fix.Manager", (), (("a", PK), ("b", PK)), ("b",)),
+        (55, "kept", "fakepkg.fix.Manager", (), (("a", PK), ("extra", PK)), ()),
     ]
     returned = sorted((u.line, u.member, u.returns) for u in uses if u.kind == RETURNED)
     assert returned == [(8, "close", ((10, 3),)), (13, "split", ((15, 2), (16, 3))), (19, "split", ((20, 2),))]
@@ -317,3 +336,32 @@ def test_tuple_arity_and_unpacked_upstream_calls() -> None:
                 self.m()
         ''')).body[0]
     assert [c["unpacked"] for c in self_calls_in(cls, "m", "m.py")] == [2, 0, 0, 0]
+
+
+def test_what_is_not_typed_by_a_patch_or_called_through_a_class() -> None:
+    src = textwrap.dedent('''
+        from functools import partial
+        from fakepkg.fix import Manager, Session
+
+
+        def close(fm, names, node):
+            return fm.__class__.close(fm, names, node)
+
+
+        def install(s: Session, other):
+            s.manager.close = partial(close, other)
+
+
+        def calls(m: Manager, other):
+            type(m).pair(other)
+            m.__class__.pair
+            type(other).pair(other)
+            m.__class__.pair(m)
+        ''')
+    uses = find_uses({"app/p.py": (src, ast.parse(src))}, ["fakepkg.fix"])
+    # partial binds `other`, not the receiver: the patch is a use, its `fm` is not typed
+    assert [(u.line, u.kind) for u in uses if u.line in (6, 7, 11)] == [(11, "patch"), (11, "annotated")]
+    # only a call through the class with the instance itself as first argument is a call of the method
+    got = [(u.line, u.member, u.call.positional) for u in uses if u.line >= 15 and u.call is not None]
+    assert got == [(18, "pair", 0)]
+    assert not [u for u in uses if u.line in (15, 16, 17)]
