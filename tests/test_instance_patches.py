@@ -285,7 +285,8 @@ def test_instance_patch_uses() -> None:
     returned = sorted((u.line, u.member, u.returns) for u in uses if u.kind == RETURNED)
     assert returned == [(8, "close", ((10, 3),)), (13, "split", ((15, 2), (16, 3))), (19, "split", ((20, 2),))]
     through_class = [u for u in uses if u.line == 46 and u.member == "pair"]
-    assert len(through_class) == 1 and through_class[0].call.positional == 0  # m is self, not an argument
+    # m is self, not an argument: the binding leaves it out (as for ``Base.m(self, x)``; not for a static method)
+    assert len(through_class) == 1 and through_class[0].through_class and through_class[0].call.positional == 1
 
 
 @pytest.mark.parametrize("src, why", [
@@ -317,8 +318,8 @@ def test_self_of_a_class_patch_is_typed_for_calls_through_the_class() -> None:
         Manager.pair = pair
         ''')
     uses = find_uses({"app/p.py": (src, ast.parse(src))}, ["fakepkg.fix"])
-    got = sorted((u.line, u.kind, u.target, u.member, u.call.positional) for u in uses if u.call is not None)
-    assert got == [(6, "annotated", "fakepkg.fix.Manager", "spread", 1), (7, "annotated", "fakepkg.fix.Manager", "pair", 0)]
+    got = sorted((u.line, u.kind, u.target, u.member, u.call.positional, u.through_class) for u in uses if u.call is not None)
+    assert got == [(6, "annotated", "fakepkg.fix.Manager", "spread", 2, True), (7, "annotated", "fakepkg.fix.Manager", "pair", 1, True)]
 
 
 def test_tuple_arity_and_unpacked_upstream_calls() -> None:
@@ -362,6 +363,6 @@ def test_what_is_not_typed_by_a_patch_or_called_through_a_class() -> None:
     # partial binds `other`, not the receiver: the patch is a use, its `fm` is not typed
     assert [(u.line, u.kind) for u in uses if u.line in (6, 7, 11)] == [(11, "patch"), (11, "annotated")]
     # only a call through the class with the instance itself as first argument is a call of the method
-    got = [(u.line, u.member, u.call.positional) for u in uses if u.line >= 15 and u.call is not None]
-    assert got == [(18, "pair", 0)]
+    got = [(u.line, u.member, u.through_class) for u in uses if u.line >= 15 and u.call is not None]
+    assert got == [(18, "pair", True)]
     assert not [u for u in uses if u.line in (15, 16, 17)]

@@ -1180,7 +1180,8 @@ def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: st
     if m_new.signature is None or m_new.kind not in ("function", "class") or u.call is None:
         return b
     b.signature = True
-    for code, sev, param, msg in bind_call(u.call, what, m_old.signature if m_old else None, m_new.signature, version):
+    call = _unbound(u.call, m_new) if u.through_class else u.call  # ``type(x).m(x, ...)``: ``x`` is ``self``
+    for code, sev, param, msg in bind_call(call, what, m_old.signature if m_old else None, m_new.signature, version):
         if (m_old is None and code not in ("REMOVED_PARAM", "NEW_REQUIRED_PARAM")) or (
                 code == "RETURN_CHANGED" and not msg.startswith(_UNPACKS.format(what=what))):
             continue  # a return type changed: the receivers reached from the result are checked where used

@@ -114,6 +114,8 @@ class Use:
     on_instance: bool = False
     #: RETURNED: ``(line, length)`` of each ``return`` of the patch (-1: not a tuple display)
     returns: tuple[tuple[int, int], ...] = ()
+    #: ANNOTATED: called through the receiver's class with the receiver first (``type(x).m(x, ...)``)
+    through_class: bool = False
 
 
 def module_name(rel: str) -> str:
@@ -452,10 +454,8 @@ def _receivers(rel: str, text: str, scopes, covered: set[int]) -> list[Use]:
             if r.call is not None and id(r.call) in where:
                 stmt, w = where[id(r.call)]
                 c = make_call(r.node.attr, w, r.call, stmt, lines)
-            if c is not None and r.unbound:  # ``type(x).m(x, ...)``: the instance is ``self``, not an argument
-                c = replace(c, positional=max(c.positional - 1, 0))
             out.append(Use(rel, c.line if c is not None else r.node.lineno, ANNOTATED, r.type.start, r.node.attr,
-                           call=c, via=r.why, steps=r.type.steps))
+                           call=c, via=r.why, steps=r.type.steps, through_class=r.unbound))
     return out
 
 
