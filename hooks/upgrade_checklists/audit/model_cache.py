@@ -173,7 +173,8 @@ def _calls_out(v: list[dict]) -> list[dict]:
     return [dict(c) for c in v]
 
 
-_CALL_FIELDS = {"file": str, "line": int, "caller": str, "positional": int, "keywords": list, "star_args": bool, "star_kwargs": bool}
+_CALL_FIELDS = {"file": str, "line": int, "caller": str, "positional": int, "keywords": list, "star_args": bool, "star_kwargs": bool,
+                "unpacked": int}
 
 
 def _calls_in(v) -> list[dict]:

@@ -19,6 +19,15 @@ A use is reached through a file's imports of the package (any alias):
 - ``patch``: a function assigned onto an upstream class (``Cls.m = f``,
   ``setattr(Cls, "m", f)``, or ``Cls.m = make(Cls.m)``: the ``def`` a factory of the
   file returns), with its parameters;
+  also a function installed on an INSTANCE of an upstream class (``obj.m = f``,
+  ``obj.m = functools.partial(f, obj, ...)``, ``obj.m = lambda ...``, ``obj`` a receiver typed
+  from upstream, see below): ``on_instance``, ``params`` what a caller of ``obj.m`` meets (no
+  ``self`` is bound; the positions and keywords ``partial`` fills are left out), ``target`` and
+  ``steps`` the receiver's type; the parameter ``partial`` binds ``obj`` to is a receiver of that
+  type inside the function;
+- ``returned``: the ``return`` statements of such a patch (``Use.returns``: each one's line and the
+  length of the tuple it returns, -1 for anything but a tuple display), checked against how
+  upstream's own ``self.m(...)`` calls unpack the method's result;
 - ``wrapped``: a call of the original method inside such a patch (``orig(self, ...)``,
   ``orig = Cls.m`` in the module, or the factory's parameter the call passes ``Cls.m`` to),
   with how the patch uses its result (``Use.results``);
@@ -52,13 +61,14 @@ from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.core.astwalk import imports, module_level, statements, walk
 from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
-from upgrade_checklists.project.receivers import Scope, Up, annotation_type, receivers
+from upgrade_checklists.project.receivers import Scope, Up, annotation_type, describe, is_rebound, receivers
 from upgrade_checklists.project.values import assignments_onto
 
 IMPORT, CALL, RESULT, MEMBER, PATCH, ATTRIBUTE = "import", "call", "result", "member", "patch", "attribute"
 OVERRIDE = "override"
 TYPED = "typed"  # ``self.x.m(...)``: a method of the class upstream declares attribute ``x`` of (``Use.attr``)
 ANNOTATED = "annotated"  # ``p.m(...)`` where the project annotates ``p: pkg.Cls``: a method of that class
+RETURNED = "returned"  # a patch's ``return`` statements (the tuples they give), against upstream's unpacking of ``self.m()``
 WRAPPED = "wrapped"  # a call of the original method inside a patch that wraps it (``orig(self, ...)``)
 #: how a wrapper uses the original method's result: ``out[i]``, ``out.x``, ``a, b = out``, ``for x in out``,
 #: ``return out`` (handed on as it is), anything else (passed to a function, compared, ...)
@@ -103,6 +113,12 @@ class Use:
     #: CALL: what a caller passes to a project callable that hands it on (``**kwargs``, ``*args``) to
     #: ``target``; the project's own call of ``target`` is a use of its own, at the callable's line
     forwarded: bool = False
+    #: PATCH: installed on an instance (``obj.m = f``): ``params`` are what a caller meets (no ``self`` bound)
+    on_instance: bool = False
+    #: RETURNED: ``(line, length)`` of each ``return`` of the patch (-1: not a tuple display)
+    returns: tuple[tuple[int, int], ...] = ()
+    #: ANNOTATED: called through the receiver's class with the receiver first (``type(x).m(x, ...)``)
+    through_class: bool = False
 
 
 def module_name(rel: str) -> str:
@@ -201,11 +217,17 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
             tree.__dict__.setdefault(STAR_BOUND, {})[tuple(modules)] = star
         start = len(out)
         bound = bindings(tree, modules)
+        class_patches = project.patches(rel) if bound or any(m in text for m in modules) else []  # (through strings too)
         if bound:
             out += _imports(rel, tree, modules)
             out += _attributes(rel, tree, bound)
             covered: set[int] = set()
             scopes, owner = _scopes(rel, tree, bound, modules, project)
+            inst, seeds = project.instance_patches(rel, tree, scopes)
+            out += inst
+            seeds += _class_patch_seeds(rel, class_patches)
+            if seeds:
+                scopes, owner = _seeded(rel, tree, bound, modules, project, scopes, owner, seeds)
             chained, at_once = _chained_calls(tree), []
             for c in find_calls(text, tree, modules):
                 out.append(Use(rel, c.line, CALL, c.api, call=c))
@@ -228,8 +250,7 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
             head = next((q for q in guesses.values() if u.target == q or u.target.startswith(q + ".")), None)
             if head is not None:
                 out[i] = replace(u, star=head)
-        if bound or any(m in text for m in modules):  # a patch may reach the class through strings
-            out += project.patches(rel)
+        out += class_patches
     out += project.subclass_uses()
     return out
 
@@ -348,9 +369,11 @@ def unevaluated_nodes(tree: ast.Module) -> dict[int, str]:
     return out
 
 
-def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str], project: _Project):
+def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str], project: _Project,
+            also: frozenset[int] | set[int] = frozenset()):
     """Each function's :class:`receivers.Scope`, and the scope owning each node (id -> Scope; a
-    node at module level or in a class body has none)."""
+    node at module level or in a class body has none). ``also``: the lines of functions kept
+    whatever they name (patches whose instance parameter is typed)."""
     returns = _Returns(project, rel, modules)
     scopes, owner = [], {}
     lines = project.sources.text(rel).splitlines()
@@ -359,7 +382,7 @@ def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str
     for fn in sorted((n for n in statements(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
                      key=lambda n: n.lineno):
         end = fn.end_lineno or fn.lineno
-        if not any(a <= fn.lineno <= b for a, b in kept):
+        if not any(a <= fn.lineno <= b for a, b in kept) and fn.lineno not in also:
             words = words if words is not None else {*bound, "isinstance", *returns.upstream_typed()}
             if not _mentions("\n".join(lines[fn.lineno - 1: end]), words):
                 continue  # names nothing that can give an upstream receiver, and no enclosing function does
@@ -372,6 +395,32 @@ def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str
         parent = owner.get(id(sc.fn))
         if parent is not None:
             sc.link(parent)
+    return scopes, owner
+
+
+def _class_patch_seeds(rel: str, uses: list[Use]) -> list[tuple[int, str, Up, str, bool]]:
+    """``self`` of each function of ``rel`` patched onto an upstream class: typed that class, for
+    ``self.__class__.m(self, ...)`` / ``type(self).m(self, ...)`` only (its other uses are the
+    patch's MEMBER uses)."""
+    out = []
+    for u in uses:
+        if u.kind == PATCH and u.function_file == rel and u.params and u.params[0][1] in _PARAM_KINDS[:2]:
+            out.append((u.function_line, u.params[0][0], Up(u.target),
+                        f"`{u.params[0][0]}` receives the `{u.target}` the patch is installed on", True))
+    return out
+
+
+def _seeded(rel, tree, bound, modules, project, scopes, owner, seeds):
+    """The scopes with each seed applied (``(function line, parameter, type, how, classes only)``);
+    a seeded function the first pass left out (it names nothing of the package) is added."""
+    have = {sc.fn.lineno for sc in scopes}
+    if any(line not in have for line, *_r in seeds):
+        scopes, owner = _scopes(rel, tree, bound, modules, project, also={line for line, *_r in seeds})
+    by_line = {sc.fn.lineno: sc for sc in scopes}
+    for line, param, t, how, classes_only in seeds:
+        sc = by_line.get(line)
+        if sc is not None:
+            sc.seed(param, t, how, classes_only)
     return scopes, owner
 
 
@@ -409,7 +458,7 @@ def _receivers(rel: str, text: str, scopes, covered: set[int]) -> list[Use]:
                 stmt, w = where[id(r.call)]
                 c = make_call(r.node.attr, w, r.call, stmt, lines)
             out.append(Use(rel, c.line if c is not None else r.node.lineno, ANNOTATED, r.type.start, r.node.attr,
-                           call=c, via=r.why, steps=r.type.steps))
+                           call=c, via=r.why, steps=r.type.steps, through_class=r.unbound))
     return out
 
 
@@ -597,6 +646,58 @@ def _factory_product(factory, stmt: ast.stmt, name: str, tree: ast.Module, cls: 
     return inner, out
 
 
+def _partial_params(params, defaults: set[str], npos: int, keywords: set[str]):
+    """The parameters a caller of ``functools.partial(f, <npos args>, <keywords>)`` meets, and
+    which have a default: the first ``npos`` positional ones are gone; a keyword filled gets a
+    default and, like every positional-or-keyword parameter after it, can only be passed by
+    keyword. None where ``partial``'s call itself cannot bind."""
+    out, dropped = [], 0
+    for n, k in params:
+        if dropped < npos and k in _PARAM_KINDS[:2]:
+            dropped += 1
+            continue
+        out.append((n, k))
+    kinds = {k for _n, k in params}
+    if dropped < npos and _PARAM_KINDS[2] not in kinds:
+        return None
+    names = {n for n, k in out if k not in (_PARAM_KINDS[0], _PARAM_KINDS[2], _PARAM_KINDS[4])}
+    if keywords - names and _PARAM_KINDS[4] not in kinds:
+        return None
+    after, res = False, []
+    for n, k in out:
+        if n in keywords and k in _PARAM_KINDS[:2]:
+            after = True
+        res.append((n, _PARAM_KINDS[3] if after and k == _PARAM_KINDS[1] else k))
+    return tuple(res), set(defaults) | (keywords & names)
+
+
+def _returned(frel: str, fn, cls: str, name: str, via: str) -> Use | None:
+    """A RETURNED use of the patch ``fn`` when one of its ``return`` statements gives a tuple display."""
+    if isinstance(fn, ast.Lambda):
+        found = [(fn.lineno, len(fn.body.elts) if isinstance(fn.body, ast.Tuple) else -1)]
+    else:
+        own = list(_own_body_nodes(fn))
+        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own):
+            return None  # a generator: its ``return`` is no result
+        found = [(n.lineno, len(n.value.elts) if isinstance(n.value, ast.Tuple)
+                  and not any(isinstance(e, ast.Starred) for e in n.value.elts) else -1)
+                 for n in own if isinstance(n, ast.Return)]
+    if not any(k >= 0 for _l, k in found):
+        return None
+    return Use(frel, fn.lineno, RETURNED, cls, name, via=via, function_line=fn.lineno, function_file=frel,
+               returns=tuple(sorted(found)))
+
+
+def _own_body_nodes(fn):
+    """The nodes of ``fn``'s body outside nested functions, lambdas and classes."""
+    stack = list(fn.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
 def _wrapped_results(fn, originals: set[str]) -> list[tuple[int, tuple[tuple[int, str, str], ...]]]:
     """Each call of the original method in the wrapper ``fn`` (``orig(self, ...)``, ``orig`` one of
     ``originals`` and not assigned again in ``fn``): its line and how its result is used (a result
@@ -667,6 +768,9 @@ def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], pa
         if not isinstance(f, ast.Attribute):
             continue
         if (isinstance(f.value, ast.Attribute) and isinstance(f.value.value, ast.Name) and f.value.value.id == me
+                and f.value.attr == "__class__"):
+            continue  # ``self.__class__.m(self, ...)``: a call through the class (``receivers.py`` binds it)
+        if (isinstance(f.value, ast.Attribute) and isinstance(f.value.value, ast.Name) and f.value.value.id == me
                 and f.value.attr not in own and f.value.attr not in written):
             c = make_call(f.attr, where, node, stmt, lines)
             out.append(Use(rel, c.line, TYPED, target, f.attr, call=c, via=f"{via}, through `{me}.{f.value.attr}`",
@@ -690,10 +794,11 @@ def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], pa
         inner = node.value if isinstance(node, ast.Attribute) else None
         if (isinstance(inner, ast.Attribute) and id(node) not in called and isinstance(node.ctx, ast.Load)
                 and isinstance(inner.value, ast.Name) and inner.value.id == me and inner.attr not in own
+                and inner.attr != "__class__"
                 and inner.attr not in written):  # ``self.x.y`` read: an attribute of the class upstream declares x as
             out.append(Use(rel, node.lineno, TYPED, target, node.attr, via=f"{via}, through `{me}.{inner.attr}`", attr=inner.attr))
         if (isinstance(node, ast.Attribute) and id(node) not in called and isinstance(node.value, ast.Name)
-                and node.value.id == me and node.attr not in own):
+                and node.value.id == me and node.attr not in own and node.attr != "__class__"):
             write = isinstance(node.ctx, ast.Store)
             if not write and node.attr in written:
                 continue
@@ -928,6 +1033,9 @@ class _Project:
             out.append(Use(rel, stmt.lineno, PATCH, cls, name, via=f"patch `{fn.name}`", params=params,
                            function_line=fn.lineno, guarded=guarded, guard_line=gl,
                            function_file=frel, defaults=tuple(n for n, _k in params if n in with_default)))
+            returned = _returned(frel, fn, cls, name, f"patch `{fn.name}` of `{short}.{name}`")
+            if returned is not None:
+                out.append(returned)
             for line, results in _wrapped_results(fn, originals):
                 out.append(Use(frel, line, WRAPPED, cls, name, via=f"wrapper `{fn.name}`", function_line=fn.lineno,
                                function_file=frel, results=results))
@@ -935,6 +1043,84 @@ class _Project:
                 out.append(Use(u.file, u.line, u.kind, u.target, u.member, u.call, u.via, patch=True, write=u.write,
                                guard_line=gl if frel == rel else None))
         return out
+
+    def instance_patches(self, rel: str, tree: ast.Module, scopes) -> tuple[list[Use], list]:
+        """Functions installed on an instance of an upstream class in ``rel``'s functions
+        (``obj.m = f`` / ``functools.partial(f, obj, ...)`` / ``lambda``, ``obj`` a receiver typed
+        from upstream): a PATCH use each (``on_instance``) and a RETURNED one, and the seeds that
+        type the parameter ``partial`` binds ``obj`` to: ``(function line, parameter, type, how,
+        False)`` for the functions of ``rel``."""
+        names = self.names(rel)
+        out: list[Use] = []
+        seeds: list = []
+        for sc in scopes:
+            for stmt in sc.nodes:
+                if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)):
+                    continue
+                obj, member = stmt.targets[0].value, stmt.targets[0].attr
+                if isinstance(obj, (ast.Name, ast.Attribute)) and resolve(obj, sc.bound) is not None:
+                    continue  # ``pkg.Cls.m = f``: a class patch (``assignments_onto``)
+                t = sc.expr(obj)
+                if not isinstance(t, Up) or is_rebound(t):
+                    continue
+                got = self._installed(rel, tree, sc, stmt.value, names)
+                if got is None:
+                    continue
+                frel, fn, shown, args, keywords = got
+                params = _params(fn)
+                defaults = _with_default(fn)
+                filled = _partial_params(params, defaults, len(args), keywords)
+                if filled is None:
+                    continue  # ``partial`` itself fails (more arguments than parameters): not followed
+                params, defaults = filled
+                where = describe(t) if t.steps else f"a `{t.start}`"
+                via = f"patch `{shown}` installed on `{ast.unparse(obj)}` ({where})"
+                guard, guarded = _guard(tree, stmt, member)
+                line = getattr(fn, "lineno", stmt.lineno)
+                out.append(Use(rel, stmt.lineno, PATCH, t.start, member, via=via, params=params, function_line=line,
+                               function_file=frel, guarded=guarded, guard_line=guard.lineno if guard is not None else None,
+                               defaults=tuple(n for n, _k in params if n in defaults), steps=t.steps, on_instance=True))
+                returned = _returned(frel, fn, t.start, member, via)
+                if returned is not None:
+                    out.append(replace(returned, steps=t.steps, on_instance=True))
+                first = (fn.args.posonlyargs + fn.args.args)[:1]
+                if (args and first and frel == rel and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and (ast.dump(args[0]) == ast.dump(obj) or sc.expr(args[0]) == t)):
+                    seeds.append((fn.lineno, first[0].arg, t,
+                                  f"`{first[0].arg}` is what `partial` binds it to at line {stmt.lineno}: {where}", False))
+        return out, seeds
+
+    def _installed(self, rel: str, tree: ast.Module, sc, value: ast.expr, names: dict[str, str]):
+        """What ``obj.m = value`` installs: ``(file, function node, shown, partial's positional
+        arguments, partial's keywords)``, or None (a value not followed)."""
+        if isinstance(value, ast.Lambda):
+            return rel, value, "lambda", [], set()
+        args: list[ast.expr] = []
+        keywords: set[str] = set()
+        func = value
+        if isinstance(value, ast.Call):
+            if resolve(value.func, names) != "functools.partial" or not value.args:
+                return None
+            if any(isinstance(a, ast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
+                return None  # what ``partial`` fills is not known
+            func, args, keywords = value.args[0], value.args[1:], {k.arg for k in value.keywords}
+        if not isinstance(func, ast.Name):
+            return None
+        local = sc.defs.get(func.id)
+        if local:
+            fn = local[0][1] if len(local) == 1 else None
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return None  # a local name holding something else
+            found = (rel, fn)
+        elif any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == func.id for n in tree.body):
+            found = self.function(rel, f"<local>.{func.id}")
+        else:
+            q = resolve(func, names)
+            found = self.function(rel, q) if q is not None and not _inside(q, self.modules) else None
+        if found is None:
+            return None
+        shown = func.id if isinstance(value, ast.Name) else f"partial({func.id}, …)"
+        return found[0], found[1], shown, args, keywords
 
     def subclass_uses(self) -> list[Use]:
         out: list[Use] = []
