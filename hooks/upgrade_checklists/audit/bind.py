@@ -1020,9 +1020,11 @@ def _bind_init_skipped(u: Use, old, new, version) -> Bound:
     """A project subclass's ``__init__`` runs no base constructor: the attributes the upstream constructor
     sets at the new version that the project does not set itself are missing on its instances. An upstream
     method the project calls on such an instance that reads one of them on every call fails: an error when
-    that read is new (the old version read it only under a condition, or not at all); a read under a
-    condition, or by a method the project is not seen calling, is a warning when it is new; a read the old
-    version made the same way is not this upgrade's news."""
+    that read is new (the old version's method read it only under a condition, or not at all); a new read
+    under a condition is a warning, and so is a read by a method the project is not seen calling of an
+    attribute no method read at the old version; a read the old version made the same way is not this
+    upgrade's news (the project would have failed then already). With no old version (a pinned
+    version audited alone): a warning where a method the project calls reads one on every call, nothing else."""
     cls_new, cls_old = _lookup(new, u.target), _lookup(old, u.target)
     b = Bound(u, None, None)
     facts = _init_facts(new, cls_new)
@@ -1053,6 +1055,8 @@ def _bind_init_skipped(u: Use, old, new, version) -> Bound:
             before = was.get(attr)
             if before is not None and (before[0] or not always):
                 continue  # read the same way at the old version: not this upgrade's news
+            if f_old is None and not always:
+                continue  # no old version: only what fails on every call is said (a warning)
             setter, set_at = sets[attr]
             then = ("the old version read it only under a condition" if before is not None else
                     "the old version did not read it there" if f_old is not None else "")
@@ -1061,25 +1065,28 @@ def _bind_init_skipped(u: Use, old, new, version) -> Bound:
             said.add(attr)
             b.problems.append(("INIT_SKIPPED", sev, attr,
                                f"{head}: at {version} `{setter}` ({set_at}) sets `self.{attr}`, which upstream {who} "
-                               f"({where}) reads {how}, and the project calls `{m}` on a `{short}` instance ({rel}:{line}): "
+                               f"({where}) reads {how}, and the project calls `{m}` on an instance of `{short}` ({rel}:{line}): "
                                f"{'it fails' if sev == 'error' else 'it may fail'} with AttributeError"
                                + (f" ({then})" if then else "")))
+    if f_old is None:
+        return b  # no old version (or none readable): what is not reached is no news of an upgrade
     reached = {m for m, _l, _r in u.reached}
-    unreached: dict[str, list[str]] = {}
+    read_before = {a for m in f_old["methods"].values() for a, _l, _a in m["reads"]}
+    unreached: dict[str, dict[str, str]] = {}  # attr -> where read -> who
     for m in sorted(facts["methods"]):
         if m in reached or m in own:
             continue
-        was = self_reads(f_old, m, own) if f_old is not None else {}
         for attr, (_always, who, where) in self_reads(facts, m, own).items():
-            if attr in sets and attr not in said and attr not in was:
-                unreached.setdefault(attr, []).append(f"{who} ({where})")
-    for attr, readers in unreached.items():
+            if attr in sets and attr not in said and attr not in read_before:
+                unreached.setdefault(attr, {}).setdefault(where, who)
+    for attr, by_place in unreached.items():
+        readers = [f"{who} ({where})" for where, who in by_place.items()]
         setter, set_at = sets[attr]
         more = f" and {len(readers) - 3} more" if len(readers) > 3 else ""
         b.problems.append(("INIT_SKIPPED", "warning", attr,
                            f"{head}: at {version} `{setter}` ({set_at}) sets `self.{attr}`, which upstream "
-                           f"{', '.join(readers[:3])}{more} read{'s' if len(readers) == 1 else ''} (not at the old version); "
-                           f"the project is not seen calling {'it' if len(readers) == 1 else 'them'} on a `{short}` instance"))
+                           f"{', '.join(readers[:3])}{more} read{'s' if len(readers) == 1 else ''} (no method read it at the old version); "
+                           f"the project is not seen calling {'it' if len(readers) == 1 else 'them'} on an instance of `{short}`"))
     return b
 
 
