@@ -978,6 +978,39 @@ class _Project:
                 return q
         return None
 
+    def _annotated_calls(self, classes: set[str]) -> dict[str, list[tuple[str, int, str]]]:
+        """Methods called on a parameter the project annotates with one of ``classes`` (``def f(m: Sub):
+        m.run()``; ``Optional[Sub]`` / ``Sub | None`` too, and a quoted annotation): class -> (method, line, file)."""
+        out: dict[str, list[tuple[str, int, str]]] = {}
+        shorts = {q.rsplit(".", 1)[-1] for q in classes}
+        for rel in self.sources.paths:
+            text = self.sources.text(rel)
+            if not _mentions(text, shorts):
+                continue
+            tree = self.sources.tree(rel)
+            if tree is None:
+                continue
+            names = {**self.names(rel), **{n.name: f"{module_name(rel)}.{n.name}" for n in tree.body
+                                           if isinstance(n, ast.ClassDef)}}
+            for fn in walk(tree):
+                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                a = fn.args
+                typed = {}
+                for arg in a.posonlyargs + a.args + a.kwonlyargs:
+                    q = _annotated_class(arg.annotation, names, classes)
+                    if q is not None:
+                        typed[arg.arg] = q
+                if not typed:
+                    continue
+                assigned = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                for _stmt, node, _where in statement_calls(fn):
+                    f = node.func
+                    if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in typed
+                            and f.value.id not in assigned):
+                        out.setdefault(typed[f.value.id], []).append((f.attr, node.lineno, rel))
+        return out
+
     def skipped_inits(self) -> list[Use]:
         """An INIT_SKIPPED use per project subclass of an upstream class whose ``def __init__`` runs no
         base constructor: no method of the project classes from it up to the upstream base reaches any
@@ -1014,8 +1047,9 @@ class _Project:
                     if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         for m, line in _called_on_self(fn, self.names(c.file), set(chain), self.modules):
                             reached.setdefault(m, (m, line, c.file))
+            annotated = self._annotated_calls(set(members))
             for q in members:
-                for m, line, rel in self._instance_calls.get(q, ()):
+                for m, line, rel in [*self._instance_calls.get(q, ()), *annotated.get(q, ())]:
                     reached.setdefault(m, (m, line, rel))
             short = owner.rsplit(".", 1)[-1]
             out.append(Use(cls.file, init.lineno, INIT_SKIPPED, base, "__init__", via=f"subclass `{short}`",
@@ -1338,6 +1372,24 @@ def _dynamic_setattr(fn, me: str) -> bool:
 def _constant_setattrs(fn, me: str) -> list[str]:
     return [n.args[1].value for n in _setattr_calls(fn, me)
             if isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)]
+
+
+def _annotated_class(ann: ast.AST | None, names: dict[str, str], classes: set[str]) -> str | None:
+    """The one of ``classes`` an annotation names (``Sub``, ``mod.Sub``, ``"Sub"``, ``Optional[Sub]``, ``Sub | None``)."""
+    if ann is None:
+        return None
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            ann = ast.parse(ann.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        sides = [x for x in (ann.left, ann.right) if not (isinstance(x, ast.Constant) and x.value is None)]
+        return _annotated_class(sides[0], names, classes) if len(sides) == 1 else None
+    if isinstance(ann, ast.Subscript) and (dotted(ann.value) or "").rsplit(".", 1)[-1] == "Optional":
+        return _annotated_class(ann.slice, names, classes)
+    q = resolve(ann, names)
+    return q if q in classes else None
 
 
 def _called_on_self(fn, names: dict[str, str], classes: set[str], modules: list[str]) -> list[tuple[str, int]]:
