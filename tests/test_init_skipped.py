@@ -316,6 +316,26 @@ def test_an_unchanged_upstream_says_nothing(project: Repo) -> None:
     assert skipped(r) == []
 
 
+def test_a_pinned_version_audited_alone_warns_of_reads_on_every_call(project: Repo, upstreams: Path) -> None:
+    """Nothing moved (2.0.0 pinned and committed): binding only, no old version to compare with. What a
+    method the project calls reads on every call is a warning; what it reads under a condition, or what
+    methods it does not call read, is not said."""
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    project.commit("pin 2.0.0")
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    assert r.code == 0
+    calls = "and the project calls `{}` on an instance of `Mini` (app/plans.py:{}): it may fail with AttributeError"
+    assert skipped(r) == [
+        ("app/plans.py:5", "[warning] " + head("Mini") + REGISTRY + " sets `self.registry`, which upstream `Planner.plan` "
+                           "(fakepkg/plan/base.py:24) reads on every call, " + calls.format("plan", 10)),
+        ("app/plans.py:5", "[warning] " + head("Mini") + TABLE + " sets `self.table`, which upstream `Planner.plan` "
+                           "(fakepkg/plan/base.py:22) reads on every call, " + calls.format("plan", 10)),
+        ("app/plans.py:5", "[warning] " + head("Mini") + CACHE + " sets `self.cache`, which upstream `Planner.report` "
+                           "(through `self._render()`, `Planner._render`) (fakepkg/plan/base.py:33) reads on every call, "
+                           + calls.format("report", 63)),
+    ]
+
+
 def test_the_answers_are_cached_with_the_model(project: Repo, upstreams: Path) -> None:
     project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
     first = skipped(project.run("audit", "--cache-dir", str(project.cache), "-v"))
@@ -402,7 +422,8 @@ def test_which_constructors_skip_the_base() -> None:
         ''')
     assert [(u.line, u.via, u.target) for u in got] == [(5, "subclass `Skips`", "pkg.Base")]
     u = got[0]
-    assert u.names == ("__init__", "a", "b", "go")  # what Skips defines and sets (also by a constant setattr)
+    # what Skips and Child (whose instances run Skips.__init__) define and set (also by a constant setattr)
+    assert u.names == ("__init__", "a", "b", "go", "more")
     # reached: in Skips' and Child's methods (self., super(), Base.m(self)), on a Child instance made in use()
     # and on parameters annotated Skips or Child (not on one the function assigns another value)
     assert [m for m, _line, _f in u.reached] == ["reset", "other", "run", "extend", "finish", "close", "flush", "drain"]

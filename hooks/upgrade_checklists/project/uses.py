@@ -1032,16 +1032,19 @@ class _Project:
             cls = self.classes[owner]
             init = next(s for s in self.node(cls).body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
                         and s.name == "__init__")
-            if selfreads_blocked(self, chain, init):
+            # the classes whose methods may run on such an instance: its own, its project parents', and those of
+            # the project subclasses that run its __init__ (what one of them sets counts: said for none)
+            classes = list(dict.fromkeys([*chain, *members]))
+            if selfreads_blocked(self, classes, init):
                 continue
-            own = self._defined(chain) | self._written(chain)
-            for q in chain:
+            own = self._defined(classes) | self._written(classes)
+            for q in classes:
                 for fn in self.node(self.classes[q]).body:
                     if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and (fn.args.posonlyargs + fn.args.args):
                         me = (fn.args.posonlyargs + fn.args.args)[0].arg
                         own |= set(_constant_setattrs(fn, me))
             reached: dict[str, tuple[str, int, str]] = {}
-            for q in dict.fromkeys([*members, *chain]):
+            for q in classes:
                 c = self.classes[q]
                 for fn in self.node(c).body:
                     if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -1336,16 +1339,16 @@ class _Forwarding:
 _INIT_BLOCKERS = frozenset({"__new__", "__getattr__", "__getattribute__", "__setstate__", "__slots__"})
 
 
-def selfreads_blocked(project: _Project, chain: list[str], init) -> bool:
-    """The project classes of ``chain`` (``init``: the ``__init__`` that runs) may run a base constructor or
+def selfreads_blocked(project: _Project, classes: list[str], init) -> bool:
+    """The project classes ``classes`` (``init``: the ``__init__`` that runs) may run a base constructor or
     set attributes in ways the source does not spell: no INIT_SKIPPED use."""
-    if _INIT_BLOCKERS & project._defined(chain):
+    if _INIT_BLOCKERS & project._defined(classes):
         return True
-    for i, q in enumerate(chain):
+    for q in classes:
         for fn in project.node(project.classes[q]).body:
             if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            if i and fn.name == "__init__":
+            if fn.name == "__init__" and fn is not init:
                 continue  # a project parent's constructor the one that runs does not call
             if any(isinstance(n, ast.Attribute) and n.attr in ("__init__", "__dict__", "__setstate__") for n in walk(fn)):
                 return True
