@@ -23,11 +23,12 @@ import pytest
 
 from conftest import Repo
 from upstream import app_findings, audited_project, project_pyproject, tagged_upstream
-from upgrade_checklists.audit.api import UpstreamModel
+from upgrade_checklists.audit.api import Api, UpstreamModel
+from upgrade_checklists.audit.bind import bind_uses
 from upgrade_checklists.audit.model_cache import _init_facts_in
 from upgrade_checklists.audit.selfreads import init_facts
 from upgrade_checklists.core.plain import PlainError
-from upgrade_checklists.project.uses import INIT_SKIPPED, find_uses
+from upgrade_checklists.project.uses import INIT_SKIPPED, Use, find_uses
 
 PLAN_V1 = {
     "fakepkg/plan/__init__.py": "from fakepkg.plan.base import Planner, Remote, Lazy\n",
@@ -356,7 +357,9 @@ def uses_of(src: str) -> list:
 
 def test_which_constructors_skip_the_base() -> None:
     got = uses_of('''
+        from typing import Generic, TypeVar
         from pkg import Base
+        from app.mixins import Mixin
 
         class Skips(Base):
             def __init__(self, a):
@@ -403,6 +406,14 @@ def test_which_constructors_skip_the_base() -> None:
             def go(self):
                 return self.run()
 
+        class Mixed(Mixin, Base):
+            def __init__(self):
+                self.a = 1
+
+        class Generic_(Base, Generic[T]):
+            def __init__(self):
+                self.a = 1
+
         class Child(Skips):
             def more(self):
                 return self.extend()
@@ -411,6 +422,7 @@ def test_which_constructors_skip_the_base() -> None:
             c = Child(1)
             c.finish()
             helpers.log(c)
+            c.table = {}
 
         def given(s: "Skips", t: Optional[Child], u: Skips | None, v: NoInit, w: Skips):
             s.close()
@@ -420,10 +432,13 @@ def test_which_constructors_skip_the_base() -> None:
             w = make()
             w.rebound()
         ''')
-    assert [(u.line, u.via, u.target) for u in got] == [(5, "subclass `Skips`", "pkg.Base")]
+    # Mixed has a second base (a mixin may set anything): not said; Generic[T] is no such base
+    assert [(u.line, u.via, u.target) for u in got] == [(7, "subclass `Skips`", "pkg.Base"), (56, "subclass `Generic_`", "pkg.Base")]
+    got = got[:1]
     u = got[0]
     # what Skips and Child (whose instances run Skips.__init__) define and set (also by a constant setattr)
-    assert u.names == ("__init__", "a", "b", "go", "more")
+    # and what a function sets on an object from outside (``c.table = {}``)
+    assert u.names == ("__init__", "a", "b", "go", "more", "table")
     # reached: in Skips' and Child's methods (self., super(), Base.m(self)), on a Child instance made in use()
     # and on parameters annotated Skips or Child (not on one the function assigns another value)
     assert [m for m, _line, _f in u.reached] == ["reset", "other", "run", "extend", "finish", "close", "flush", "drain"]
@@ -528,3 +543,65 @@ def test_a_model_answers_for_a_deep_mro_and_a_base_outside_the_source(tmp_path: 
 def test_a_garbled_cached_answer_is_refused(bad) -> None:
     with pytest.raises(PlainError):
         _init_facts_in(bad)
+
+
+class FactsModel:
+    """A model answering ``lookup`` and ``init_facts`` from plain facts (what ``api.init_facts`` gives)."""
+
+    def __init__(self, facts: dict) -> None:
+        self.facts = facts
+
+    def lookup(self, dotted: str) -> Api | None:
+        return Api(dotted, "class", None) if dotted == "pkg.Base" else None
+
+    def init_facts(self, cls: Api) -> dict:
+        return self.facts
+
+
+def facts(sets: list[str], methods: dict[str, tuple[list, list, list]], **kw) -> dict:
+    """``methods``: name -> (reads [(attr, always)], calls [(name, always)], stores)."""
+    return {"sets": [[a, "Base.__init__", f"pkg/base.py:{i + 2}"] for i, a in enumerate(sets)],
+            "class_names": sorted(methods), "getattr": kw.get("getattr", False), "complete": kw.get("complete", True),
+            "methods": {m: {"caller": f"Base.{m}", "file": "pkg/base.py", "line": 10 + i,
+                            "reads": [[a, 20 + i, al] for a, al in reads], "calls": [[c, 30 + i, al] for c, al in calls],
+                            "stores": stores} for i, (m, (reads, calls, stores)) in enumerate(methods.items())}}
+
+
+def bind_one(old: dict, new: dict, reached=("run",), names=()) -> list[tuple[str, str, str]]:
+    use = Use("app/a.py", 5, INIT_SKIPPED, "pkg.Base", "__init__", via="subclass `Mine`", names=tuple(names),
+              reached=tuple((m, 9, "app/a.py") for m in reached))
+    b = bind_uses([use], FactsModel(old), FactsModel(new), "2.0")[0]
+    return [(code, sev, param) for code, sev, param, _msg in b.problems] or [b.unknown]
+
+
+def test_what_decides_an_error_a_warning_or_nothing() -> None:
+    old = facts(["a"], {"run": ([], [], [])})
+    # run now reads `b` on every call: an error; under a condition: a warning
+    assert bind_one(old, facts(["a", "b"], {"run": ([("b", True)], [], [])})) == [("INIT_SKIPPED", "error", "b")]
+    assert bind_one(old, facts(["a", "b"], {"run": ([("b", False)], [], [])})) == [("INIT_SKIPPED", "warning", "b")]
+    # through a method it calls on every call: an error (one level)
+    assert bind_one(old, facts(["b"], {"run": ([], [("step", True)], []), "step": ([("b", True)], [], [])})) == [
+        ("INIT_SKIPPED", "error", "b")]
+    # ... unless the project overrides that method
+    assert bind_one(old, facts(["b"], {"run": ([], [("step", True)], []), "step": ([("b", True)], [], [])}),
+                    names=("step",)) == [""]
+    # the project sets `b` itself
+    assert bind_one(old, facts(["b"], {"run": ([("b", True)], [], [])}), names=("b",)) == [""]
+    # read on every call at the old version too: the project failed then already (or `b` comes from elsewhere)
+    assert bind_one(facts(["b"], {"run": ([("b", True)], [], [])}), facts(["b"], {"run": ([("b", True)], [], [])})) == [""]
+    # a method the project calls sets `b` itself (``setup()`` before ``run()``): nothing
+    assert bind_one(old, facts(["b"], {"run": ([("b", True)], [], []), "setup": ([], [], ["b"])}),
+                    reached=("setup", "run")) == [""]
+    # another upstream method sets it (lazily, maybe before): a warning at most
+    assert bind_one(old, facts(["b"], {"run": ([("b", True)], [], []), "load": ([], [], ["b"])})) == [
+        ("INIT_SKIPPED", "warning", "b")]
+    # set and read by nobody the project calls, read by no method at the old version: a warning
+    assert bind_one(old, facts(["b"], {"run": ([], [], []), "other": ([("b", True)], [], [])})) == [
+        ("INIT_SKIPPED", "warning", "b")]
+    # ... but `a` was read by some method at the old version already: not news
+    assert bind_one(facts(["a"], {"other": ([("a", False)], [], [])}),
+                    facts(["a"], {"run": ([], [], []), "other": ([("a", True)], [], [])})) == [""]
+    # a `__getattr__` in the MRO, or a base outside the loaded source: unknown, counted
+    unknown = "a constructor chain with a base outside the loaded source or a `__getattr__`"
+    assert bind_one(old, facts(["b"], {"run": ([("b", True)], [], [])}, getattr=True)) == [unknown]
+    assert bind_one(old, facts(["b"], {"run": ([("b", True)], [], [])}, complete=False)) == [unknown]

@@ -1045,12 +1045,24 @@ def _bind_init_skipped(u: Use, old, new, version) -> Bound:
     short = u.via.split("`")[1] if "`" in u.via else u.target
     head = f"`{short}.__init__` does not run the constructor of `{cls_new.path}`"
     said: set[str] = set()
+    # an attribute a method the project calls sets itself (``setup()`` before ``plan()``) may be there: not
+    # said; one another upstream method sets may be too (set lazily): a warning at most
+    reached_stores = set()
+    for m, _l, _r in u.reached:
+        info = facts["methods"].get(m)
+        if info is not None and m not in own:
+            reached_stores |= set(info["stores"])
+            for name, _line, _a in info["calls"]:
+                sub = facts["methods"].get(name)
+                if sub is not None and name not in own:
+                    reached_stores |= set(sub["stores"])
+    lazily = {a for m, info in facts["methods"].items() if m not in own for a in info["stores"]}
     for m, line, rel in u.reached:
         if m in own:
             continue
         was = self_reads(f_old, m, own) if f_old is not None else {}
         for attr, (always, who, where) in self_reads(facts, m, own).items():
-            if attr not in sets or attr in said:
+            if attr not in sets or attr in said or attr in reached_stores:
                 continue
             before = was.get(attr)
             if before is not None and (before[0] or not always):
@@ -1061,7 +1073,7 @@ def _bind_init_skipped(u: Use, old, new, version) -> Bound:
             then = ("the old version read it only under a condition" if before is not None else
                     "the old version did not read it there" if f_old is not None else "")
             how = "on every call" if always else "under a condition"
-            sev = "error" if always and f_old is not None else "warning"
+            sev = "error" if always and f_old is not None and attr not in lazily else "warning"
             said.add(attr)
             b.problems.append(("INIT_SKIPPED", sev, attr,
                                f"{head}: at {version} `{setter}` ({set_at}) sets `self.{attr}`, which upstream {who} "
@@ -1077,7 +1089,7 @@ def _bind_init_skipped(u: Use, old, new, version) -> Bound:
         if m in reached or m in own:
             continue
         for attr, (_always, who, where) in self_reads(facts, m, own).items():
-            if attr in sets and attr not in said and attr not in read_before:
+            if attr in sets and attr not in said and attr not in read_before and attr not in reached_stores:
                 unreached.setdefault(attr, {}).setdefault(where, who)
     for attr, by_place in unreached.items():
         readers = [f"{who} ({where})" for where, who in by_place.items()]

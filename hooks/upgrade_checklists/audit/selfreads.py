@@ -272,7 +272,8 @@ def init_facts(mro: list[tuple[ast.ClassDef, str]]) -> dict:
                 continue
             if isinstance(n.ctx, ast.Load) and n.attr not in class_names:
                 reads.append([n.attr, n.lineno, a])
-        if reads or calls:
+        mine = sorted(stores(fn, me))
+        if reads or calls or mine:
             methods[name] = {"caller": f"{node.name}.{name}", "file": rel, "line": fn.lineno, "reads": reads,
-                             "calls": calls, "stores": sorted(stores(fn, me))}
+                             "calls": calls, "stores": mine}
     return {"sets": sorted(sets.values()), "class_names": sorted(class_names), "getattr": getattr_, "methods": methods}

@@ -1011,6 +1011,51 @@ class _Project:
                         out.setdefault(typed[f.value.id], []).append((f.attr, node.lineno, rel))
         return out
 
+    def _single_line(self, classes: list[str], base: str) -> bool:
+        """Every base of ``classes`` is one of them, the upstream ``base``, ``object`` or a ``Generic[...]``
+        / ``Protocol``: a mixin or a second base could set or define anything (no INIT_SKIPPED use)."""
+        for q in classes:
+            c = self.classes[q]
+            names = self.names(c.file)
+            for b in self.node(c).bases:
+                expr = b.value if isinstance(b, ast.Subscript) else b
+                r = resolve(expr, names)
+                if r in classes or r == base or (isinstance(expr, ast.Name) and expr.id == "object" and r is None):
+                    continue
+                if r is not None and r.rsplit(".", 1)[-1] in ("Generic", "Protocol") and r.split(".")[0] in ("typing", "typing_extensions"):
+                    continue
+                return False
+        return True
+
+    def _stored_elsewhere(self, classes: list[str]) -> set[str]:
+        """Attributes stored on an object other than a method's own instance (``x.attr = ...``,
+        ``setattr(x, "attr", ...)``) in the files that name one of ``classes``: the project may set them on an
+        instance from outside (said for none). What a method of a class sets on its own ``self`` is that
+        class's (``_written``)."""
+        shorts = {q.rsplit(".", 1)[-1] for q in classes}
+        out: set[str] = set()
+        for rel in self.sources.paths:
+            text = self.sources.text(rel)
+            if not _mentions(text, shorts):
+                continue
+            tree = self.sources.tree(rel)
+            if tree is None:
+                continue
+            on_self = set()
+            for k in walk(tree):
+                for fn in k.body if isinstance(k, ast.ClassDef) else ():
+                    args = fn.args.posonlyargs + fn.args.args if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+                    if args:
+                        on_self |= {id(n) for n in walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                                    and n.value.id == args[0].arg}
+            for n in walk(tree):
+                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and id(n) not in on_self:
+                    out.add(n.attr)
+                elif (isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in ("setattr", "__setattr__")
+                      and len(n.args) >= 2 and isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)):
+                    out.add(n.args[1].value)
+        return out
+
     def skipped_inits(self) -> list[Use]:
         """An INIT_SKIPPED use per project subclass of an upstream class whose ``def __init__`` runs no
         base constructor: no method of the project classes from it up to the upstream base reaches any
@@ -1037,7 +1082,9 @@ class _Project:
             classes = list(dict.fromkeys([*chain, *members]))
             if selfreads_blocked(self, classes, init):
                 continue
-            own = self._defined(classes) | self._written(classes)
+            if not self._single_line(classes, base):
+                continue
+            own = self._defined(classes) | self._written(classes) | self._stored_elsewhere(classes)
             for q in classes:
                 for fn in self.node(self.classes[q]).body:
                     if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and (fn.args.posonlyargs + fn.args.args):
