@@ -605,3 +605,15 @@ def test_what_decides_an_error_a_warning_or_nothing() -> None:
     unknown = "a constructor chain with a base outside the loaded source or a `__getattr__`"
     assert bind_one(old, facts(["b"], {"run": ([("b", True)], [], [])}, getattr=True)) == [unknown]
     assert bind_one(old, facts(["b"], {"run": ([("b", True)], [], [])}, complete=False)) == [unknown]
+
+
+def test_the_use_is_kept_by_the_project_side_cache() -> None:
+    from upgrade_checklists.project.usecache import from_record, to_record
+
+    use = Use("app/a.py", 5, INIT_SKIPPED, "pkg.Base", "__init__", via="subclass `Mine`", names=("a", "b"),
+              reached=(("run", 9, "app/a.py"), ("plan", 12, "app/b.py")))
+    record = json.loads(json.dumps(to_record([use])))
+    assert record[0]["reached"] == [["run", 9, "app/a.py"], ["plan", 12, "app/b.py"]]
+    assert from_record(record) == [use]
+    record[0]["reached"] = [["run", "9", "app/a.py"]]  # a line that is not a number: the record is refused
+    assert from_record(record) is None
