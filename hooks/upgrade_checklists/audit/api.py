@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from upgrade_checklists.audit import annotations
+from upgrade_checklists.audit import annotations, selfreads
 from upgrade_checklists.core.astwalk import module_level
 from upgrade_checklists.project.calls import unpacked_into
 from upgrade_checklists.audit.aliases import (GetattrReader, Gone, Served, SourceCache, StarExports, Undecided, served,
@@ -1034,6 +1034,30 @@ class UpstreamModel(ServedNames):
             rel = self._relative(fp)
             out += self_calls_in(node, name, rel)
         return out
+
+    def init_facts(self, cls: Api) -> dict | None:
+        """What the constructor chain of ``cls`` sets on ``self`` and what the methods of its MRO read there
+        (``selfreads.init_facts``), plus ``complete``: every class of the MRO is in the loaded source (a
+        base from another distribution may set or serve anything). None: not a class of the source."""
+        owner = self._obj(cls)
+        if owner is None or owner.kind.value != "class":
+            return None
+        complete = not self.foreign_bases(cls)
+        try:
+            chain = [owner, *owner.mro()]
+        except Exception:  # a base outside the loaded source: the class alone
+            chain, complete = [owner], False
+        mro = []
+        for k in chain:
+            k = self._final(k)
+            fp = getattr(k, "filepath", None)
+            tree = self.sources.tree(fp) if isinstance(fp, Path) else None
+            node = _class_node(tree, k.name, k.lineno) if tree is not None else None
+            if node is None:
+                complete = False
+                continue
+            mro.append((node, self._relative(fp)))
+        return {**selfreads.init_facts(mro), "complete": complete}
 
     def _relative(self, fp: Path) -> str:
         for root in self.search:

@@ -16,7 +16,7 @@ from upgrade_checklists.audit.api import BUILTIN, Api, Param, Signature, Unresol
 from upgrade_checklists.audit.deprecation import split_where
 from upgrade_checklists.project.calls import Call
 from upgrade_checklists.project.receivers import REBOUND
-from upgrade_checklists.project.uses import (ANNOTATED, ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, RETURNED, TYPED,
+from upgrade_checklists.project.uses import (ANNOTATED, ATTRIBUTE, CALL, IMPORT, INIT_SKIPPED, MEMBER, OVERRIDE, PATCH, RESULT, RETURNED, TYPED,
                                              WRAPPED, Use)
 
 Problem = tuple[str, str, str, str]
@@ -282,6 +282,7 @@ NOT_RESOLVABLE = "not resolvable statically"
 NO_RECEIVER_CLASS = "the class of a receiver reached from upstream is not known"
 RECEIVER_REBOUND = "a receiver the function assigns more than one kind of value"
 NOT_FOLLOWED = "a member of a base in another distribution that could not be followed"
+INIT_UNKNOWN = "a constructor chain with a base outside the loaded source or a `__getattr__`"
 
 
 def _lookup(model: UpstreamModel | None, dotted: str) -> Api | None:
@@ -330,6 +331,7 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         ANNOTATED: lambda u: _bind_annotated(u, old, new, version),
         WRAPPED: lambda u: _bind_wrapped(u, old, new, version),
         RETURNED: lambda u: _bind_returned(u, old, new, version),
+        INIT_SKIPPED: lambda u: _bind_init_skipped(u, old, new, version),
     }
     for u in uses:
         try:
@@ -1105,6 +1107,133 @@ def _bind_override(u: Use, old, new, version) -> Bound:
             tail = " (upstream's own calls of it bind)" if calls_bind else ""
         b.problems.append(("OVERRIDE_MISMATCH", sev, param, f"{base} at {version}: the override {shown} cannot accept what "
                            f"the base accepts: {why}{tail}"))
+    return b
+
+
+# -- a subclass constructor that skips the upstream one ------------------------------------------
+
+
+def _init_facts(model, cls: Api | None) -> dict | None:
+    if model is None or cls is None or cls.kind != "class":
+        return None
+    try:
+        return model.init_facts(cls)
+    except Unresolved:
+        return None
+
+
+def self_reads(facts: dict | None, method: str, own: set[str]) -> dict[str, tuple[bool, str, str]]:
+    """What upstream method ``method`` reads on ``self`` of the constructor's attributes (``facts``:
+    ``api.init_facts``), itself and through the methods it calls on ``self`` (one level; not those the
+    project defines, ``own``): attr -> (read on every call, who reads it, ``file:line``). An attribute the
+    method (or the one it calls) stores itself is left out."""
+    info = facts["methods"].get(method) if facts is not None else None
+    out: dict[str, tuple[bool, str, str]] = {}
+    if info is None:
+        return out
+
+    def put(attr: str, always: bool, who: str, where: str) -> None:
+        prev = out.get(attr)
+        if prev is None or (always and not prev[0]):
+            out[attr] = (always, who, where)
+
+    mine = set(info["stores"])
+    for attr, line, always in info["reads"]:
+        if attr not in mine:
+            put(attr, always, f"`{info['caller']}`", f"{info['file']}:{line}")
+    for name, _line, always in info["calls"]:
+        sub = facts["methods"].get(name)
+        if sub is None or name in own or name == method:
+            continue
+        for attr, line, a in sub["reads"]:
+            if attr not in mine and attr not in sub["stores"]:
+                put(attr, always and a, f"`{info['caller']}` (through `self.{name}()`, `{sub['caller']}`)", f"{sub['file']}:{line}")
+    return out
+
+
+def _bind_init_skipped(u: Use, old, new, version) -> Bound:
+    """A project subclass's ``__init__`` runs no base constructor: the attributes the upstream constructor
+    sets at the new version that the project does not set itself are missing on its instances. An upstream
+    method the project calls on such an instance that reads one of them on every call fails: an error when
+    that read is new (the old version's method read it only under a condition, or not at all); a new read
+    under a condition is a warning, and so is a read by a method the project is not seen calling of an
+    attribute no method read at the old version; a read the old version made the same way is not this
+    upgrade's news (the project would have failed then already). With no old version (a pinned
+    version audited alone): a warning where a method the project calls reads one on every call, nothing else."""
+    cls_new, cls_old = _lookup(new, u.target), _lookup(old, u.target)
+    b = Bound(u, None, None)
+    facts = _init_facts(new, cls_new)
+    if facts is None:
+        b.unknown = NOT_FOUND
+        return b
+    b.new = cls_new.path
+    if not facts["complete"] or facts["getattr"]:
+        b.unknown = INIT_UNKNOWN
+        return b
+    own = set(u.names)
+    sets = {a: (who, where) for a, who, where in facts["sets"] if a not in own and a not in facts["class_names"]}
+    f_old = _init_facts(old, cls_old)
+    if f_old is not None and (not f_old["complete"] or f_old["getattr"]):
+        f_old = None
+    if not sets:
+        return b
+    short = u.via.split("`")[1] if "`" in u.via else u.target
+    head = f"`{short}.__init__` does not run the constructor of `{cls_new.path}`"
+    said: set[str] = set()
+    # an attribute a method the project calls sets itself (``setup()`` before ``plan()``) may be there: not
+    # said; one another upstream method sets may be too (set lazily): a warning at most
+    reached_stores = set()
+    for m, _l, _r in u.reached:
+        info = facts["methods"].get(m)
+        if info is not None and m not in own:
+            reached_stores |= set(info["stores"])
+            for name, _line, _a in info["calls"]:
+                sub = facts["methods"].get(name)
+                if sub is not None and name not in own:
+                    reached_stores |= set(sub["stores"])
+    lazily = {a for m, info in facts["methods"].items() if m not in own for a in info["stores"]}
+    for m, line, rel in u.reached:
+        if m in own:
+            continue
+        was = self_reads(f_old, m, own) if f_old is not None else {}
+        for attr, (always, who, where) in self_reads(facts, m, own).items():
+            if attr not in sets or attr in said or attr in reached_stores:
+                continue
+            before = was.get(attr)
+            if before is not None and (before[0] or not always):
+                continue  # read the same way at the old version: not this upgrade's news
+            if f_old is None and not always:
+                continue  # no old version: only what fails on every call is said (a warning)
+            setter, set_at = sets[attr]
+            then = ("the old version read it only under a condition" if before is not None else
+                    "the old version did not read it there" if f_old is not None else "")
+            how = "on every call" if always else "under a condition"
+            sev = "error" if always and f_old is not None and attr not in lazily else "warning"
+            said.add(attr)
+            b.problems.append(("INIT_SKIPPED", sev, attr,
+                               f"{head}: at {version} `{setter}` ({set_at}) sets `self.{attr}`, which upstream {who} "
+                               f"({where}) reads {how}, and the project calls `{m}` on an instance of `{short}` ({rel}:{line}): "
+                               f"{'it fails' if sev == 'error' else 'it may fail'} with AttributeError"
+                               + (f" ({then})" if then else "")))
+    if f_old is None:
+        return b  # no old version (or none readable): what is not reached is no news of an upgrade
+    reached = {m for m, _l, _r in u.reached}
+    read_before = {a for m in f_old["methods"].values() for a, _l, _a in m["reads"]}
+    unreached: dict[str, dict[str, str]] = {}  # attr -> where read -> who
+    for m in sorted(facts["methods"]):
+        if m in reached or m in own:
+            continue
+        for attr, (_always, who, where) in self_reads(facts, m, own).items():
+            if attr in sets and attr not in said and attr not in read_before and attr not in reached_stores:
+                unreached.setdefault(attr, {}).setdefault(where, who)
+    for attr, by_place in unreached.items():
+        readers = [f"{who} ({where})" for where, who in by_place.items()]
+        setter, set_at = sets[attr]
+        more = f" and {len(readers) - 3} more" if len(readers) > 3 else ""
+        b.problems.append(("INIT_SKIPPED", "warning", attr,
+                           f"{head}: at {version} `{setter}` ({set_at}) sets `self.{attr}`, which upstream "
+                           f"{', '.join(readers[:3])}{more} read{'s' if len(readers) == 1 else ''} (no method read it at the old version); "
+                           f"the project is not seen calling {'it' if len(readers) == 1 else 'them'} on an instance of `{short}`"))
     return b
 
 

@@ -37,6 +37,12 @@ A use is reached through a file's imports of the package (any alias):
   calls (constructors, ``__init__`` / ``__new__`` / ``__init_subclass__``, are not
   overrides in that sense: upstream calls them through the class, with the project's
   own arguments);
+- ``init_skipped``: a project subclass's ``def __init__`` that runs no base constructor (no
+  ``super().__init__``, ``Base.__init__(self)``, nor any other ``__init__`` reached from its class's methods),
+  with what the project sets on ``self`` itself and the methods it calls on such an instance (in the
+  project classes' own methods: ``self.m(...)``, ``super().m(...)``, ``Cls.m(self, ...)``; on an instance
+  made elsewhere: ``x = Sub(...); x.m(...)``); ``bind.py`` asks which attributes the upstream constructor
+  sets that those methods read;
 - ``typed``: a method called on an attribute of ``self`` that the upstream base declares
   (``self.kind.g(self)``): its class is what upstream declares the attribute as;
 - ``annotated``: a member read or called on a receiver typed from upstream inside a function
@@ -70,6 +76,9 @@ TYPED = "typed"  # ``self.x.m(...)``: a method of the class upstream declares at
 ANNOTATED = "annotated"  # ``p.m(...)`` where the project annotates ``p: pkg.Cls``: a method of that class
 RETURNED = "returned"  # a patch's ``return`` statements (the tuples they give), against upstream's unpacking of ``self.m()``
 WRAPPED = "wrapped"  # a call of the original method inside a patch that wraps it (``orig(self, ...)``)
+#: a project subclass's ``__init__`` that runs no base constructor (``Use.names``: what the project sets on
+#: ``self`` itself; ``Use.reached``: the upstream methods it calls on such an instance)
+INIT_SKIPPED = "init_skipped"
 #: how a wrapper uses the original method's result: ``out[i]``, ``out.x``, ``a, b = out``, ``for x in out``,
 #: ``return out`` (handed on as it is), anything else (passed to a function, compared, ...)
 RESULT_HOWS = ("index", "attribute", "unpack", "iterate", "return", "other")
@@ -110,6 +119,10 @@ class Use:
     #: a bare name a ``from <upstream module> import *`` may bind (``pkg.mod.name``): a use only if the old
     #: version's ``pkg.mod`` has that name (the binding stage asks the model; the code alone cannot say)
     star: str = ""
+    #: INIT_SKIPPED: the attributes and methods the project classes set or define on the instance themselves
+    names: tuple[str, ...] = ()
+    #: INIT_SKIPPED: the methods the project calls on such an instance: (method, line, file) of the first call each
+    reached: tuple[tuple[str, int, str], ...] = ()
     #: CALL: what a caller passes to a project callable that hands it on (``**kwargs``, ``*args``) to
     #: ``target``; the project's own call of ``target`` is a use of its own, at the callable's line
     forwarded: bool = False
@@ -896,6 +909,8 @@ class _Project:
                     self.classes[f"{mod}.{node.name}"] = _Class(f"{mod}.{node.name}", rel, at, bases)
         self._upstream: dict[str, tuple[str, list[str]] | None] = {}
         self._stars: dict[str, dict[str, str]] = {}
+        #: project class -> (method, line, file) called on its instances elsewhere (``_callers``)
+        self._instance_calls: dict[str, list[tuple[str, int, str]]] = {}
 
     def _bind(self, rel: str, tree: ast.Module) -> dict[str, str]:
         """The names ``rel`` binds at module level (imports, classes, runtime aliases), qualified."""
@@ -1140,7 +1155,145 @@ class _Project:
                     if over is not None:
                         out.append(over)
         out += self._callers()
+        out += self.skipped_inits()
         out += self.forwarded_uses()
+        return out
+
+    def _ctor_owner(self, name: str) -> str | None:
+        """The project class whose ``def __init__`` an instance of ``name`` runs (None: an upstream one)."""
+        for q in self.upstream_base(name)[1]:
+            if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"
+                   for s in self.node(self.classes[q]).body):
+                return q
+        return None
+
+    def _annotated_calls(self, classes: set[str]) -> dict[str, list[tuple[str, int, str]]]:
+        """Methods called on a parameter the project annotates with one of ``classes`` (``def f(m: Sub):
+        m.run()``; ``Optional[Sub]`` / ``Sub | None`` too, and a quoted annotation): class -> (method, line, file)."""
+        out: dict[str, list[tuple[str, int, str]]] = {}
+        shorts = {q.rsplit(".", 1)[-1] for q in classes}
+        for rel in self.sources.paths:
+            text = self.sources.text(rel)
+            if not _mentions(text, shorts):
+                continue
+            tree = self.sources.tree(rel)
+            if tree is None:
+                continue
+            names = {**self.names(rel), **{n.name: f"{module_name(rel)}.{n.name}" for n in tree.body
+                                           if isinstance(n, ast.ClassDef)}}
+            for fn in walk(tree):
+                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                a = fn.args
+                typed = {}
+                for arg in a.posonlyargs + a.args + a.kwonlyargs:
+                    q = _annotated_class(arg.annotation, names, classes)
+                    if q is not None:
+                        typed[arg.arg] = q
+                if not typed:
+                    continue
+                assigned = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                for _stmt, node, _where in statement_calls(fn):
+                    f = node.func
+                    if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in typed
+                            and f.value.id not in assigned):
+                        out.setdefault(typed[f.value.id], []).append((f.attr, node.lineno, rel))
+        return out
+
+    def _single_line(self, classes: list[str], base: str) -> bool:
+        """Every base of ``classes`` is one of them, the upstream ``base``, ``object`` or a ``Generic[...]``
+        / ``Protocol``: a mixin or a second base could set or define anything (no INIT_SKIPPED use)."""
+        for q in classes:
+            c = self.classes[q]
+            names = self.names(c.file)
+            for b in self.node(c).bases:
+                expr = b.value if isinstance(b, ast.Subscript) else b
+                r = resolve(expr, names)
+                if r in classes or r == base or (isinstance(expr, ast.Name) and expr.id == "object" and r is None):
+                    continue
+                if r is not None and r.rsplit(".", 1)[-1] in ("Generic", "Protocol") and r.split(".")[0] in ("typing", "typing_extensions"):
+                    continue
+                return False
+        return True
+
+    def _stored_elsewhere(self, classes: list[str]) -> set[str]:
+        """Attributes stored on an object other than a method's own instance (``x.attr = ...``,
+        ``setattr(x, "attr", ...)``) in the files that name one of ``classes``: the project may set them on an
+        instance from outside (said for none). What a method of a class sets on its own ``self`` is that
+        class's (``_written``)."""
+        shorts = {q.rsplit(".", 1)[-1] for q in classes}
+        out: set[str] = set()
+        for rel in self.sources.paths:
+            text = self.sources.text(rel)
+            if not _mentions(text, shorts):
+                continue
+            tree = self.sources.tree(rel)
+            if tree is None:
+                continue
+            on_self = set()
+            for k in walk(tree):
+                for fn in k.body if isinstance(k, ast.ClassDef) else ():
+                    args = fn.args.posonlyargs + fn.args.args if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+                    if args:
+                        on_self |= {id(n) for n in walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                                    and n.value.id == args[0].arg}
+            for n in walk(tree):
+                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and id(n) not in on_self:
+                    out.add(n.attr)
+                elif (isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in ("setattr", "__setattr__")
+                      and len(n.args) >= 2 and isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)):
+                    out.add(n.args[1].value)
+        return out
+
+    def skipped_inits(self) -> list[Use]:
+        """An INIT_SKIPPED use per project subclass of an upstream class whose ``def __init__`` runs no
+        base constructor: no method of the project classes from it up to the upstream base reaches any
+        ``__init__`` but its own, none sets attributes by computed names (``setattr(self, name, v)``,
+        ``self.__dict__``, ``vars(self)``), and none defines ``__new__``, ``__getattr__``,
+        ``__getattribute__``, ``__setstate__`` or ``__slots__``. The methods reached on its instances: those
+        its classes' methods call on ``self`` (also ``super().m(...)``, ``Cls.m(self, ...)``), and those
+        called on instances made elsewhere (``_callers``), of it or of a project subclass running its
+        ``__init__``."""
+        out: list[Use] = []
+        groups: dict[str, list[str]] = {}  # the class whose __init__ runs -> the classes whose instances run it
+        for name in sorted(self.classes):
+            if self.upstream_base(name) is not None:
+                owner = self._ctor_owner(name)
+                if owner is not None:
+                    groups.setdefault(owner, []).append(name)
+        for owner, members in groups.items():
+            base, chain = self.upstream_base(owner)
+            cls = self.classes[owner]
+            init = next(s for s in self.node(cls).body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and s.name == "__init__")
+            # the classes whose methods may run on such an instance: its own, its project parents', and those of
+            # the project subclasses that run its __init__ (what one of them sets counts: said for none)
+            classes = list(dict.fromkeys([*chain, *members]))
+            if selfreads_blocked(self, classes, init):
+                continue
+            if not self._single_line(classes, base):
+                continue
+            own = self._defined(classes) | self._written(classes) | self._stored_elsewhere(classes)
+            for q in classes:
+                for fn in self.node(self.classes[q]).body:
+                    if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and (fn.args.posonlyargs + fn.args.args):
+                        me = (fn.args.posonlyargs + fn.args.args)[0].arg
+                        own |= set(_constant_setattrs(fn, me))
+            reached: dict[str, tuple[str, int, str]] = {}
+            for q in classes:
+                c = self.classes[q]
+                for fn in self.node(c).body:
+                    if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        for m, line in _called_on_self(fn, self.names(c.file), set(chain), self.modules):
+                            reached.setdefault(m, (m, line, c.file))
+            annotated = self._annotated_calls(set(members))
+            for q in members:
+                for m, line, rel in [*self._instance_calls.get(q, ()), *annotated.get(q, ())]:
+                    reached.setdefault(m, (m, line, rel))
+            short = owner.rsplit(".", 1)[-1]
+            out.append(Use(cls.file, init.lineno, INIT_SKIPPED, base, "__init__", via=f"subclass `{short}`",
+                           function_line=init.lineno, function_file=cls.file, names=tuple(sorted(own)),
+                           reached=tuple(sorted(reached.values(), key=lambda r: (r[2], r[1], r[0])))))
         return out
 
     def forwarded_uses(self) -> list[Use]:
@@ -1205,6 +1358,7 @@ class _Project:
     def _callers(self) -> list[Use]:
         """Calls of the project subclasses elsewhere in the project, and what they use on the instance."""
         out: list[Use] = []
+        self._instance_calls = {}
         subclasses = {n for n in self.classes if self.upstream_base(n) is not None}
         if not subclasses:
             return out
@@ -1228,6 +1382,7 @@ class _Project:
                 if c.assigned_to:
                     own = self._defined(chain) | self._written(chain)
                     for mc in find_method_calls(text, tree, c.assigned_to, None):
+                        self._instance_calls.setdefault(q, []).append((mc.api, mc.line, rel))
                         if mc.api not in own:
                             out.append(Use(rel, mc.line, MEMBER, base, mc.api, call=mc, via=f"a `{short}` instance"))
         return out
@@ -1415,6 +1570,87 @@ class _Forwarding:
             if kws or pos:
                 how = ", ".join(x for x in (f"`*{f.args}`" if pos else "", f"`**{f.kw}`" if kws else "") if x)
                 yield from self.follow(f.target, kws, pos, (*chain, f"`{f.shown}` ({how})"))
+
+
+#: a project class defining one of these may build or serve its instance's attributes in ways not read here
+_INIT_BLOCKERS = frozenset({"__new__", "__getattr__", "__getattribute__", "__setstate__", "__slots__"})
+
+
+def selfreads_blocked(project: _Project, classes: list[str], init) -> bool:
+    """The project classes ``classes`` (``init``: the ``__init__`` that runs) may run a base constructor or
+    set attributes in ways the source does not spell: no INIT_SKIPPED use."""
+    if _INIT_BLOCKERS & project._defined(classes):
+        return True
+    for q in classes:
+        for fn in project.node(project.classes[q]).body:
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if fn.name == "__init__" and fn is not init:
+                continue  # a project parent's constructor the one that runs does not call
+            if any(isinstance(n, ast.Attribute) and n.attr in ("__init__", "__dict__", "__setstate__") for n in walk(fn)):
+                return True
+            args = fn.args.posonlyargs + fn.args.args
+            if args and _dynamic_setattr(fn, args[0].arg):
+                return True
+    return False
+
+
+def _setattr_calls(fn, me: str):
+    for n in walk(fn):
+        if (isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in ("setattr", "__setattr__")
+                and len(n.args) >= 2 and isinstance(n.args[0], ast.Name) and n.args[0].id == me):
+            yield n
+
+
+def _dynamic_setattr(fn, me: str) -> bool:
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "vars" and n.args
+           and isinstance(n.args[0], ast.Name) and n.args[0].id == me for n in walk(fn)):
+        return True
+    return any(not (isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)) for n in _setattr_calls(fn, me))
+
+
+def _constant_setattrs(fn, me: str) -> list[str]:
+    return [n.args[1].value for n in _setattr_calls(fn, me)
+            if isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)]
+
+
+def _annotated_class(ann: ast.AST | None, names: dict[str, str], classes: set[str]) -> str | None:
+    """The one of ``classes`` an annotation names (``Sub``, ``mod.Sub``, ``"Sub"``, ``Optional[Sub]``, ``Sub | None``)."""
+    if ann is None:
+        return None
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            ann = ast.parse(ann.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        sides = [x for x in (ann.left, ann.right) if not (isinstance(x, ast.Constant) and x.value is None)]
+        return _annotated_class(sides[0], names, classes) if len(sides) == 1 else None
+    if isinstance(ann, ast.Subscript) and (dotted(ann.value) or "").rsplit(".", 1)[-1] == "Optional":
+        return _annotated_class(ann.slice, names, classes)
+    q = resolve(ann, names)
+    return q if q in classes else None
+
+
+def _called_on_self(fn, names: dict[str, str], classes: set[str], modules: list[str]) -> list[tuple[str, int]]:
+    """Methods a method calls on its instance: ``self.m(...)``, ``super().m(...)``, ``Cls.m(self, ...)``
+    (``Cls``: one of ``classes``, or an upstream name spelled as a class is, through the file's ``names``: a
+    module's function ``pkg.f(self)`` is no method of the instance)."""
+    args = fn.args.posonlyargs + fn.args.args
+    if not args or any(_decorator(d) in ("staticmethod", "classmethod") for d in fn.decorator_list):
+        return []
+    me = args[0].arg
+    out = []
+    for n in walk(fn):
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
+            continue
+        v = n.func.value
+        if ((isinstance(v, ast.Name) and v.id == me)
+                or (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "super")
+                or (n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == me
+                    and ((q := resolve(v, names)) in classes or (q is not None and _inside(q, modules) and q.rsplit(".", 1)[-1][:1].isupper())))):
+            out.append((n.func.attr, n.lineno))
+    return out
 
 
 def _override(rel: str, fn, base: str, short: str) -> Use | None:
