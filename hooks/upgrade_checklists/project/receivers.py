@@ -23,6 +23,14 @@ from upstream's annotations, so nothing here knows the upstream source. Sources:
   hook specifications, ``uses.py`` says which): ``("hook:NAME", "p:PARAM")`` from the package's
   name; the binding stage finds the spec called NAME (``api.hook_spec``) and reads the
   annotation of its parameter PARAM, at each version (no spec of that name: not a use).
+- a function installed as a patch (``uses.py``): the parameter that receives the instance
+  (``Scope.seed``): the one ``functools.partial`` binds to a typed receiver whose method the
+  patch replaces is that receiver (``self`` of a class patch is only used for the next rule:
+  its other uses are the patch's ``self`` uses).
+
+``x.__class__.m(x, ...)`` and ``type(x).m(x, ...)`` with ``x`` typed: a call of ``m`` on ``x``
+(``Receiver.unbound``: the first argument is the instance, not one of ``m``'s parameters); the
+class object itself (``x.__class__``, ``type(x)``) is no member use.
 
 Flow-insensitive: a name's type is what *every* assignment of it in the function gives
 (its parameter's annotation included); a name assigned an upstream-typed value and
@@ -119,6 +127,8 @@ class Receiver:
     call: ast.Call | None
     type: Up
     why: str
+    #: ``x.__class__.m(x, ...)`` / ``type(x).m(x, ...)``: the call's first argument is the instance
+    unbound: bool = False
 
 
 def _parse_text(ann: ast.expr | None) -> ast.expr | None:
@@ -284,8 +294,19 @@ class Scope:
         self._collect()
         self.memo: dict[str, Type] = {}
         self.busy: set[str] = set()
+        #: parameters that receive the instance of an upstream class (a patch's): name -> (type, how);
+        #: ``classes_only``: of those, the ones typed only for ``x.__class__.m(x)`` / ``type(x).m(x)``
+        self.seeds: dict[str, tuple[Up, str]] = {}
+        self.classes_only: set[str] = set()
         #: the enclosing function's scope: a name this one does not bind is the closure's (``link``)
         self.parent: Scope | None = None
+
+    def seed(self, param: str, t: Up, how: str, classes_only: bool = False) -> None:
+        """Parameter ``param`` (unannotated) receives an object of type ``t`` (``how``: why, as text)."""
+        self.seeds[param] = (t, how)
+        if classes_only:
+            self.classes_only.add(param)
+        self.memo.clear()
 
     def link(self, parent: Scope) -> None:
         """``parent`` encloses this function: names this one does not bind are read from it, and a
@@ -377,7 +398,10 @@ class Scope:
         base, _, unpack = how.partition("+")
         if base == "param":
             t = annotation_type(what.annotation, self.bound, self.modules)
-            if what.annotation is None and what.arg in self.hooked:
+            seeded = self.seeds.get(what.arg)
+            if t is None and seeded is not None and what.arg not in self.classes_only:
+                t = seeded[0]
+            elif t is None and what.annotation is None and what.arg in self.hooked:
                 t = self.hooked[what.arg]
         elif base == "annotation":
             t = annotation_type(what, self.bound, self.modules)
@@ -510,6 +534,17 @@ def receivers(scope: Scope) -> list[Receiver]:
         if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)):
             continue
         value = node.value
+        if node.attr == "__class__" and isinstance(value, ast.Name):
+            continue  # the class object: no member of it is used yet
+        inst = _class_of(scope, value)
+        if inst is not None:
+            call = calls.get(id(node))
+            if call is None or not call.args or not (isinstance(call.args[0], ast.Name) and call.args[0].id == inst.id):
+                continue  # a member of the class object read, or called without the instance first: not followed
+            t, why = _instance_type(scope, inst, narrowed)
+            if t is not None:
+                out.append(Receiver(node, call, t, f"{why}; called through its class, `{inst.id}` as `self`", unbound=True))
+            continue
         if isinstance(value, ast.Name) and id(value) in narrowed:
             t, why = narrowed[id(value)]
         else:
@@ -527,6 +562,29 @@ def receivers(scope: Scope) -> list[Receiver]:
     return out
 
 
+def _class_of(scope: Scope, value: ast.expr) -> ast.Name | None:
+    """``x`` of ``x.__class__`` / ``type(x)`` (``type`` the builtin), else None."""
+    if isinstance(value, ast.Attribute) and value.attr == "__class__" and isinstance(value.value, ast.Name):
+        return value.value
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "type"
+            and "type" not in scope.defs and len(value.args) == 1 and not value.keywords and isinstance(value.args[0], ast.Name)):
+        return value.args[0]
+    return None
+
+
+def _instance_type(scope: Scope, name: ast.Name, narrowed: dict) -> tuple[Up | None, str]:
+    """The type of the instance ``name`` (a seeded ``self`` of a class patch too), and why."""
+    if id(name) in narrowed:
+        return narrowed[id(name)]
+    t = scope.expr(name)
+    if isinstance(t, Up) and not is_rebound(t):
+        return t, _why(scope, name, t)
+    seeded = scope.seeds.get(name.id)
+    if t is None and seeded is not None and [h for h, _w in scope.defs.get(name.id, [])] == ["param"]:
+        return seeded
+    return None, ""
+
+
 def _why(scope: Scope, value: ast.expr, t: Up, either: Either | None = None) -> str:
     fn = scope.fn.name
     if either is not None and isinstance(value, ast.Name) and not t.steps:
@@ -541,6 +599,9 @@ def _why(scope: Scope, value: ast.expr, t: Up, either: Either | None = None) -> 
         head = f"`{shown}`" if inner == f"`{shown}`" or len(shown) > 60 else f"`{shown}` is {inner}"
         return f"{head} in `{fn}` (`{param}`: a parameter of hook `{hook}`, typed by upstream's spec)"
     if isinstance(value, ast.Name):
+        seeded = scope.seeds.get(value.id)
+        if seeded is not None and seeded[0] == t and scope.defs.get(value.id, [])[:1] and scope.name(value.id) == t:
+            return seeded[1]
         if not t.steps:
             return f"`{value.id}` annotated `{t.start}` in `{fn}`"
         return f"`{value.id}` is {describe(t)} in `{fn}`"
