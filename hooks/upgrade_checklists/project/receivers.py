@@ -302,7 +302,12 @@ class Scope:
         self.parent: Scope | None = None
 
     def seed(self, param: str, t: Up, how: str, classes_only: bool = False) -> None:
-        """Parameter ``param`` (unannotated) receives an object of type ``t`` (``how``: why, as text)."""
+        """Parameter ``param`` (unannotated) receives an object of type ``t`` (``how``: why, as text). A
+        type from a hook implementation's parameter (``hook:`` steps: only if upstream has that hook)
+        does not replace one known otherwise."""
+        before = self.seeds.get(param)
+        if before is not None and hook_prefix(t.steps) and not hook_prefix(before[0].steps):
+            return
         self.seeds[param] = (t, how)
         if classes_only:
             self.classes_only.add(param)
