@@ -303,6 +303,37 @@ def test_an_unchanged_upstream_types_hook_parameters_without_findings(project: R
     assert "unknown" in cov and "a receiver" not in cov
 
 
+PATCHER_PY = '''\
+from functools import partial
+
+import fakepkg.plug
+
+
+def resolve_all(fm, names):
+    return names
+
+
+def plug_collection(session):
+    session.fixtures.resolve = partial(resolve_all, session.fixtures)
+'''
+
+
+def test_a_patch_installed_on_what_a_hook_parameter_reaches_is_bound(tmp_path: Path, capsys, upstreams: Path) -> None:
+    # `session` is typed by the spec (a Session), its declared `fixtures` a FixtureManager: the partial installed
+    # over `resolve` takes `(names)`, and at 2.0.0 `resolve` is `(self, names, node)`; at 1.0.0 it matched
+    project = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/patcher.py": PATCHER_PY, "checklists/fakepkg-plug.md": CHECKLIST,
+        "pyproject.toml": project_pyproject("fakepkg-plug", upstreams, "2.0.0")})
+    r = project.run("audit", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
+    assert r.code == 1
+    got = [(w, c, m) for w, c, m in app_findings(r) if c == "PATCH_MISMATCH"]
+    assert len(got) == 1
+    where, _code, message = got[0]
+    assert where == "app/patcher.py:11"
+    assert message.startswith("`fakepkg.plug.main.FixtureManager.resolve(self, names, node)` at 2.0.0 differs from the patch")
+    assert "`node`" in message and "[warning]" not in message and "[info]" not in message
+
+
 def test_hook_specs_are_cached_with_the_model(project: Repo, upstreams: Path) -> None:
     project.write("pyproject.toml", project_pyproject("fakepkg-plug", upstreams, "2.0.0"))
     first = app_findings(project.run("audit", "--cache-dir", str(project.cache), "-v"))

@@ -1288,8 +1288,16 @@ def _bind_typed(u: Use, old, new, version) -> Bound:
 
 
 def _receiver_class(model, start: str, steps: tuple[str, ...]) -> Api | None:
+    """The class ``steps`` reach from ``start`` at one version; steps that start at a hook
+    implementation's parameter (``hook:NAME``, ``p:PARAM``) start at that version's spec of NAME."""
     if model is None:
         return None
+    if hook_prefix(steps):
+        (hook, param), steps = hook_prefix(steps), steps[2:]
+        spec = _hook_spec(model, hook[5:])
+        if spec is None:
+            return None
+        start, steps = spec, (param, *steps)
     try:
         return model.receiver_class(start, steps)
     except Unresolved:
@@ -1346,8 +1354,8 @@ def _bind_hook_param(b: Bound, old, new, version) -> Bound:
     if rest == (REBOUND,):
         b.unknown = RECEIVER_REBOUND
         return b
-    t_new = _receiver_class(new, spec_new, (param, *rest))
-    t_old = _receiver_class(old, spec_old, (param, *rest)) if spec_old is not None else None
+    t_new = _receiver_class(new, u.target, u.steps)
+    t_old = _receiver_class(old, u.target, u.steps) if spec_old is not None else None
     if t_new is not None and t_new.kind == BUILTIN:
         return _bind_builtin(b, t_new, t_old, version)
     if t_new is None:
