@@ -308,3 +308,21 @@ def test_the_audit_binds_uses_on_receivers_typed_from_declarations(tmp_path: Pat
     cov = next(line for line in r.lines if "uses found" in line)
     assert "2 a receiver the function assigns more than one kind of value" in cov
     assert "1 the class of a receiver reached from upstream is not known" in cov
+
+
+@pytest.mark.parametrize("src, expected", [
+    # an assignment's type comment
+    ("from typing import List\nimport pkg\n\ndef f(x):\n    items = x  # type: List[pkg.Thing]\n    return items[0].size\n",
+     [("pkg.Thing", ())]),
+    # a project function's return by its type comment
+    ("import pkg\n\ndef make():\n    # type: () -> pkg.Thing\n    return object()\n\ndef f():\n    return make().size\n",
+     [("pkg.Thing", ())]),
+    # a type comment naming no upstream class, or not an expression: nothing
+    ("import pkg\n\ndef f(x):\n    items = x  # type: int\n    return items.size\n", []),
+    ("import pkg\n\ndef f(x):\n    items = x  # type: List[\n    return items.size\n", []),
+    # ``# type: ignore`` is no type
+    ("import pkg\n\ndef f(x: pkg.Thing):\n    y = x  # type: ignore\n    return y.size\n", [("pkg.Thing", ())]),
+])
+def test_assignment_and_return_type_comments(src: str, expected: list) -> None:
+    got = [(u.target, u.steps) for u in _uses(src, ["pkg"]) if u.kind == ANNOTATED and u.member == "size"]
+    assert got == expected

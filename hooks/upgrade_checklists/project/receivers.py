@@ -20,7 +20,7 @@ from upstream's annotations, so nothing here knows the upstream source. Sources:
   ``and`` test), unless the body assigns ``x``;
 - ``x[0]`` / ``x[1]`` with a constant index (``i:N``: the N-th of a ``tuple[A, B]``, else an item),
   ``a, b = c, d`` (a tuple display to a tuple target: pairwise);
-- PEP 484 type comments where a parameter has no annotation: per argument
+- PEP 484 type comments: ``x = []  # type: List[T]``, and where a parameter has no annotation: per argument
   (``calls,  # type: List[CallSpec2]``) and per function (``# type: (A, B) -> R``), read by
   parsing the ``def``'s header alone again (``type_comments``), only where it holds one;
 - ``self.x`` in a method of a project subclass of an upstream class (``selfs``, given by the
@@ -298,6 +298,7 @@ class Scope:
         subclass of an upstream class (its first parameter is ``self``), else None."""
         self.fn, self.bound, self.modules, self.returns = fn, bound, modules, returns
         self.comments, _ = type_comments(fn, lines)
+        self.lines = lines
         a = fn.args
         first = (a.posonlyargs + a.args)[:1]
         self.me = first[0].arg if selfs is not None and first else None
@@ -352,6 +353,8 @@ class Scope:
                             and not any(isinstance(x, ast.Starred) for x in (*t.elts, *v.elts))):
                         for te, ve in zip(t.elts, v.elts):  # ``a, b = c, d``: pairwise
                             self._bind(te, "value", ve)
+                    elif isinstance(t, ast.Name) and (ann := self._assign_comment(node)) is not None:
+                        self.defs.setdefault(t.id, []).append(("annotation", ann))  # ``x = []  # type: List[T]``
                     else:
                         self._bind(t, "value", v)
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
@@ -384,6 +387,14 @@ class Scope:
                 self.defs.setdefault(node.name, []).append(("other", node))
             elif isinstance(node, ast.MatchMapping) and node.rest:
                 self.defs.setdefault(node.rest, []).append(("other", node))
+
+    def _assign_comment(self, node: ast.Assign) -> ast.expr | None:
+        """The PEP 484 type comment at the end of an assignment's last line, if any."""
+        if self.lines is None or not node.end_lineno or node.end_lineno > len(self.lines):
+            return None
+        line = self.lines[node.end_lineno - 1]
+        m = _TYPE_COMMENT.search(line)
+        return _comment_expr(line[m.end():].split("#", 1)[0]) if m is not None else None
 
     # -- types ------------------------------------------------------------------------------
 

@@ -585,10 +585,15 @@ class _Returns:
         if _inside(q, self.modules) or q.rpartition(".")[0] not in self.p.files:
             return None
         found = self.p.function(self.rel, q)
-        if found is None or found[1].returns is None:
+        if found is None:
             return None
         frel, fn = found
-        return annotation_type(fn.returns, bindings(self.p.sources.tree(frel), self.modules), self.modules)
+        returns = fn.returns
+        if returns is None:  # ``# type: (...) -> pkg.T``
+            returns = type_comments(fn, self.p.sources.text(frel).splitlines())[1]
+        if returns is None:
+            return None
+        return annotation_type(returns, bindings(self.p.sources.tree(frel), self.modules), self.modules)
 
 
 def _is_type_checking(test: ast.AST) -> bool:
