@@ -155,6 +155,13 @@ def rebound(calls):
 def mismatched(a, b):
     # type: (Spec) -> None
     return a.funcargs  # 83: the comment does not match the parameters: not typed
+
+
+class Own(Runner):
+    def run(self):
+        x = self.mine[0]
+        x = 3
+        return x.funcargs  # 90: rebound, from the project's own attribute (no upstream declares it): no use
 '''
 
 CHECKLIST = (
@@ -191,6 +198,7 @@ def test_each_typed_form_is_a_use_with_its_steps() -> None:
         (66, spec, "funcargs", (), ""),
         (71, bag, "funcargs", ("item",), ""),
         (78, spec, "funcargs", ("rebound",), ""),
+        (90, runner, "funcargs", ("rebound", "a:mine"), "mine"),
     ]
     # ``self.current.funcargs`` (24, 25): on an attribute the project never assigns, the TYPED use it was
     # (one attribute deep); deeper chains (``self.pair[0].funcargs``) are ANNOTATED above
@@ -303,7 +311,7 @@ def test_the_audit_binds_uses_on_receivers_typed_from_declarations(tmp_path: Pat
     msg = next(m for where, code, m in app_findings(r) if where == "app/meta.py:18")
     assert msg == ("`fakepkg.meta.core.Spec.funcargs` (defined at fakepkg/meta/core.py:6) was removed at 2.0.0 "
                    "(`self._calls[0]` is `fakepkg.meta.Runner._calls[0]` in `run`: a `fakepkg.meta.core.Spec`)")
-    # counted, not guessed: 27 (declared without a type), 43 and 78 (rebound); 23 (an int) and 26 (the
+    # counted, not guessed: 27 (declared without a type), 43 and 78 (rebound); 23 (an int), 26 and 90 (the
     # project's own attribute) are no uses of upstream
     cov = next(line for line in r.lines if "uses found" in line)
     assert "2 a receiver the function assigns more than one kind of value" in cov

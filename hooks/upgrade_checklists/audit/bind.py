@@ -1020,8 +1020,9 @@ def _bind_annotated(u: Use, old, new, version) -> Bound:
     with an upstream class (``steps`` empty), or an object reached from upstream path ``target``
     through ``steps`` (the model reads each from upstream's annotations at each version)."""
     b = Bound(u, None, None)
-    if u.steps == (REBOUND,):
-        b.unknown = RECEIVER_REBOUND
+    if u.steps[:1] == (REBOUND,):
+        gone = u.attr and _declares(new, u.target, u.attr) is False and not _declares(old, u.target, u.attr)
+        b.unknown = NOT_A_USE if gone else RECEIVER_REBOUND  # ``self.x…`` where upstream has no ``x``: the project's own
         return b
     if not u.steps:
         t_new, t_old = _lookup(new, u.target), _lookup(old, u.target)

@@ -186,13 +186,21 @@ def _element(g: Generic, step: str, modules: list[str]) -> Type:
 
 def rebound(kinds: list) -> Type:
     """A name given these different types: ``Up(start, (REBOUND,))`` with the first upstream start
-    (its uses are counted unknown, under that package), or None when none is upstream's."""
-    first = next((k for k in kinds if isinstance(k, Up)), None)
-    return None if first is None else Up(first.start, (REBOUND,))
+    (its uses are counted unknown, under that package), or None when none is upstream's. When every
+    upstream one starts at attribute ``x`` of the same class (``self.x…`` in a subclass), that step
+    follows: ``(REBOUND, "a:x")`` (not a use at all where upstream has no ``x``)."""
+    ups = [k for k in kinds if isinstance(k, Up)]
+    if not ups:
+        return None
+    first = ups[0]
+    head = first.steps[:1] if first.steps[:1] and first.steps[0].startswith("a:") else ()
+    if head and all(k.start == first.start and k.steps[:1] == head for k in ups):
+        return Up(first.start, (REBOUND, *head))
+    return Up(first.start, (REBOUND,))
 
 
 def is_rebound(t: Type) -> bool:
-    return isinstance(t, Up) and t.steps == (REBOUND,)
+    return isinstance(t, Up) and t.steps[:1] == (REBOUND,)
 
 
 def then(t: Type, step: str, modules: list[str]) -> Type:

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.core.astwalk import imports, module_level, statements, walk
 from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
-from upgrade_checklists.project.receivers import Scope, Up, annotation_type, rebound, receivers, type_comments
+from upgrade_checklists.project.receivers import REBOUND, Scope, Up, annotation_type, rebound, receivers, type_comments
 from upgrade_checklists.project.values import assignments_onto
 
 IMPORT, CALL, RESULT, MEMBER, PATCH, ATTRIBUTE = "import", "call", "result", "member", "patch", "attribute"
@@ -412,8 +412,9 @@ def _receivers(rel: str, text: str, scopes, covered: set[int]) -> list[Use]:
                 if (isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and sc._self_scope(v.value.id) is not None
                         and selfs.typed_use(v.attr)):
                     continue  # ``self.x.m()`` / ``self.x.y`` on an attribute the project never writes: a TYPED use
-                if r.type.start == selfs.base and r.type.steps[:1] and r.type.steps[0].startswith("a:"):
-                    attr = r.type.steps[0][2:]  # ``self.x…``: not a use when upstream has no ``x`` (the project's own)
+                head = [x for x in r.type.steps[:2] if x != REBOUND][:1]
+                if r.type.start == selfs.base and head and head[0].startswith("a:"):
+                    attr = head[0][2:]  # ``self.x…``: not a use when upstream has no ``x`` (the project's own)
             c = None
             if r.call is not None and id(r.call) in where:
                 stmt, w = where[id(r.call)]
