@@ -247,6 +247,18 @@ def test_type_comments_of_a_def_are_read_from_its_header(src: str, params: dict,
     assert (ast.unparse(ret) if ret is not None else None) == returns
 
 
+@pytest.mark.parametrize("comment", [
+    "(" * 300 + "int" + ")" * 300,  # deeper than the parser takes
+    "+".join(["x"] * 20000),  # a long expression (read or not, it names no class)
+])
+def test_a_hostile_type_comment_is_no_type_and_no_crash(comment: str) -> None:
+    src = f"import pkg\n\ndef f(a,  # type: {comment}\n      b):\n    x = a  # type: {comment}\n    return x.size\n"
+    fn = ast.parse(src).body[1]
+    params, returns = type_comments(fn, src.splitlines())
+    assert set(params) <= {"a"} and returns is None
+    assert [u for u in _uses(src, ["pkg"]) if u.kind == ANNOTATED] == []
+
+
 def test_an_indented_method_header_with_type_comments_is_read() -> None:
     src = "class A:\n    def f(self,\n          a,  # type: pkg.X\n    ):\n        return a\n"
     fn = ast.parse(src).body[0].body[0]

@@ -230,7 +230,7 @@ def _comment_expr(text: str | None) -> ast.expr | None:
         return None
     try:
         return ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # not an expression, or a hostile one
         return None
 
 
@@ -249,7 +249,7 @@ def type_comments(fn: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str] |
     text = "\n".join([header[0].lstrip(), *header[1:]]) + "\n    pass\n"
     try:
         tree = ast.parse(text, type_comments=True)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}, None
     node = tree.body[0] if tree.body else None
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -261,7 +261,7 @@ def type_comments(fn: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str] |
     if node.type_comment:
         try:
             sig = ast.parse(node.type_comment, mode="func_type")
-        except SyntaxError:
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             sig = None
         if sig is not None:
             returns = sig.returns
