@@ -320,9 +320,12 @@ def test_the_audit_binds_uses_on_receivers_typed_from_declarations(tmp_path: Pat
     removed = {18, 21, 22, 24, 29, 33, 59, 66, 71}
     required = {20, 25, 61}
     assert got == {(n, "REMOVED_API") for n in removed} | {(n, "NEW_REQUIRED_PARAM") for n in required}
-    msg = next(m for where, code, m in app_findings(r) if where == "app/meta.py:18")
-    assert msg == ("`fakepkg.meta.core.Spec.funcargs` (defined at fakepkg/meta/core.py:6) was removed at 2.0.0 "
-                   "(`self._calls[0]` is `fakepkg.meta.Runner._calls[0]` in `run`: a `fakepkg.meta.core.Spec`)")
+    msgs = {where: m for where, code, m in app_findings(r) if code == "REMOVED_API"}
+    gone = "`fakepkg.meta.core.Spec.funcargs` (defined at fakepkg/meta/core.py:6) was removed at 2.0.0"
+    assert msgs["app/meta.py:18"] == (
+        f"{gone} (`self._calls[0]` is `fakepkg.meta.Runner._calls[0]` in `run`: a `fakepkg.meta.core.Spec`)")
+    assert msgs["app/meta.py:59"] == f"{gone} (`c` is a `fakepkg.meta.Spec` in `comments`)"
+    assert msgs["app/meta.py:66"] == f"{gone} (`spec` typed `fakepkg.meta.Spec` by its type comment in `whole`)"
     # counted, not guessed: 27 (declared without a type), 43 and 78 (rebound); 23 (an int), 26 and 90 (the
     # project's own attribute) are no uses of upstream
     cov = next(line for line in r.lines if "uses found" in line)

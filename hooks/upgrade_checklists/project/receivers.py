@@ -593,7 +593,12 @@ def _why(scope: Scope, value: ast.expr, t: Up) -> str:
         return f"`{shown}` is assigned more than one kind of value in `{fn}`"
     if isinstance(value, ast.Name):
         if not t.steps:
-            return f"`{value.id}` annotated `{t.start}` in `{fn}`"
+            defs = scope.defs.get(value.id) or []
+            if any(how == "annotation" or how == "param" and what.annotation is not None for how, what in defs):
+                return f"`{value.id}` annotated `{t.start}` in `{fn}`"
+            if any(how == "param" for how, _what in defs):
+                return f"`{value.id}` typed `{t.start}` by its type comment in `{fn}`"
+            return f"`{value.id}` is a `{t.start}` in `{fn}`"  # an element of a project generic, a project function's return
         return f"`{value.id}` is {describe(t)} in `{fn}`"
     shown = ast.unparse(value)
     return f"`{shown}` is {describe(t)} in `{fn}`" if len(shown) <= 60 else f"{describe(t)} in `{fn}`"
