@@ -238,3 +238,51 @@ def test_what_is_not_forwarded_is_left_out() -> None:
         ("app/use.py", 7, "pkg.f", ("y",), 0, "forwarded by `own` (`**kw`)"),
         ("app/use.py", 12, "pkg.f", ("z",), 0, "forwarded by `d0` (`**kw`), then `d3` (`**kw`), then `d4` (`**kw`)"),
     ]
+
+
+# v2 removes ``Field.fail``: the project's override hands ``**kw`` on to the base's, through super()
+FIELD_V1 = {
+    "fakepkg/web/__init__.py": "from fakepkg.web.fields import Field\n",
+    "fakepkg/web/fields.py": '''
+        class Field:
+            def fail(self, key, **kw):
+                raise ValueError(key)
+        ''',
+}
+FIELD_V2 = {**FIELD_V1, "fakepkg/web/fields.py": "class Field:\n    pass\n"}
+
+FIELD_PY = '''\
+from fakepkg.web import Field
+
+
+class Choice(Field):
+    def fail(self, key, **kw):
+        kw["choices"] = "a, b"
+        return super().fail(key, **kw)
+
+    def load(self, value):
+        if value not in "ab":
+            self.fail("invalid", input=value)
+        return value
+
+
+def check(value):
+    Choice().fail("invalid", input=value)
+'''
+
+
+def test_a_forward_into_a_removed_method_is_said_once_at_the_forwarding_call(tmp_path: Path, capsys) -> None:
+    ups = tagged_upstream(tmp_path / "ups", "fakepkg-web", [("1.0.0", FIELD_V1), ("2.0.0", FIELD_V2)])
+    project = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/fields.py": FIELD_PY, "checklists/fakepkg-web.md": CHECKLIST.replace(
+            "`app/helpers.py` | `Client`, `Session`, `connect`", "`app/fields.py` | `Field`"),
+        "pyproject.toml": project_pyproject("fakepkg-web", ups, "1.0.0", roots=("app",))})
+    project.write("pyproject.toml", project_pyproject("fakepkg-web", ups, "2.0.0", roots=("app",)))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    assert r.code == 1
+    errors = [line.split(" (checklists/", 1)[0] for line in r.lines
+              if line.startswith("app/") and "[warning]" not in line and "[info]" not in line]
+    # the calls at lines 11 and 16 pass keywords that `Choice.fail` hands on to a method that is gone: the break
+    # is the project's own call of it (line 7), not theirs
+    assert len(errors) == 1 and errors[0].startswith("app/fields.py:7:1: REMOVED_API "), r.lines
+    assert "`fakepkg.web.fields.Field` has no `fail` at 2.0.0" in errors[0]

@@ -63,3 +63,45 @@ def test_a_guard_already_dead_at_the_old_version_is_told_apart(tmp_path: Path) -
     assert [r.code for r in now] == ["GUARD_DEAD"]
     assert already_dead(now, check_guard(PATCH, 3, had, ["up"], "1.0")) == now  # upstream had `save` then too
     assert already_dead(now, check_guard(PATCH, 3, lacked, ["up"], "1.0")) == []  # it gains it now: news
+
+
+
+DECORATED = '''\
+import sys
+
+import pytest
+from packaging import version
+
+from up import other_version, up_version
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="posix only")
+@pytest.mark.parametrize(
+    "n",
+    [
+        pytest.param(1, marks=pytest.mark.skipif(up_version < version.parse("1.5"), reason="old up")),
+        pytest.param(2, marks=pytest.mark.skipif(other_version < version.parse("9.0"), reason="old other")),
+    ],
+)
+@pytest.mark.skipif(up_version < version.parse("3.0"), reason="needs up 3")
+def test_it(n):
+    assert n
+'''
+
+
+def test_a_guard_in_a_decorator_is_judged_at_the_decorator(tmp_path: Path) -> None:
+    """A version check in a decorator's arguments (a test skipped on old releases): the checklist
+    records the decorated function's first line, before the ``def``, and quotes the comparison;
+    that comparison is judged, not the others the decorators hold."""
+    m = model(tmp_path, "class Bridge:\n    pass\n")
+
+    def said(line: int, code: str | None = None) -> list[tuple[str, str]]:
+        return [(r.code, r.message) for r in check_guard(DECORATED, line, m, ["up"], "2.0", code)]
+
+    dead = ("GUARD_DEAD", "version comparison with 1.5: at or below the new version 2.0, the guard can be removed")
+    assert said(9, 'up_version < version.parse("1.5")') == [dead]
+    assert said(9, 'up_version < version.parse("3.0")') == [
+        ("GUARD_NEEDED", "version comparison with 3.0: above the new version 2.0, the guard is still needed")]
+    # nothing quoted (or not found): the decorator at the line, whole
+    assert said(10) == [dead, ("GUARD_NEEDED", "version comparison with 9.0: above the new version 2.0, the guard is still needed")]
+    assert [c for c, _m in said(9, "no_such < 1")] == ["GUARD_UNKNOWN"]  # line 9: a platform check, no version

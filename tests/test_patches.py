@@ -480,3 +480,35 @@ def test_new_catalogs_a_patch_in_a_project_without_subclasses(repo: Repo) -> Non
     assert any(h.endswith("`otherlib_core.layers.Pool.call`") for h in headings)
     assert "```python\nlayer_cls.call = fast_call\n```" in text
     assert repo.run("check").code == 0
+
+
+def test_functions_that_call_each_other_end_the_search_for_a_parameters_values() -> None:
+    """A parameter's values are what the file's calls pass, and a caller's own choices (a name
+    taken from a dict by a key not known statically) are evaluated for that: two functions
+    calling each other, one with such a name, once recursed without end (``new`` and ``audit``
+    crashed on a pytest plugin written this way)."""
+    from upgrade_checklists.project.values import assignments_onto
+
+    src = textwrap.dedent('''
+        import pkg
+
+
+        def hook(target):
+            spread(target, "args")
+            pkg.Thing.run = spread
+
+
+        def spread(target, kind, seen=None):
+            out = []
+            for item in target.items:
+                out += expand(item, target, kind, seen)
+            target.items = out  # onto what the parameter holds: what the callers pass, followed
+
+
+        def expand(item, target, kind, seen):
+            for key in seen:
+                value = getattr(item, kind)[key]
+                spread(target, kind, seen | {key})
+        ''')
+    got = sorted((c, n, f) for c, n, f, _s in assignments_onto(ast.parse(src), {"pkg": "pkg"}))
+    assert got == [("pkg.Thing", "run", "<local>.spread")]

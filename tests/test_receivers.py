@@ -471,3 +471,59 @@ def test_the_audit_binds_uses_on_typed_receivers(project: Repo, upstreams: Path)
     # a second audit takes the model's answers (receiver_class, defined_at) from its cache: the same report
     again = project.run("audit", "--cache-dir", str(project.cache), "-v")
     assert (again.code, again.lines) == (r.code, r.lines)
+
+
+# a parameter annotated with a union of upstream classes: a use on each (what one lacks is counted unknown)
+EITHER_PY = '''\
+from typing import Optional, Union
+
+from fakepkg.shop import Basket, Item
+
+
+class Mine:
+    pass
+
+
+def either(x: Union[Item, Basket], y: "Item | Basket | None", z: Union[Item, Mine], w: Optional[Union[Item, Item]]):
+    x.ship("m")  # 11: NEW_REQUIRED_PARAM on the Item arm; a Basket has no ship: counted unknown
+    y.owner  # 12: binds on the Basket arm; an Item has no owner: counted unknown
+    z.ship("n")  # 13: a union with a project class: no use
+    w.ship("o")  # 14: Item twice is Item: NEW_REQUIRED_PARAM
+    return x.first().label()  # 15: a step through each arm
+'''
+
+
+def test_a_union_of_upstream_classes_is_a_use_on_each_arm() -> None:
+    got = sorted((u.line, u.target, u.member, u.steps, u.via) for u in _uses(EITHER_PY) if u.kind == ANNOTATED)
+    either = "`{}` annotated `fakepkg.shop.Item | fakepkg.shop.Basket` in `either`: a `fakepkg.shop.{}`"
+    assert got == [
+        (11, "fakepkg.shop.Basket", "ship", (), either.format("x", "Basket")),
+        (11, "fakepkg.shop.Item", "ship", (), either.format("x", "Item")),
+        (12, "fakepkg.shop.Basket", "owner", (), either.format("y", "Basket")),
+        (12, "fakepkg.shop.Item", "owner", (), either.format("y", "Item")),
+        (14, "fakepkg.shop.Item", "ship", (), "`w` annotated `fakepkg.shop.Item` in `either`"),
+        (15, "fakepkg.shop.Basket", "first", (), either.format("x", "Basket")),
+        (15, "fakepkg.shop.Basket", "label", ("m:first",), "`x.first()` is `fakepkg.shop.Basket.first()` in `either`"),
+        (15, "fakepkg.shop.Item", "first", (), either.format("x", "Item")),
+        (15, "fakepkg.shop.Item", "label", ("m:first",), "`x.first()` is `fakepkg.shop.Item.first()` in `either`"),
+    ]
+
+
+def test_the_audit_checks_each_arm_of_a_union(tmp_path: Path, capsys, upstreams: Path) -> None:
+    project = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/either.py": EITHER_PY, "checklists/fakepkg-shop.md": CHECKLIST,
+        "pyproject.toml": project_pyproject("fakepkg-shop", upstreams, "1.0.0")})
+    project.write("pyproject.toml", project_pyproject("fakepkg-shop", upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    assert r.code == 1
+    got = sorted(line.rsplit(" (checklists/", 1)[0] for line in r.lines if line.startswith("app/either.py:"))
+    carrier = "NEW_REQUIRED_PARAM `fakepkg.shop.base.Item.ship`: `carrier` is required at 2.0.0 and this call does not pass it"
+    assert got == [
+        f"app/either.py:11:1: {carrier} (`x` annotated `fakepkg.shop.Item | fakepkg.shop.Basket` in `either`: "
+        "a `fakepkg.shop.Item`)",
+        f"app/either.py:14:1: {carrier} (`w` annotated `fakepkg.shop.Item` in `either`)",
+    ]
+    # Basket.ship (11), Item.owner (12), Basket.first (15) are not upstream's; so the class of what
+    # Basket.first() gives (15, its label) is not known: all counted
+    cov = next(line for line in r.lines if "uses found" in line)
+    assert "4 unknown (3 not found in the loaded upstream source, 1 the class of a receiver reached from upstream is not known)" in cov

@@ -404,6 +404,8 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
     a_new, a_old = _lookup(new, u.target), _lookup(old, u.target)
     b = Bound(u, a_old.path if a_old else None, a_new.path if a_new else None)
     if a_new is None:
+        if u.forwarded:  # gone upstream: said once, at the project's own call that hands the arguments on
+            return b
         found = missing(u.target, old, new, version, a_old) if (a_old is not None or u.call is not None) else None
         if found is not None:
             code, sev, msg = found

@@ -31,7 +31,10 @@ class GuardResult:
     subject: str = ""
 
 
-def check_guard(source: str, line: int, model: UpstreamModel, modules: list[str], version: str) -> list[GuardResult]:
+def check_guard(source: str, line: int, model: UpstreamModel, modules: list[str], version: str,
+                code: str | None = None) -> list[GuardResult]:
+    """The verdicts on the guard at ``line``; ``code``: the expression the checklist quotes for it
+    (in a decorator's arguments, the part judged)."""
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
@@ -41,7 +44,7 @@ def check_guard(source: str, line: int, model: UpstreamModel, modules: list[str]
         return [GuardResult("GUARD_UNKNOWN", "warning", f"no statement at line {line}")]
     bound = bindings(tree, modules)
     out: list[GuardResult] = []
-    header = _header(stmt)
+    header = _header(stmt, line, code)
     for node in (n for h in header for n in ast.walk(h)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr" and len(node.args) == 2:
             out += _hasattr(tree, node, bound, model)
@@ -61,17 +64,31 @@ def already_dead(new: list[GuardResult], old: list[GuardResult]) -> list[GuardRe
     return [r for r in new if r.code == "GUARD_DEAD" and r.subject in dead_before]
 
 
+def _span(node: ast.stmt) -> tuple[int, int]:
+    """A statement's first and last lines; a decorated ``def`` / ``class`` starts at its first decorator."""
+    start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+    return start, node.end_lineno or node.lineno
+
+
 def _innermost(tree: ast.Module, line: int) -> ast.stmt | None:
-    best = None
+    best, size = None, 0
     for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
-            if best is None or (node.end_lineno - node.lineno) <= (best.end_lineno - best.lineno):
-                best = node
+        if isinstance(node, ast.stmt):
+            start, end = _span(node)
+            if start <= line <= end and (best is None or end - start <= size):
+                best, size = node, end - start
     return best
 
 
-def _header(stmt: ast.stmt) -> list[ast.AST]:
-    """The part of a statement at its first line: an ``if``'s test, a simple statement whole."""
+def _header(stmt: ast.stmt, line: int, code: str | None = None) -> list[ast.AST]:
+    """The part of a statement at its first line: an ``if``'s test, a simple statement whole. Of a
+    decorated ``def`` / ``class`` at a line before the ``def``: the expressions in its decorators
+    that are the quoted ``code`` (``@pytest.mark.skipif(v < parse("8.1"), ...)`` among others),
+    else the decorator at ``line``."""
+    decorators = getattr(stmt, "decorator_list", [])
+    if decorators and line < stmt.lineno:
+        quoted = _same_as(decorators, code)
+        return quoted or [d for d in decorators if d.lineno <= line <= (d.end_lineno or d.lineno)] or decorators
     for f in ("test", "iter", "items", "subject"):
         v = getattr(stmt, f, None)
         if v is not None:
@@ -79,6 +96,17 @@ def _header(stmt: ast.stmt) -> list[ast.AST]:
     if isinstance(stmt, (ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.For)):
         return []
     return [stmt]
+
+
+def _same_as(nodes: list[ast.expr], code: str | None) -> list[ast.AST]:
+    """The expressions inside ``nodes`` that are ``code`` (compared as syntax trees)."""
+    if not code:
+        return []
+    try:
+        want = ast.dump(ast.parse(code.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    return [n for d in nodes for n in ast.walk(d) if isinstance(n, ast.expr) and ast.dump(n) == want]
 
 
 def _hasattr(tree: ast.Module, call: ast.Call, bound: dict[str, str], model: UpstreamModel) -> list[GuardResult]:

@@ -31,7 +31,7 @@ from upgrade_checklists.core.checklist import Checklist
 from upgrade_checklists.core.config import Config
 from upgrade_checklists.audit.entries import Anchors, entry_bound, entry_findings, entry_uses, not_resolved, resolve_entries
 from upgrade_checklists.core.findings import Finding
-from upgrade_checklists.project.snippets import located_guard_line
+from upgrade_checklists.project.snippets import guard_code, located_guard_line
 from upgrade_checklists.audit.guards import GuardResult, already_dead, check_guard
 from upgrade_checklists.audit.model_cache import CachedModel
 from upgrade_checklists.project.usecache import cached_uses
@@ -351,11 +351,11 @@ class Auditor:
         t.entry_bound.update(entry_bound(resolved, bound))
         dead_before: set[tuple[str, int]] = set()  # guards already dead at the old version: counted, not listed
 
-        def judged(file: str, source: str, line: int) -> list[GuardResult]:
-            now = _guard(source, line, new, names, t.new)
+        def judged(file: str, source: str, line: int, code: str | None = None) -> list[GuardResult]:
+            now = _guard(source, line, new, names, t.new, code)
             if old is None or not any(r.code == "GUARD_DEAD" for r in now):
                 return now
-            stale = already_dead(now, _guard(source, line, old, names, t.old))
+            stale = already_dead(now, _guard(source, line, old, names, t.old, code))
             if stale:
                 dead_before.add((file, line))
             return [r for r in now if all(r is not x for x in stale)]
@@ -368,7 +368,7 @@ class Auditor:
                 shown = f"`{g.file}:{g.line}`" if g.line is not None else f"`{g.file}`"
                 add("GUARD_UNKNOWN", "warning", f"version guard {shown} not found", g.file, g.line, g.ref_line)
                 continue
-            for r in judged(g.file, source, line):
+            for r in judged(g.file, source, line, guard_code(g)):
                 add(r.code, r.severity, r.message, g.file, line, g.ref_line)
         listed = {(g.file, g.line) for g in cl.guards}
         for u in found:  # the guard around a patch is that method's version guard, listed or not
@@ -421,9 +421,10 @@ def _orig(members: list[str], key: str) -> str:
     return next((m for m in members if canonicalize_name(m) == key), key)
 
 
-def _guard(source: str, line: int, new: CachedModel, names: list[str], version: str) -> list[GuardResult]:
+def _guard(source: str, line: int, new: CachedModel, names: list[str], version: str,
+           code: str | None = None) -> list[GuardResult]:
     try:
-        return check_guard(source, line, new, names, version)
+        return check_guard(source, line, new, names, version, code)
     except Unresolved as exc:
         return [GuardResult("GUARD_UNKNOWN", "info", f"cannot tell: {exc}")]
 

@@ -6,7 +6,8 @@ it to the object (``STEPS``); the upstream model (``api.receiver_class``) reads 
 from upstream's annotations, so nothing here knows the upstream source. Sources:
 
 - a parameter annotated with an upstream class (``p: pkg.Cls``, ``Optional[...]``,
-  ``... | None``, text), or a generic of one (``items: list[pkg.Cls]``);
+  ``... | None``, text), a union of upstream classes (``Union[pkg.A, pkg.B]``, ``pkg.A | pkg.B``:
+  a use of each, ``Either``), or a generic of one (``items: list[pkg.Cls]``);
 - a call of an upstream callable (``x = pkg.f()``: ``("pkg.f", ("call",))``), of a method
   on a typed receiver (``x = obj.m()``: ``+ ("m:m",)``), an attribute read on one
   (``obj.a``: ``+ ("a:a",)``), or of a project function whose return is annotated with an
@@ -95,13 +96,21 @@ class Pair:
 
 
 @dataclass(frozen=True)
+class Either:
+    """An object of one of these upstream classes (a union annotation): a member used on it is a
+    use on each."""
+
+    members: tuple[Up, ...]
+
+
+@dataclass(frozen=True)
 class Enumerated:
     """An element of ``enumerate(x)``: ``(int, an element of x)``."""
 
     inner: object
 
 
-Type = Up | Generic | View | Pair | Enumerated | None
+Type = Up | Either | Generic | View | Pair | Enumerated | None
 
 
 @dataclass(frozen=True)
@@ -130,25 +139,43 @@ def _is_none(node: ast.expr) -> bool:
 
 def annotation_type(ann: ast.expr | None, bound: dict[str, str], modules: list[str]) -> Type:
     """What a project annotation says: an upstream class (``Up(cls)``), a generic holding one
-    (``Generic``), or None (``Optional[X]`` / ``X | None`` are ``X``; a union of two is None)."""
+    (``Generic``), or None (``Optional[X]`` / ``X | None`` are ``X``); a union of upstream classes
+    is ``Either`` of them, a union with anything else (a project class, a generic) None."""
     ann = _parse_text(ann)
     if ann is None:
         return None
     if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
-        sides = [x for x in (ann.left, ann.right) if not _is_none(x)]
-        return annotation_type(sides[0], bound, modules) if len(sides) == 1 else None
+        return _union(_arms(ann), bound, modules)
     if isinstance(ann, ast.Subscript):
         head = (dotted(ann.value) or "").rsplit(".", 1)[-1]
         if head == "Optional":
             return annotation_type(ann.slice, bound, modules)
-        if head == "Union" and isinstance(ann.slice, ast.Tuple):
-            sides = [x for x in ann.slice.elts if not _is_none(x)]
-            return annotation_type(sides[0], bound, modules) if len(sides) == 1 else None
+        if head == "Union":
+            return _union(list(ann.slice.elts) if isinstance(ann.slice, ast.Tuple) else [ann.slice], bound, modules)
         if head in _ITERABLES | _MAPPINGS | _MANAGERS | {"tuple", "Tuple"}:
             return Generic(ann, tuple(sorted(bound.items())))
         return None
     path = resolve(ann, bound) if isinstance(ann, (ast.Name, ast.Attribute)) else None
     return Up(path) if path is not None and _inside(path, modules) else None
+
+
+def _arms(ann: ast.expr) -> list[ast.expr]:
+    """The sides of ``A | B | C`` (parsed as ``(A | B) | C``)."""
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        return _arms(ann.left) + _arms(ann.right)
+    return [ann]
+
+
+def _union(arms: list[ast.expr], bound: dict[str, str], modules: list[str]) -> Type:
+    """A union's type: its one arm besides ``None``, or ``Either`` when every arm is an upstream class."""
+    arms = [a for a in arms if not _is_none(_parse_text(a))]
+    if len(arms) == 1:
+        return annotation_type(arms[0], bound, modules)
+    types = [annotation_type(a, bound, modules) for a in arms]
+    if not types or not all(isinstance(t, Up) for t in types):
+        return None
+    members = tuple(dict.fromkeys(types))  # ``A | A``: one
+    return members[0] if len(members) == 1 else Either(members)
 
 
 def _element(g: Generic, step: str, modules: list[str]) -> Type:
@@ -189,7 +216,7 @@ def rebound(kinds: list) -> Type:
     (its uses are counted unknown, under that package), or None when none is upstream's. When every
     upstream one starts at attribute ``x`` of the same class (``self.x…`` in a subclass), that step
     follows: ``(REBOUND, "a:x")`` (not a use at all where upstream has no ``x``)."""
-    ups = [k for k in kinds if isinstance(k, Up)]
+    ups = [k.members[0] if isinstance(k, Either) else k for k in kinds if isinstance(k, (Up, Either))]
     if not ups:
         return None
     first = ups[0]
@@ -209,6 +236,8 @@ def then(t: Type, step: str, modules: list[str]) -> Type:
         return t
     if isinstance(t, Up):
         return t.then(step)
+    if isinstance(t, Either):
+        return Either(tuple(m.then(step) for m in t.members))
     if isinstance(t, Generic):
         return _element(t, step, modules)
     if isinstance(t, View) and step == "iter":
@@ -579,6 +608,10 @@ def receivers(scope: Scope) -> list[Receiver]:
             if isinstance(value, (ast.Name, ast.Attribute)) and resolve(value, bound) is not None:
                 continue  # ``pkg.mod.f``: a name of the package, not a receiver
             t = scope.expr(value)
+            if isinstance(t, Either):
+                for m in t.members:
+                    out.append(Receiver(node, calls.get(id(node)), m, _why(scope, value, m, t)))
+                continue
             if not isinstance(t, Up):
                 continue
             why = _why(scope, value, t)
@@ -586,8 +619,10 @@ def receivers(scope: Scope) -> list[Receiver]:
     return out
 
 
-def _why(scope: Scope, value: ast.expr, t: Up) -> str:
+def _why(scope: Scope, value: ast.expr, t: Up, either: Either | None = None) -> str:
     fn = scope.fn.name
+    if either is not None and isinstance(value, ast.Name) and not t.steps:
+        return f"`{value.id}` annotated `{' | '.join(m.start for m in either.members)}` in `{fn}`: a `{t.start}`"
     if is_rebound(t):
         shown = value.id if isinstance(value, ast.Name) else ast.unparse(value)
         return f"`{shown}` is assigned more than one kind of value in `{fn}`"

@@ -103,6 +103,9 @@ class Use:
     #: a bare name a ``from <upstream module> import *`` may bind (``pkg.mod.name``): a use only if the old
     #: version's ``pkg.mod`` has that name (the binding stage asks the model; the code alone cannot say)
     star: str = ""
+    #: CALL: what a caller passes to a project callable that hands it on (``**kwargs``, ``*args``) to
+    #: ``target``; the project's own call of ``target`` is a use of its own, at the callable's line
+    forwarded: bool = False
 
 
 def module_name(rel: str) -> str:
@@ -1180,7 +1183,8 @@ class _Project:
                 for target, kws, pos, chain in fw.follow(q, c.keywords, positional):
                     fc = Call(target, c.line, c.end_line, c.snippet, positional=pos, keywords=kws,
                               star_args=True, star_kwargs=True, used=False, node=None)
-                    out.append(Use(rel, c.line, CALL, target, call=fc, via="forwarded by " + ", then ".join(chain)))
+                    out.append(Use(rel, c.line, CALL, target, call=fc, via="forwarded by " + ", then ".join(chain),
+                                   forwarded=True))
         return out
 
     def _callers(self) -> list[Use]:

@@ -67,19 +67,21 @@ class Values:
         self.globals = _assigned(module) if scope is not module else {}
         self.imports = imports
 
-    def choices(self) -> list[dict[str, tuple]]:
+    def choices(self, depth: int = 0) -> list[dict[str, tuple]]:
         """Each consistent assignment of the choice names (at most ``_CAP``): a name assigned from
         a dict subscripted by a key not known statically takes each value; the names a ``for``
-        loop over a literal table binds (``for mod, cls in TABLE:``) take each row together."""
+        loop over a literal table binds (``for mod, cls in TABLE:``) take each row together.
+        ``depth``: how deep the evaluation asking for them is (a caller's choices, asked for a
+        parameter's values, count on: functions that call each other end at ``_DEPTH``)."""
         groups: list[list[dict[str, tuple]]] = []
         for name, exprs in self.local.items():
             if len(exprs) == 1 and isinstance(exprs[0], ast.Subscript) and _const(exprs[0].slice) is None:
-                options = tuple(v for d in self.eval(exprs[0].value, {}, 0) if isinstance(d, DictLit) for _k, vs in d.items for v in vs)
+                options = tuple(v for d in self.eval(exprs[0].value, {}, depth) if isinstance(d, DictLit) for _k, vs in d.items for v in vs)
                 if options:
                     groups.append([{name: (o,)} for o in options])
         for stmt in _own_statements(self.scope):
             if isinstance(stmt, (ast.For, ast.AsyncFor)):
-                rows = self._rows(stmt.target, stmt.iter)
+                rows = self._rows(stmt.target, stmt.iter, depth)
                 if rows:
                     groups.append(rows)
         if not groups:
@@ -87,7 +89,7 @@ class Values:
         combos = itertools.islice(itertools.product(*groups), _CAP)
         return [{k: v for part in c for k, v in part.items()} for c in combos]
 
-    def _rows(self, target: ast.AST, it: ast.AST) -> list[dict[str, tuple]]:
+    def _rows(self, target: ast.AST, it: ast.AST, depth: int = 0) -> list[dict[str, tuple]]:
         """What each pass of ``for target in it`` binds, when ``it`` is a list or tuple literal
         (or a name assigned one, once) and each item fits the target (a name, or a tuple of names)."""
         if isinstance(it, ast.Name):
@@ -98,10 +100,10 @@ class Values:
         out = []
         for item in it.elts[:_CAP]:
             if isinstance(target, ast.Name):
-                out.append({target.id: self.eval(item, {}, 1)})
+                out.append({target.id: self.eval(item, {}, depth + 1)})
             elif (isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in target.elts)
                   and isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == len(target.elts)):
-                out.append({t.id: self.eval(v, {}, 1) for t, v in zip(target.elts, item.elts)})
+                out.append({t.id: self.eval(v, {}, depth + 1) for t, v in zip(target.elts, item.elts)})
         return out
 
     def _arguments(self, name: str, depth: int) -> tuple:
@@ -121,7 +123,7 @@ class Values:
             if not calls or caller is fn:
                 continue
             values = Values(caller, self.module, self.imports)
-            for env in values.choices():
+            for env in values.choices(depth):
                 for c in calls:
                     arg = next((k.value for k in c.keywords if k.arg == name), None)
                     if arg is None and at is not None and at < len(c.args) and not any(isinstance(a, ast.Starred) for a in c.args[:at + 1]):
