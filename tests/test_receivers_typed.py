@@ -217,11 +217,21 @@ def test_each_typed_form_is_a_use_with_its_steps() -> None:
     "import pkg\n\nclass A:\n    def f(self):\n        return self.x[0].size\n",
     # a method of the project's class named like the attribute
     "import pkg\n\nclass A(pkg.Base):\n    def x(self):\n        return 1\n    def f(self):\n        return self.x[0].size\n",
+    # assigned a parameter the project annotates with a class of its own
+    "import pkg\n\nclass A(pkg.Base):\n    def __init__(self, cfg: 'MyConfig'):\n        self.x = cfg\n"
+    "    def f(self):\n        return self.x[0].size\n",
     # unpacked into: not known
     "import pkg\n\nclass A(pkg.Base):\n    def f(self):\n        self.x, y = 1, 2\n        return self.x[0].size\n",
 ])
 def test_self_attributes_the_project_declares_otherwise_are_not_typed(src: str) -> None:
     assert [u for u in _uses(src, ["pkg"]) if u.kind in (ANNOTATED, TYPED) and u.member == "size"] == []
+
+
+def test_self_attribute_assigned_a_parameter_without_annotation_keeps_upstreams_type() -> None:
+    src = ("import pkg\n\nclass A(pkg.Base):\n    def __init__(self, cfg):\n        self.x = cfg\n"
+           "    def f(self):\n        return self.x[0].size\n")
+    assert [(u.target, u.steps, u.attr) for u in _uses(src, ["pkg"]) if u.member == "size"] == [
+        ("pkg.Base", ("a:x", "i:0"), "x")]
 
 
 def _fn(src: str):

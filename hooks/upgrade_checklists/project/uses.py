@@ -543,6 +543,9 @@ class _SelfAttrs:
             return t
         if t is not None:
             return "other"  # a project generic
+        if isinstance(value, ast.Name) and any(how == "annotation" or how == "param" and what.annotation is not None
+                                               for how, what in sc.defs.get(value.id, [])):
+            return "other"  # annotated by the project with a class of its own (or a builtin): its members
         func = value.func if isinstance(value, ast.Call) else None
         if func is not None and isinstance(func, (ast.Name, ast.Attribute)):
             q = resolve(func, self.p.names(rel))
