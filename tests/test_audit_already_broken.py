@@ -244,8 +244,9 @@ EXPECTED = sorted([
      "parameters; not a change of this upgrade)"),
     ("app/calls.py:4", "REMOVED_PARAM", "`fbpkg.core.make`: keyword `b` was removed"),
     # the keyword handed to a helper that warns: only where it is passed (not r2, r4; `other` is not handed on by fetch)
+    # (the warning is given in `_choose`, which `get` hands `legacy` on to by position: named)
     ("app/calls.py:6", "DEPRECATED", DEPRECATED_LEGACY.format("Client.get", "The `legacy` argument is deprecated. Use `follow` instead.")
-     + " (called on the result of `fbpkg.core.Client`)"),
+     + " (warned by `fbpkg.core.Client._choose`, which it hands `legacy` on to) (called on the result of `fbpkg.core.Client`)"),
     ("app/calls.py:8", "DEPRECATED", DEPRECATED_LEGACY.format("fetch", "`legacy` is deprecated; drop it")),
     # guards: line 5 dies at 2.0.0, line 12's import resolves only at 2.0.0; lines 3 and 8 were dead at 1.0.0 already
     ("app/guards.py:5", "GUARD_DEAD", "[warning] version comparison with 2.0: at or below the new version 2.0.0, the guard can be removed"),

@@ -160,8 +160,9 @@ UPGRADE = sorted([
     # a method the new base no longer has (the project's class inherited it from the base at the old version)
     ("app/use.py:6", "METHOD_CHANGED", "`apkg.client.Client.mount` (called on the result of `apkg.client.Client`) was removed at 2.0.0 "
                                        "(at the old version inherited from `base_pkg.session.Session`)"),
-    # the same method on a parameter annotated with the project's upstream class (a typed receiver)
-    ("app/use.py:20", "REMOVED_API", "`apkg.client.Client.mount` was removed at 2.0.0 (`client` annotated `apkg.client.Client` in `annotated`)"),
+    # the same method on a parameter annotated with the project's upstream class (a typed receiver); where the
+    # old version defined it is said in the other distribution's tree (B_V1's session.py, line 8)
+    ("app/use.py:20", "REMOVED_API", "`apkg.client.Client.mount` (defined at base_pkg/session.py:8) was removed at 2.0.0 (`client` annotated `apkg.client.Client` in `annotated`)"),
     # a class constructed by its base's __init__, which lost `retries`
     ("app/use.py:16", "REMOVED_PARAM", "`apkg.client.Plain`: keyword `retries` was removed"),
     # through a project subclass: the same keyword, at its line

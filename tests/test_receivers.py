@@ -235,7 +235,7 @@ def unknowns():
     untyped_basket("me").discount  # 68: no return annotation: counted unknown
     open_basket("me").untyped().ship("k")  # 69: counted unknown
     for key in open_basket("me").by_name():
-        key.ship("l")  # 71: a str (the dict's key): no use of upstream
+        key.ship("l")  # 71: a str (the dict's key) at both versions, which has no ``ship``: already broken
     c = open_basket("me")
     c.untyped()  # 73: a RESULT use (``c = api()``) already: not a second use
 '''
@@ -384,18 +384,19 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> tuple[UpstreamModel, Ups
     ("fakepkg.shop.Item", ("call", "enter"), None),  # no __enter__
     ("fakepkg.shop.untyped_basket", ("call", "enter"), None),  # not known what it returns
     ("fakepkg.shop.Item", ("call", "m:label"), "builtins.str"),  # a builtin: no use of upstream
-    ("fakepkg.shop.Item", ("call", "m:label", "m:upper", "m:strip"), "builtins.str"),
+    # what a builtin's method gives is some builtin, which one not said (``str.split`` gives a list)
+    ("fakepkg.shop.Item", ("call", "m:label", "m:upper", "m:strip"), "builtins.object"),
     ("fakepkg.shop.open_basket", ("call", "m:by_name", "iter"), "builtins.str"),  # the keys
     ("fakepkg.shop.open_basket", ("call", "m:by_name", "m:keys", "iter"), "builtins.str"),
     ("fakepkg.shop.open_basket", ("call", "m:by_name", "m:items", "iter", "u0"), "builtins.str"),
     ("fakepkg.shop.open_basket", ("call", "m:by_name", "m:get"), "fakepkg.shop.base.Item"),  # a dict's value
     ("fakepkg.shop.open_basket", ("call", "m:items", "m:pop"), "fakepkg.shop.base.Item"),  # a list's element
-    ("fakepkg.shop.open_basket", ("call", "m:items", "m:copy"), "builtins.list"),
+    ("fakepkg.shop.open_basket", ("call", "m:items", "m:copy"), "builtins.object"),
     ("fakepkg.shop.untyped_basket", ("call",), None),  # no return annotation
     ("fakepkg.shop.open_basket", ("call", "m:untyped"), None),
     ("fakepkg.shop.open_basket", ("call", "m:nothing"), None),  # no such method
     ("fakepkg.shop.open_basket", ("call", "m:items"), "builtins.list"),  # a builtin container: not upstream's
-    ("fakepkg.shop.open_basket", ("call", "m:by_name", "m:items"), "builtins.dict"),
+    ("fakepkg.shop.open_basket", ("call", "m:by_name", "m:items"), "builtins.object"),  # a view of a dict, not a dict
     ("fakepkg.shop.open_basket", ("call", "iter"), None),  # a Basket has no __iter__
     ("fakepkg.shop.open_basket", ("call", "m:total"), None),  # a property is read, not called
     ("fakepkg.shop.open_basket", ("call", "call"), None),
@@ -462,9 +463,13 @@ def test_the_audit_binds_uses_on_typed_receivers(project: Repo, upstreams: Path)
              "(`store` annotated `fakepkg.shop.Store` in `inherited`)"],
     }
     # the negative cases say nothing: not narrowed, a union, rebound, not annotated, a str
-    assert not any(line in got for line in (33, 49, 51, 54, 64, 68, 69, 71, 73))
-    # ... and are counted: 51, 54 and 64 (rebound), 68 and 69 (no annotation); ``key.ship()`` on a str (71)
-    # and the ``.items()`` / ``.values()`` of the dict ``by_name()`` returns (30, 32) are no uses of upstream
+    assert not any(line in got for line in (33, 49, 51, 54, 64, 68, 69, 73))
+    # ``key.ship()`` on a str (the dict's key at both versions): a str has no `ship`, but neither had the old one
+    assert got[71] == [("REMOVED_API", "[info] `ship`(): a `str` has no attribute `ship` (`key` is an element of "
+                        "`fakepkg.shop.open_basket().by_name()` in `unknowns`: a `str` at 2.0.0; a `str` at the old "
+                        "version: already broken, not a change of this upgrade)")]
+    # ... and are counted: 51, 54 and 64 (rebound), 68 and 69 (no annotation); the ``.items()`` / ``.values()``
+    # of the dict ``by_name()`` returns (30, 32) are no uses of upstream
     cov = next(line for line in r.lines if "uses found" in line)
     assert "3 a receiver the function assigns more than one kind of value" in cov
     assert "2 the class of a receiver reached from upstream is not known" in cov

@@ -36,7 +36,7 @@ from upgrade_checklists.audit import annotations
 from upgrade_checklists.core.astwalk import module_level
 from upgrade_checklists.audit.aliases import (GetattrReader, Gone, Served, SourceCache, StarExports, Undecided, served,
                                               star_base)
-from upgrade_checklists.audit.deprecation import deprecation_of, keyword_warnings
+from upgrade_checklists.audit.deprecation import _def_at, deprecation_of, forwarded_calls, keyword_warnings
 
 _STAR_IMPORT = re.compile(rb"\bimport[ \t]*\(?[ \t]*\*")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -511,6 +511,51 @@ class UpstreamModel(ServedNames):
         except (self._griffe.AliasResolutionError, self._griffe.CyclicAliasError, RecursionError):  # a decorator griffe cannot follow: no verdict
             return {}
 
+    def forwards(self, api: Api) -> list[dict]:
+        """The calls method ``api`` makes of another method, ``super().m(...)`` or ``self.m(...)``,
+        handing on what its caller passed (``deprecation.forwarded_calls``), each with where the
+        called method is: ``target`` (its path in this source, "" when not here) and ``foreign``
+        (the bases in another distribution to look it up in, in order)."""
+        obj = self._obj(api)
+        parent = getattr(obj, "parent", None)
+        if obj is None or obj.kind.value != "function" or parent is None or parent.kind.value != "class":
+            return []
+        fp = getattr(obj, "filepath", None)
+        tree = self.sources.tree(fp if isinstance(fp, Path) else None)
+        node = _def_at(tree, obj.name, obj.lineno) if tree is not None and obj.lineno is not None else None
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return []
+        out = []
+        for call in forwarded_calls(node):
+            target, foreign = "", []
+            if call["how"] == "self":
+                classes = [parent]
+            else:
+                classes = []
+                for base in parent.bases:
+                    path = getattr(base, "canonical_path", None) or str(base)
+                    try:
+                        found = self.find(path)
+                    except Unresolved:
+                        found = None
+                    if found is None or found.kind.value != "class":
+                        if path not in ("object", "builtins.object", "typing.Generic", "typing.Protocol"):
+                            foreign.append(path)
+                        break
+                    classes.append(found)
+            for k in classes:
+                hit = self._member_of(k, call["member"])
+                if hit is not None:
+                    target = hit.path if hit.kind.value == "function" else ""
+                    break
+                try:
+                    foreign += self.foreign_bases(self.api(k))
+                except Exception:  # griffe's alias errors: not known
+                    continue
+            if target or foreign:
+                out.append({**call, "target": target, "foreign": list(dict.fromkeys(foreign)) if not target else []})
+        return out
+
     def _obj(self, api: Api):
         """The griffe object behind ``api`` (found again by its path when ``api`` came from the cache)."""
         if api.obj is not None and self._owns(api.obj):
@@ -749,20 +794,66 @@ class UpstreamModel(ServedNames):
         upstream's annotations; None
         where an annotation is missing, names no class of the loaded source, or is a union of
         classes; an Api of kind ``BUILTIN`` where it is a builtin container (``list[T]``)."""
-        obj = self.find(start)
-        if obj is None:
-            return None
-        state: tuple | None = ("class", obj) if obj.kind.value == "class" else ("callable", obj)
-        for i, step in enumerate(steps):
-            if state is None:
-                return None
-            state = self._step(state, step, first=i == 0)
+        state, _at = self._walk(start, steps)
         if state is not None and state[0] in ("type", "view", "pair", "builtin"):  # a builtin object: not upstream's
-            name = state[1] if state[0] == "builtin" else str(getattr(state[1], "left", "tuple")).rsplit(".", 1)[-1]
+            if state[0] == "builtin":
+                name = state[1]
+            elif state[0] == "view":
+                name = "object"  # ``d.items()``: a view, which builtin not said
+            else:
+                name = str(getattr(state[1], "left", "tuple")).rsplit(".", 1)[-1]
+                name = _CONCRETE.get(name, name)
             return Api(f"builtins.{name}", BUILTIN, None)
         if state is None or state[0] not in ("class", "instance"):
             return None
         return self.api(state[1])
+
+    def _walk(self, start: str, steps: tuple[str, ...]) -> tuple[tuple | None, int]:
+        """The state :meth:`receiver_class` reaches, and how many steps it took (where it stopped)."""
+        self._stuck = None
+        obj = self.find(start)
+        if obj is None:
+            return None, 0
+        state: tuple | None = ("class", obj) if obj.kind.value == "class" else ("callable", obj)
+        for i, step in enumerate(steps):
+            self._stuck = None
+            state = self._step(state, step, first=i == 0)
+            if state is None:
+                return None, i
+        return state, len(steps)
+
+    def receiver_foreign(self, start: str, steps: tuple[str, ...]) -> dict | None:
+        """Where :meth:`receiver_class` leaves the loaded source (None when it does not): ``{"at": i,
+        "paths": [...], "roots": [...]}``: the object after ``steps[:at]`` is an instance of one of
+        ``paths``, classes this source does not hold (an annotation naming a class of another
+        distribution, ``-> httpx.Response``; or the bases in another distribution of a class whose
+        member ``steps[at]`` is not in the source, then asked again of them); ``roots``: the
+        import names of the other distributions the classes on the way inherit from (a base
+        followed there anyway)."""
+        self._visited: list | None = []
+        try:
+            state, at = self._walk(start, steps)
+        finally:
+            visited, self._visited = self._visited or [], None
+        stuck = self._stuck
+        if state is not None or stuck is None:
+            return None
+        roots: list[str] = []
+        for cls in visited:
+            try:
+                roots += [p.split(".")[0] for p in self.foreign_bases(self.api(cls))]
+            except Exception:  # griffe's alias errors: those bases are not known
+                continue
+        kind, what = stuck
+        if kind == "bases":
+            try:
+                paths = self.foreign_bases(self.api(what))
+            except Exception:
+                paths = []
+            roots += [p.split(".")[0] for p in paths]
+        else:
+            paths, at = [what], at + 1
+        return {"at": at, "paths": list(dict.fromkeys(paths)), "roots": list(dict.fromkeys(roots))} if paths else None
 
     def _step(self, state: tuple, step: str, first: bool) -> tuple | None:
         """One step of :meth:`receiver_class`. States: ``("class", cls)`` (the class itself, as an
@@ -781,16 +872,20 @@ class UpstreamModel(ServedNames):
             return None
         if kind in ("class", "instance"):
             cls = state[1]
+            visited = getattr(self, "_visited", None)
+            if visited is not None:
+                visited.append(cls)
             if step.startswith(("m:", "a:")):
                 member = self._member_of(cls, step[2:])
                 if member is None:
+                    self._stuck = ("bases", cls)  # inherited from a base this source does not hold, perhaps
                     return None
                 if step.startswith("m:"):
                     if member.kind.value != "function" or "property" in member.labels:
                         return None
                     return self._type_state(member.returns, member, cls)
-                if member.kind.value == "function" and "property" in member.labels:
-                    return self._type_state(member.returns, member, cls)  # a property read: its return annotation
+                if member.kind.value == "function" and "property" in member.labels:  # a property read: its return
+                    return self._type_state(member.returns, member, cls)
                 if member.kind.value != "attribute":
                     return None
                 ann = getattr(member, "annotation", None)
@@ -804,12 +899,15 @@ class UpstreamModel(ServedNames):
             if dunder is None:
                 return None
             member = self._member_of(cls, dunder)
-            if member is None or member.kind.value != "function":
+            if member is None:
+                self._stuck = ("bases", cls)
+                return None
+            if member.kind.value != "function":
                 return None
             got = self._type_state(member.returns, member, cls)
-            return got if step != "iter" or got is None else self._step(got, "iter", False)
-        if kind == "builtin":  # what a builtin object's methods and attributes give: not upstream's either
-            return state if step.startswith(("m:", "a:")) else None
+            return got if step != "iter" or got is None else self._step(got, "iter", False)  # ``__getitem__``: as it is
+        if kind == "builtin":  # what a builtin object's methods and attributes give: not upstream's either (which builtin: not said)
+            return ("builtin", "object") if step.startswith(("m:", "a:")) else None
         if kind == "type":
             return self._element(state[1], state[2], step)
         if kind == "view" and step == "iter":  # ``d.keys()`` / ``d.values()`` / ``d.items()`` iterated
@@ -867,7 +965,7 @@ class UpstreamModel(ServedNames):
         elif step in ("m:pop", "m:get", "m:setdefault") and (name in self._MAPPINGS and pair or name in _POPPED):
             pick = items[1] if name in self._MAPPINGS else items[0]  # ``d.get(k)``: a value; ``seq.pop()``: an element
         elif step.startswith("m:") and step != "m:pop":
-            return ("builtin", name)  # ``seq.count(x)``, ``d.copy()``, ...: a builtin's method gives no upstream object
+            return ("builtin", "object")  # ``seq.count(x)``, ``d.copy()``, ...: a builtin's method gives no upstream object
         elif step in ("u0", "u1") and name in ("tuple", "Tuple") and pair and str(items[1]) != "...":
             pick = items[int(step[1])]
         elif step == "enter" and name in self._MANAGERS:
@@ -906,7 +1004,8 @@ class UpstreamModel(ServedNames):
             return ("instance", cls) if cls is not None else None
         if str(ann) in _BUILTINS:
             return ("builtin", str(ann))
-        for path in _type_paths(ann):
+        paths = _type_paths(ann)
+        for path in paths:
             module = getattr(owner, "module", None)
             for cand in (path, f"{module.path}.{path}" if module is not None else path):
                 try:
@@ -915,6 +1014,8 @@ class UpstreamModel(ServedNames):
                     continue
                 if found is not None and found.kind.value == "class":
                     return ("instance", found)
+        if len(paths) == 1 and "." in paths[0]:  # a class of another distribution, perhaps (``-> httpx.Response``)
+            self._stuck = ("path", paths[0])
         return None
 
     def defined_at(self, dotted: str) -> str | None:
@@ -1097,6 +1198,9 @@ _WRAPPERS = ("Optional", "Union", "Annotated", "Final", "ClassVar")
 #: builtin classes an annotation names (a receiver of one is no use of upstream)
 _BUILTINS = frozenset({"str", "int", "float", "bool", "bytes", "bytearray", "complex", "list", "dict", "set",
                        "frozenset", "tuple", "object", "type"})
+#: a generic's head -> the builtin class of its objects (``List[T]`` is a ``list``); an abstract one keeps its name
+_CONCRETE = {"List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set", "FrozenSet": "frozenset",
+             "DefaultDict": "dict", "OrderedDict": "dict", "defaultdict": "dict", "Counter": "dict", "Deque": "deque"}
 #: sequences whose ``pop()`` gives an element
 _POPPED = frozenset({"list", "List", "MutableSequence", "deque", "Deque", "set", "Set", "MutableSet"})
 

@@ -28,6 +28,13 @@ the ledger lists releases; that choice is kept a day in the cache (``bases/newes
 that a warm audit asks no index. A base's own bases in a third distribution are followed the
 same way (its release's requirements), up to :data:`DEPTH` distributions deep.
 
+The followed models answer more than members: a receiver whose steps leave the audited source
+(``TestClient(app).get(url)`` annotated ``-> httpx.Response``, then ``.cookies`` iterated) is
+typed on in the distribution of a base a class on the way has (``Followed.receiver_class``), a
+question about a class of a followed distribution goes to its model (``Followed._owner``), and a
+keyword a method hands on (``super().get(url, cookies=cookies)``) to a method there that warns
+when it is passed is that method's deprecation too (``Followed.keyword_deprecations``).
+
 What cannot be followed (the standard library, a builtin, a fetch that fails, no release the
 requirements allow, a distribution without that package) stays as before: its members are
 unknown (``UNRESOLVED``, info, with the reason), never removed, never an error of the audit.
@@ -47,6 +54,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from upgrade_checklists.audit.api import Api, Signature, Unresolved, search_paths
+from upgrade_checklists.audit.deprecation import FORWARD_DEPTH, WHERE, split_where
 
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
@@ -338,7 +346,21 @@ class Followed:
         model = self._follower._models.get(root)
         return model._follower.label if model is not None else root
 
+    def _owner(self, path: str) -> Followed:
+        """The model that holds ``path``: this one, or the model of another distribution followed
+        already (a receiver typed ``httpx.Response`` is asked of httpx's model)."""
+        tops = self.__dict__.get("_tops")
+        if tops is None:
+            tops = self.__dict__["_tops"] = frozenset(m.split(".")[0] for m in getattr(self._inner, "modules", None) or ())
+        if not tops or path.split(".")[0] in tops:
+            return self
+        model = self._follower._models.get(self._follower.import_root(path))
+        return model if isinstance(model, Followed) else self
+
     def member(self, cls: Api, name: str) -> Api | None:
+        owner = self._owner(cls.path)
+        if owner is not self:
+            return owner.member(cls, name)
         try:
             found, error = self._inner.member(cls, name), None
         except Unresolved as exc:
@@ -376,8 +398,116 @@ class Followed:
             return api
         return replace(api, signature=Signature(list(init.signature.params), api.path))
 
+    def defined_at(self, dotted: str) -> str | None:
+        owner = self._owner(dotted)
+        return owner.defined_at(dotted) if owner is not self else self._inner.defined_at(dotted)
+
+    # -- receivers typed across distributions ---------------------------------------------------
+
+    def receiver_class(self, start: str, steps: tuple[str, ...]) -> Api | None:
+        """``api.receiver_class``, continued into another distribution where the steps leave this
+        one's source (``receiver_foreign``): an annotation naming a class there (``-> httpx.Response``),
+        or a member inherited from a base there. A distribution is entered only when a class on the
+        way inherits from it (its bases are followed there anyway: a return annotated ``torch.Tensor``
+        alone does not fetch torch)."""
+        found = self._inner.receiver_class(start, steps)
+        if found is not None:
+            return found
+        try:
+            stop = self._inner.receiver_foreign(start, tuple(steps))
+        except Unresolved:
+            return None
+        if not stop:
+            return None
+        rest = tuple(steps[stop["at"]:])
+        for path in stop["paths"]:
+            if self._follower.import_root(path).split(".")[0] not in stop["roots"]:
+                continue  # no class on the way inherits from that distribution: not fetched for a receiver
+            try:
+                model, cls = self._base(path)
+            except NotFollowed:
+                continue
+            if not rest:
+                return cls
+            try:
+                found = model.receiver_class(cls.path, rest)
+            except Unresolved:
+                continue
+            if found is not None:
+                return found
+        return None
+
+    # -- keywords handed on to a method that warns about them -----------------------------------------
+
+    def keyword_deprecations(self, api: Api) -> dict[str, str]:
+        """``api.keyword_deprecations``, and the warnings of the methods ``api`` hands a keyword on to
+        (``super().m(..., p=p)``, ``self.m(**kwargs)``: ``api.forwards``), in this source or in a
+        base's distribution, :data:`~upgrade_checklists.audit.deprecation.FORWARD_DEPTH` methods deep;
+        a warning given further down says where (``deprecation.split_where``)."""
+        return self._warned(api, FORWARD_DEPTH)
+
+    def _warned(self, api: Api, depth: int) -> dict[str, str]:
+        owner = self._owner(api.path)
+        if owner is not self:
+            return owner._warned(api, depth)
+        key = (api.path, api.kind, depth)
+        memo = self.__dict__.setdefault("_warned_memo", {})
+        if key in memo:
+            return memo[key]
+        memo[key] = {}  # a cycle of forwards gives nothing more
+        out: dict[str, str] = {}
+        if depth > 0 and api.kind == "function":  # first: a warning given further down names where
+            try:
+                forwards = self._inner.forwards(api)
+            except Unresolved:
+                forwards = []
+            for fw in forwards:
+                target, model = self._forward_target(fw)
+                if target is None:
+                    continue
+                theirs = model._warned(target, depth - 1)
+                positional = [p.name for p in target.signature.positional()] if target.signature is not None else []
+                for param, text in theirs.items():
+                    mine = fw["map"].get(param)
+                    if mine is None and param in positional:
+                        mine = fw["map"].get(f"@{positional.index(param)}")
+                    if mine is None and fw["whole"] and param not in fw["own"]:
+                        mine = param
+                    if mine is None or mine in out:
+                        continue
+                    msg, where = split_where(text)
+                    out[mine] = f"{msg}{WHERE}{where or target.path}"
+        try:
+            for kw, text in self._inner.keyword_deprecations(api).items():
+                out.setdefault(kw, text)
+        except Unresolved:
+            pass
+        memo[key] = out
+        return out
+
+    def _forward_target(self, fw: dict) -> tuple[Api | None, Followed | None]:
+        """The method a forwarded call reaches, and the model holding it."""
+        if fw["target"]:
+            try:
+                found = self.lookup(fw["target"])
+            except Unresolved:
+                return None, None
+            return (found, self) if found is not None and found.kind == "function" else (None, None)
+        for path in fw["foreign"]:
+            try:
+                model, base = self._base(path)
+                hit = model.member(base, fw["member"])
+            except (NotFollowed, Unresolved):
+                continue
+            if hit is not None and hit.kind == "function":
+                return hit, model
+        return None, None
+
     def foreign_bases(self, cls: Api) -> list[str]:
         """The bases of ``cls`` in other distributions that could not be followed."""
+        owner = self._owner(cls.path)
+        if owner is not self:
+            return owner.foreign_bases(cls)
         out = []
         for path in self._foreign(cls):
             try:

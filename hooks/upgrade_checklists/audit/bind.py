@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.audit.annotations import short
 from upgrade_checklists.audit.api import BUILTIN, Api, Param, Signature, Unresolved, UpstreamModel
+from upgrade_checklists.audit.deprecation import split_where
 from upgrade_checklists.project.calls import Call
 from upgrade_checklists.project.receivers import REBOUND
 from upgrade_checklists.project.uses import ANNOTATED, ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, TYPED, WRAPPED, Use
@@ -444,8 +445,14 @@ def _scoped(u: Use, new, api: Api, version: str, suffix: str = "") -> list[Probl
         scoped = new.keyword_deprecations(api)
     except Unresolved:
         return []
-    return [("DEPRECATED", "warning", kw, f"`{api.path}`: passing `{kw}` is deprecated at {version}: \"{scoped[kw]}\"{suffix}")
-            for kw in u.call.keywords if kw in scoped]
+    out = []
+    for kw in u.call.keywords:
+        if kw not in scoped:
+            continue
+        msg, where = split_where(scoped[kw])
+        said = f" (warned by `{where}`, which it hands `{kw}` on to)" if where else ""
+        out.append(("DEPRECATED", "warning", kw, f"`{api.path}`: passing `{kw}` is deprecated at {version}: \"{msg}\"{said}{suffix}"))
+    return out
 
 
 _CLASS_FIRST = ("cls", "mcs", "metacls", "klass")
@@ -1037,12 +1044,44 @@ def _bind_annotated(u: Use, old, new, version) -> Bound:
         if t_new is None and u.attr and _declares(new, u.target, u.attr) is False and not _declares(old, u.target, u.attr):
             b.unknown = NOT_A_USE  # ``self.x…`` where no version of the upstream base has ``x``: the project's own
             return b
+        if t_new is not None and t_new.kind == BUILTIN:
+            return _bind_builtin(b, t_new, _receiver_class(old, u.target, u.steps), version)
         if t_new is None or t_new.kind == BUILTIN:
             b.unknown = NO_RECEIVER_CLASS if t_new is None else NOT_A_USE  # ``d.items()`` on a dict upstream returned
             return b
         t_old = _receiver_class(old, u.target, u.steps)
         t_old = t_old if t_old is not None and t_old.kind == "class" else None
     return _bind_on(b, t_new, t_old, old, new, version, u.via if not u.steps else f"{u.via}: a `{t_new.path}`")
+
+
+#: the builtin classes whose objects a receiver can be known to be (``-> str``, ``list[T]``); a
+#: member is looked up on the running interpreter's class: data about Python, not about the project
+_BUILTIN_CLASSES = {c.__name__: c for c in (str, bytes, int, float, bool, list, dict, tuple, set)}
+
+
+def _bind_builtin(b: Bound, t_new: Api, t_old: Api | None, version: str) -> Bound:
+    """A member of a receiver that upstream's annotations make a builtin object at the new version
+    (an element of ``httpx.Cookies``, whose ``__iter__`` gives ``Iterator[str]``): no use of upstream,
+    unless the builtin has no such member. Then it fails at the new version: an error when the
+    old version's type was another or not known (its annotation said nothing), ``info`` when it
+    was the same builtin (already broken)."""
+    u = b.use
+    name = t_new.path.rsplit(".", 1)[-1]
+    cls = _BUILTIN_CLASSES.get(name)
+    if cls is None or hasattr(cls, u.member):
+        b.unknown = NOT_A_USE
+        return b
+    old_name = t_old.path.rsplit(".", 1)[-1] if t_old is not None and t_old.kind == BUILTIN else None
+    old_cls = _BUILTIN_CLASSES.get(old_name or "")
+    what = f"`{u.member}`{'()' if u.call is not None else ''}"
+    if old_cls is not None and not hasattr(old_cls, u.member):
+        b.problems.append(("REMOVED_API", "info", u.member, f"{what}: a `{name}` has no attribute `{u.member}` ({u.via}: a `{name}` "
+                           f"at {version}; a `{old_name}` at the old version: already broken, not a change of this upgrade)"))
+        return b
+    was = f"a `{t_old.path}` at the old version" if t_old is not None else "the old version's annotations do not say what it was"
+    b.problems.append(("REMOVED_API", "error", u.member, f"{what}: a `{name}` has no attribute `{u.member}` ({u.via}: a `{name}` "
+                       f"at {version}; {was})"))
+    return b
 
 
 def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: str) -> Bound:

@@ -202,20 +202,7 @@ def keyword_warnings(obj, tree: ast.Module | None) -> dict[str, str]:
 
 
 def _keyword_warnings(node: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, depth: int) -> dict[str, str]:
-    a = node.args
-    keywords = {x.arg: x.arg for x in a.posonlyargs + a.args + a.kwonlyargs if x.arg not in ("self", "cls")}
-    bags = {x.arg for x in (a.kwarg,) if x is not None}
-    for n in ast.walk(node):  # x = kwargs.pop("x", ...) / kwargs.get("x") / kwargs["x"]
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            v = n.value
-            key = None
-            if (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in ("pop", "get")
-                    and isinstance(v.func.value, ast.Name) and v.func.value.id in bags and v.args):
-                key = v.args[0]
-            elif isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and v.value.id in bags:
-                key = v.slice
-            if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                keywords[n.targets[0].id] = key.value
+    keywords, bags = caller_keywords(node)  # x = kwargs.pop("x", ...) / kwargs.get("x") / kwargs["x"] too
     out: dict[str, str] = {}
     assigned: dict[str, list[ast.AST]] = {}
     for n in ast.walk(node):
@@ -310,3 +297,84 @@ def _passed(test: ast.AST, keywords: dict[str, str], bags: set[str]) -> str | No
                 and isinstance(right, ast.Name) and right.id in bags):
             return left.value
     return None
+
+
+# -- keywords a method hands on to another method (``super().m(...)``, ``self.m(...)``) ------------------
+
+
+def caller_keywords(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, str], set[str]]:
+    """What a function's caller can pass it by keyword: local name -> the keyword it holds (its
+    named parameters, ``x = kwargs.pop("x", ...)`` / ``kwargs.get("x")`` / ``kwargs["x"]``), and
+    the names of its ``**kwargs``."""
+    a = node.args
+    keywords = {x.arg: x.arg for x in a.posonlyargs + a.args + a.kwonlyargs if x.arg not in ("self", "cls")}
+    bags = {x.arg for x in (a.kwarg,) if x is not None}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            v = n.value
+            key = None
+            if (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in ("pop", "get")
+                    and isinstance(v.func.value, ast.Name) and v.func.value.id in bags and v.args):
+                key = v.args[0]
+            elif isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and v.value.id in bags:
+                key = v.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                keywords[n.targets[0].id] = key.value
+    return keywords, bags
+
+
+def forwarded_calls(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[dict]:
+    """The calls a method makes, in its own body, of a method on its own instance (``self.m(...)``)
+    or of its base's (``super().m(...)``, ``super(Cls, self).m(...)``) that hand on something its
+    caller passed: ``{"how": "self" | "super", "member", "line", "map", "whole", "own"}``, ``map``
+    the called method's parameter -> the caller's keyword it gets (``"@i"`` for the i-th
+    positional argument), ``whole`` when the caller's ``**kwargs`` is handed on whole, ``own``
+    the caller's named parameters (never handed on through ``**kwargs``)."""
+    first = (node.args.posonlyargs + node.args.args)[:1]
+    me = first[0].arg if first else None
+    keywords, bags = caller_keywords(node)
+    out: list[dict] = []
+    todo = list(node.body)
+    while todo:
+        n = todo.pop(0)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue  # a nested definition calls when it runs, not when this does
+        todo.extend(ast.iter_child_nodes(n))
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
+            continue
+        on = n.func.value
+        if (isinstance(on, ast.Call) and isinstance(on.func, ast.Name) and on.func.id == "super" and not on.keywords
+                and (not on.args or len(on.args) == 2)):
+            how = "super"
+        elif me is not None and isinstance(on, ast.Name) and on.id == me and n.func.attr != node.name:
+            how = "self"
+        else:
+            continue
+        mapping: dict[str, str] = {}
+        whole = False
+        for i, arg in enumerate(n.args):
+            if isinstance(arg, ast.Starred):
+                break
+            if isinstance(arg, ast.Name) and arg.id in keywords:
+                mapping[f"@{i}"] = keywords[arg.id]
+        for kw in n.keywords:
+            if kw.arg is not None and isinstance(kw.value, ast.Name) and kw.value.id in keywords:
+                mapping[kw.arg] = keywords[kw.value.id]
+            elif kw.arg is None and isinstance(kw.value, ast.Name) and kw.value.id in bags:
+                whole = True
+        if mapping or whole:
+            out.append({"how": how, "member": n.func.attr, "line": n.lineno, "map": mapping, "whole": whole,
+                        "own": sorted(set(keywords.values()))})
+    return out
+
+
+#: how many methods deep a keyword handed on (``super().m(...)``, ``self.m(...)``, a base in another distribution) is followed
+FORWARD_DEPTH = 3
+#: between a warning's text and where it is given, in a keyword's deprecation handed on (``split_where``)
+WHERE = "\x1f"
+
+
+def split_where(text: str) -> tuple[str, str]:
+    """(the warning's text, the upstream callable that gives it: "" when the called one does)."""
+    msg, _, where = text.partition(WHERE)
+    return msg, where

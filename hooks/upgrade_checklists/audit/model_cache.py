@@ -189,7 +189,35 @@ def _calls_in(v) -> list[dict]:
     return out
 
 
+_FORWARD_FIELDS = {"how": str, "member": str, "line": int, "map": dict, "whole": bool, "own": list, "target": str, "foreign": list}
+
+
+def _forwards_in(v) -> list[dict]:
+    """Methods' forwarded calls (``api.forwards``) read back: exactly their fields, each of its type."""
+    if type(v) is not list:
+        raise PlainError("expected a list")
+    out = []
+    for c in v:
+        if type(c) is not dict or set(c) != set(_FORWARD_FIELDS) or any(type(c[k]) is not t for k, t in _FORWARD_FIELDS.items()):
+            raise PlainError("not a forwarded call")
+        if not all(type(k) is str and type(x) is str for k, x in c["map"].items()):
+            raise PlainError("not a forwarded call")
+        out.append({**c, "map": dict(c["map"]), "own": _paths(c["own"]), "foreign": _paths(c["foreign"])})
+    return out
+
+
+def _stop_in(v) -> dict | None:
+    """Where a receiver leaves the loaded source (``api.receiver_foreign``) read back: exactly its fields."""
+    if v is None:
+        return None
+    if type(v) is not dict or set(v) != {"at", "paths", "roots"} or type(v["at"]) is not int:
+        raise PlainError("not a receiver's stop")
+    return {"at": v["at"], "paths": _paths(v["paths"]), "roots": _paths(v["roots"])}
+
+
 _CODECS = {
+    "stop": (lambda v: None if v is None else dict(v), _stop_in),
+    "forwards": (lambda v: [dict(c) for c in v], _forwards_in),
     "calls": (_calls_out, _calls_in),
     "api": (_api_out, _api_in),
     "bool": (bool, _typed(bool)),
@@ -399,6 +427,12 @@ class CachedModel(ServedNames):
 
     def receiver_class(self, start: str, steps: tuple[str, ...]) -> Api | None:
         return self._ask(["receiver_class", start, *steps], "api", lambda m: m.receiver_class(start, tuple(steps)))
+
+    def receiver_foreign(self, start: str, steps: tuple[str, ...]) -> dict | None:
+        return self._ask(["receiver_foreign", start, *steps], "stop", lambda m: m.receiver_foreign(start, tuple(steps)))
+
+    def forwards(self, api: Api) -> list[dict]:
+        return self._ask(["forwards", api.path, api.kind], "forwards", lambda m: m.forwards(api))
 
     def defined_at(self, dotted: str) -> str | None:
         return self._ask(["defined_at", dotted], "str?", lambda m: m.defined_at(dotted))
