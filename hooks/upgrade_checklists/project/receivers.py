@@ -628,7 +628,10 @@ def _why(scope: Scope, value: ast.expr, t: Up, either: Either | None = None) -> 
         return f"`{shown}` is assigned more than one kind of value in `{fn}`"
     if isinstance(value, ast.Name):
         if not t.steps:
-            defs = scope.defs.get(value.id) or []
+            owner: Scope | None = scope
+            while owner is not None and value.id not in owner.defs:
+                owner = owner.parent  # a closure's name: the enclosing function's
+            defs = owner.defs.get(value.id) or [] if owner is not None else []
             if any(how == "annotation" or how == "param" and what.annotation is not None for how, what in defs):
                 return f"`{value.id}` annotated `{t.start}` in `{fn}`"
             if any(how == "param" for how, _what in defs):
