@@ -78,10 +78,12 @@ def test_the_uses_are_kept_as_plain_json_and_a_second_audit_does_not_analyse(pro
             "member": None, "via": "", "patch": False, "write": False, "typing_only": False, "fallback": False,
             "params": [], "function_line": 0, "function_file": "", "guarded": False, "guard_line": None,
             "defaults": [], "attr": "", "steps": [], "results": [], "unevaluated": "", "star": "", "forwarded": False,
+            "on_instance": False, "returns": [], "through_class": False, "names": [], "reached": [],
             "call": {"api": "fakepkg.core.parallel_state.get_old_group", "line": 13, "end_line": 13,
                      "snippet": "group = mpu.get_old_group()", "positional": 0, "keywords": [], "star_args": False,
                      "star_kwargs": False, "used": True, "assigned_to": "group", "node": None,
-                     "callee": "mpu.get_old_group", "unpacked": False, "members_only": False}} in record  # `group` is returned (line 42)
+                     "callee": "mpu.get_old_group", "unpacked": False, "members_only": False,
+                         "targets": 0}} in record  # `group` is returned (line 42)
     patch = [u for u in record if u["kind"] == "patch"]
     assert [(u["file"], u["line"], u["target"], u["member"], u["guarded"], u["guard_line"], u["function_line"]) for u in patch] == [
         ("app/engine/lora.py", 5, "fakepkg.core.bridge.AutoBridge", "save_hf_adapter", True, 4, 8)]

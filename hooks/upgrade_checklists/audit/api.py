@@ -32,8 +32,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from upgrade_checklists.audit import annotations
+from upgrade_checklists.audit import annotations, selfreads
 from upgrade_checklists.core.astwalk import module_level
+from upgrade_checklists.project.calls import unpacked_into
 from upgrade_checklists.audit.aliases import (GetattrReader, Gone, Served, SourceCache, StarExports, Undecided, served,
                                               star_base)
 from upgrade_checklists.audit.deprecation import _def_at, deprecation_of, forwarded_calls, keyword_warnings
@@ -1052,6 +1053,30 @@ class UpstreamModel(ServedNames):
             out += self_calls_in(node, name, rel)
         return out
 
+    def init_facts(self, cls: Api) -> dict | None:
+        """What the constructor chain of ``cls`` sets on ``self`` and what the methods of its MRO read there
+        (``selfreads.init_facts``), plus ``complete``: every class of the MRO is in the loaded source (a
+        base from another distribution may set or serve anything). None: not a class of the source."""
+        owner = self._obj(cls)
+        if owner is None or owner.kind.value != "class":
+            return None
+        complete = not self.foreign_bases(cls)
+        try:
+            chain = [owner, *owner.mro()]
+        except Exception:  # a base outside the loaded source: the class alone
+            chain, complete = [owner], False
+        mro = []
+        for k in chain:
+            k = self._final(k)
+            fp = getattr(k, "filepath", None)
+            tree = self.sources.tree(fp) if isinstance(fp, Path) else None
+            node = _class_node(tree, k.name, k.lineno) if tree is not None else None
+            if node is None:
+                complete = False
+                continue
+            mro.append((node, self._relative(fp)))
+        return {**selfreads.init_facts(mro), "complete": complete}
+
     def _relative(self, fp: Path) -> str:
         for root in self.search:
             try:
@@ -1173,7 +1198,8 @@ def _class_node(tree, name: str, lineno: int | None):
 
 def self_calls_in(node, name: str, rel: str) -> list[dict]:
     """``self.<name>(...)`` calls in the methods of the class statement ``node`` (``self``: each
-    method's first parameter; static methods have none)."""
+    method's first parameter; static methods have none). ``unpacked``: how many names the call's
+    result is unpacked into (``a, b = self.m()``: 2; 0 otherwise)."""
     out = []
     for fn in node.body:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -1182,6 +1208,7 @@ def self_calls_in(node, name: str, rel: str) -> list[dict]:
         if not first or any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list):
             continue
         me = first[0].arg
+        into = {id(n.value): unpacked_into(n, n.value) for n in ast.walk(fn) if isinstance(n, ast.Assign)}
         for call in ast.walk(fn):
             f = getattr(call, "func", None)
             if (isinstance(call, ast.Call) and isinstance(f, ast.Attribute) and f.attr == name
@@ -1190,7 +1217,8 @@ def self_calls_in(node, name: str, rel: str) -> list[dict]:
                             "positional": sum(1 for a in call.args if not isinstance(a, ast.Starred)),
                             "keywords": [k.arg for k in call.keywords if k.arg],
                             "star_args": any(isinstance(a, ast.Starred) for a in call.args),
-                            "star_kwargs": any(k.arg is None for k in call.keywords)})
+                            "star_kwargs": any(k.arg is None for k in call.keywords),
+                            "unpacked": into.get(id(call), 0)})
     return out
 
 

@@ -16,7 +16,8 @@ from upgrade_checklists.audit.api import BUILTIN, Api, Param, Signature, Unresol
 from upgrade_checklists.audit.deprecation import split_where
 from upgrade_checklists.project.calls import Call
 from upgrade_checklists.project.receivers import REBOUND
-from upgrade_checklists.project.uses import ANNOTATED, ATTRIBUTE, CALL, IMPORT, MEMBER, OVERRIDE, PATCH, RESULT, TYPED, WRAPPED, Use
+from upgrade_checklists.project.uses import (ANNOTATED, ATTRIBUTE, CALL, IMPORT, INIT_SKIPPED, MEMBER, OVERRIDE, PATCH, RESULT, RETURNED, TYPED,
+                                             WRAPPED, Use)
 
 Problem = tuple[str, str, str, str]
 
@@ -86,7 +87,10 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
                 if oldn is None or p.name not in oldn or not oldn[p.name].required:
                     out.append(("NEW_REQUIRED_PARAM", "error", p.name, f"`{what}`: `{p.name}` is required at {version} and this call does not pass it"))
     if old is not None and None not in (old.returns, new.returns) and old.returns != new.returns and call.used:
-        if call.unpacked and _sequence(old.returns) and _sequence(new.returns):
+        arity = unpack_arity(what, call.targets, old.returns, new.returns, version)
+        if arity is not None:
+            out.append(arity)
+        elif call.unpacked and _sequence(old.returns) and _sequence(new.returns):
             now, was = _types(new.returns, old.returns)
             out.append(("RETURN_CHANGED", "info", "return", f"`{what}`: returns `{now}` (was `{was}`); "
                         "this call only unpacks or iterates the result, which either supports"))
@@ -101,12 +105,72 @@ def bind_call(call: Call, what: str, old: Signature | None, new: Signature, vers
         else:
             now, was = _types(new.returns, old.returns)
             out.append(("RETURN_CHANGED", "error", "return", f"`{what}`: returns `{now}` (was `{was}`), and this call uses the result"))
-    why = unbound_at(call, old) if old is not None and any(p[1] == "error" for p in out) else None
+    why = (unbound_at(call, old) or _unpacked_wrong(call, old)) if old is not None and any(p[1] == "error" for p in out) else None
     if why is not None:  # already broken: not this upgrade's (issue 24.8)
         out = [(code, "info" if sev == "error" else sev, param,
                 msg + (f" (the call did not bind at the old version either: {why}; not a change of this upgrade)" if sev == "error" else ""))
                for code, sev, param, msg in out]
     return out
+
+
+def _unpacked_wrong(call: Call, sig: Signature) -> str | None:
+    """Why unpacking ``call``'s result certainly failed against ``sig`` (``a, b = f()`` where
+    ``f`` returned a tuple of 3), else None."""
+    k = tuple_arity(sig.returns)
+    if call.targets and k is not None and k != call.targets:
+        return f"its result, a tuple of {k}, unpacked into {call.targets} names"
+    return None
+
+
+_TUPLES = ("tuple", "typing.Tuple", "Tuple", "builtins.tuple")
+
+
+def tuple_arity(text: str | None) -> int | None:
+    """How many elements a (normalised) return annotation of a fixed-length tuple has
+    (``tuple[A, B, C]``: 3); None for anything else (``tuple[A, ...]``, a union, a bare ``tuple``)."""
+    if not text or "[" not in text:
+        return None
+    head, _, rest = text.partition("[")
+    if head.strip() not in _TUPLES or not rest.endswith("]"):
+        return None
+    items = [m.strip() for m in _top_level(rest[:-1], ",")]
+    if items in ([""], ["()"]):
+        return 0
+    return None if "..." in items or "" in items else len(items)
+
+
+def _top_level(text: str, sep: str) -> list[str]:
+    """``text`` split at each ``sep`` outside brackets."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += 1 if ch in "[(" else -1 if ch in "])" else 0
+        if ch == sep and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur)
+    return out
+
+
+_UNPACKS = "`{what}`: returns a tuple of "  # how an unpacking-arity problem's message starts (``_bind_on`` keeps those)
+
+
+def unpack_arity(what: str, targets: int, old: str, new: str, version: str) -> Problem | None:
+    """``a, b, c = what(...)`` (``targets`` names) against fixed-length tuple returns: an error where
+    the old return had ``targets`` elements and the new one has another count; ``info`` where the
+    new count differs and the old one did not match either (or is not known); None where the new
+    count is not known or matches (the other return checks apply)."""
+    k_new, k_old = tuple_arity(new), tuple_arity(old)
+    if not targets or k_new is None or k_new == targets:
+        return None
+    now, was = _types(new, old)
+    head = _UNPACKS.format(what=what) + f"{k_new} (`{now}`) at {version}, and this call unpacks it into {targets} names"
+    if k_old == targets:
+        return ("RETURN_CHANGED", "error", "return", f"{head} (was a tuple of {k_old}: `{was}`)")
+    if k_old is not None:
+        return ("RETURN_CHANGED", "info", "return", f"{head}; the old return (`{was}`) had {k_old} already: not a change of this upgrade")
+    return ("RETURN_CHANGED", "info", "return", f"{head}; the old return (`{was}`) has no fixed length: whether it unpacked is not known statically")
 
 
 def unbound_at(call: Call, sig: Signature) -> str | None:
@@ -218,6 +282,7 @@ NOT_RESOLVABLE = "not resolvable statically"
 NO_RECEIVER_CLASS = "the class of a receiver reached from upstream is not known"
 RECEIVER_REBOUND = "a receiver the function assigns more than one kind of value"
 NOT_FOLLOWED = "a member of a base in another distribution that could not be followed"
+INIT_UNKNOWN = "a constructor chain with a base outside the loaded source or a `__getattr__`"
 
 
 def _lookup(model: UpstreamModel | None, dotted: str) -> Api | None:
@@ -251,7 +316,7 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
     uses = [u for u in uses if not u.star or star_found[u.star]]
     patched = set()  # (class, method) the project assigns itself: its uses bind against the patch
     for u in uses:
-        if u.kind == PATCH:
+        if u.kind == PATCH and not u.on_instance:  # a patch of one instance: the class's other uses meet upstream's
             cls = _lookup(new, u.target)
             patched.add((cls.path if cls is not None else u.target, u.member))
     binders = {
@@ -265,6 +330,8 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         TYPED: lambda u: _bind_typed(u, old, new, version),
         ANNOTATED: lambda u: _bind_annotated(u, old, new, version),
         WRAPPED: lambda u: _bind_wrapped(u, old, new, version),
+        RETURNED: lambda u: _bind_returned(u, old, new, version),
+        INIT_SKIPPED: lambda u: _bind_init_skipped(u, old, new, version),
     }
     for u in uses:
         try:
@@ -587,17 +654,22 @@ def _bind_patch(u: Use, old, new, version) -> Bound:
     (a different order where every call passes those parameters by keyword) is no break. With no
     such call known, a difference the old version had already, parameter for parameter, stays a
     warning unless the new release changed the parameters involved."""
-    cls_new = _lookup(new, u.target)
+    cls_new = _patched_class(new, u)
     b = Bound(u, None, None)
+    if u.on_instance and cls_new is None:
+        b.unknown = NO_RECEIVER_CLASS
+        return b
     m_new = _member(new, cls_new, u.member)
     if m_new is None or m_new.kind != "function" or u.guarded:
         return b  # a method upstream lacks (the patch adds it), or applied only where it lacks it
     b.new = m_new.path
     theirs = list(m_new.parameters or ())
     mine = list(u.params)
+    if u.on_instance and theirs and theirs[0][1] in ("positional-only", "positional or keyword"):
+        mine = [theirs[0], *mine]  # nothing is bound on an instance: the patch takes what callers pass after ``self``
     if theirs == mine or not differences(theirs, mine, _required(u), _optional(m_new)):
         return b  # the same, or a patch taking whatever the method takes (``(self, *args, **kwargs)``)
-    cls_old = _lookup(old, u.target)
+    cls_old = _patched_class(old, u)
     m_old = _member(old, cls_old, u.member)
     before = list(m_old.parameters or ()) if m_old is not None and m_old.kind == "function" else None
     shown = (f"`{m_new.path}({', '.join(_spell(n, k) for n, k in theirs)})` at {version} differs from the patch "
@@ -683,11 +755,21 @@ def differences(theirs: list[tuple[str, str]], mine: list[tuple[str, str]], requ
     return out
 
 
+def _patched_class(model, u: Use) -> Api | None:
+    """The upstream class a patch replaces a method of: ``target``, or for a patch installed on an
+    instance, the class of that receiver (``steps`` from ``target``)."""
+    if u.steps:
+        cls = _receiver_class(model, u.target, u.steps)
+    else:
+        cls = _lookup(model, u.target)
+    return cls if cls is not None and cls.kind == "class" else None
+
+
 def _patch_signature(u: Use) -> Signature:
     """The patch's signature with its instance parameter left out (a function patched onto a class
-    gets the instance first)."""
+    gets the instance first; one installed on an instance gets nothing bound)."""
     params = list(u.params)
-    if params and params[0][1] in ("positional-only", "positional or keyword"):
+    if params and params[0][1] in ("positional-only", "positional or keyword") and not u.on_instance:
         params = params[1:]
     return Signature([Param(n, k, "..." if n in u.defaults else None) for n, k in params], None)
 
@@ -729,6 +811,53 @@ def _difference(theirs: list[tuple[str, str]], mine: list[tuple[str, str]]) -> s
         return f"only {side} has {', '.join(f'`{x}`' for x in extra)}"
     kinds = [n for (n, k), (_, k2) in zip(theirs, mine) if k != k2]
     return f"kinds differ for {', '.join(f'`{x}`' for x in kinds)}"
+
+
+def _bind_returned(u: Use, old, new, version) -> Bound:
+    """A patch's ``return`` statements against upstream's own ``self.m(...)`` calls that unpack the
+    method's result (new version): an error where every return gives a tuple of ``k`` elements,
+    a call unpacks ``n != k`` names, and at the old version upstream unpacked ``k`` (or the old
+    return annotation had ``k`` elements). Returns of different lengths (or not all tuple
+    displays): which one runs is not known statically (version guards around them are not
+    evaluated): ``info``. No unpacking call: nothing to check."""
+    b = Bound(u, None, None)
+    cls_new, cls_old = _patched_class(new, u), _patched_class(old, u)
+    m_new = _member(new, cls_new, u.member)
+    if cls_new is None or m_new is None or m_new.kind != "function":
+        b.unknown = NOT_A_USE if cls_new is not None else NO_RECEIVER_CLASS
+        return b
+    m_old = _member(old, cls_old, u.member)
+    b.new, b.old = m_new.path, (m_old.path if m_old else None)
+    calls = [c for c in _self_calls(new, cls_new, u.member) if c.get("unpacked")]
+    if not calls:
+        b.unknown = NOT_A_USE
+        return b
+    b.signature = True
+    before = {c["unpacked"] for c in _self_calls(old, cls_old, u.member) if c.get("unpacked")}
+    old_arity = tuple_arity(m_old.signature.returns) if m_old is not None and m_old.signature is not None else None
+    if old_arity is not None:
+        before.add(old_arity)
+    lengths = {k for _line, k in u.returns}
+    by_n: dict[int, list[dict]] = {}
+    for c in calls:
+        by_n.setdefault(c["unpacked"], []).append(c)
+    shown = "; ".join(f"line {line}: " + (f"a tuple of {k}" if k >= 0 else "not a tuple display") for line, k in u.returns)
+    for n, cs in sorted(by_n.items()):
+        if lengths == {n}:
+            continue
+        head = (f"upstream {_callers(cs)} unpack{'s' if len(cs) == 1 else ''} `self.{u.member}(…)` into {n} names at "
+                f"{version}; the {u.via} ({_at(u)}) returns {shown}")
+        if len(lengths) == 1 and min(lengths) >= 0:
+            k = next(iter(lengths))
+            if k in before:
+                b.problems.append(("RETURN_CHANGED", "error", "return", f"{head} (the old version unpacked {k})"))
+            else:
+                b.problems.append(("RETURN_CHANGED", "info", "return", f"{head}; not known to have matched at the old "
+                                   "version either: not a change shown to come from this upgrade"))
+        else:
+            b.problems.append(("RETURN_CHANGED", "info", "return", f"{head}: which return runs is not known statically "
+                               "(version guards around them are not evaluated)"))
+    return b
 
 
 # -- wrappers of upstream methods --------------------------------------------------------------
@@ -981,6 +1110,133 @@ def _bind_override(u: Use, old, new, version) -> Bound:
     return b
 
 
+# -- a subclass constructor that skips the upstream one ------------------------------------------
+
+
+def _init_facts(model, cls: Api | None) -> dict | None:
+    if model is None or cls is None or cls.kind != "class":
+        return None
+    try:
+        return model.init_facts(cls)
+    except Unresolved:
+        return None
+
+
+def self_reads(facts: dict | None, method: str, own: set[str]) -> dict[str, tuple[bool, str, str]]:
+    """What upstream method ``method`` reads on ``self`` of the constructor's attributes (``facts``:
+    ``api.init_facts``), itself and through the methods it calls on ``self`` (one level; not those the
+    project defines, ``own``): attr -> (read on every call, who reads it, ``file:line``). An attribute the
+    method (or the one it calls) stores itself is left out."""
+    info = facts["methods"].get(method) if facts is not None else None
+    out: dict[str, tuple[bool, str, str]] = {}
+    if info is None:
+        return out
+
+    def put(attr: str, always: bool, who: str, where: str) -> None:
+        prev = out.get(attr)
+        if prev is None or (always and not prev[0]):
+            out[attr] = (always, who, where)
+
+    mine = set(info["stores"])
+    for attr, line, always in info["reads"]:
+        if attr not in mine:
+            put(attr, always, f"`{info['caller']}`", f"{info['file']}:{line}")
+    for name, _line, always in info["calls"]:
+        sub = facts["methods"].get(name)
+        if sub is None or name in own or name == method:
+            continue
+        for attr, line, a in sub["reads"]:
+            if attr not in mine and attr not in sub["stores"]:
+                put(attr, always and a, f"`{info['caller']}` (through `self.{name}()`, `{sub['caller']}`)", f"{sub['file']}:{line}")
+    return out
+
+
+def _bind_init_skipped(u: Use, old, new, version) -> Bound:
+    """A project subclass's ``__init__`` runs no base constructor: the attributes the upstream constructor
+    sets at the new version that the project does not set itself are missing on its instances. An upstream
+    method the project calls on such an instance that reads one of them on every call fails: an error when
+    that read is new (the old version's method read it only under a condition, or not at all); a new read
+    under a condition is a warning, and so is a read by a method the project is not seen calling of an
+    attribute no method read at the old version; a read the old version made the same way is not this
+    upgrade's news (the project would have failed then already). With no old version (a pinned
+    version audited alone): a warning where a method the project calls reads one on every call, nothing else."""
+    cls_new, cls_old = _lookup(new, u.target), _lookup(old, u.target)
+    b = Bound(u, None, None)
+    facts = _init_facts(new, cls_new)
+    if facts is None:
+        b.unknown = NOT_FOUND
+        return b
+    b.new = cls_new.path
+    if not facts["complete"] or facts["getattr"]:
+        b.unknown = INIT_UNKNOWN
+        return b
+    own = set(u.names)
+    sets = {a: (who, where) for a, who, where in facts["sets"] if a not in own and a not in facts["class_names"]}
+    f_old = _init_facts(old, cls_old)
+    if f_old is not None and (not f_old["complete"] or f_old["getattr"]):
+        f_old = None
+    if not sets:
+        return b
+    short = u.via.split("`")[1] if "`" in u.via else u.target
+    head = f"`{short}.__init__` does not run the constructor of `{cls_new.path}`"
+    said: set[str] = set()
+    # an attribute a method the project calls sets itself (``setup()`` before ``plan()``) may be there: not
+    # said; one another upstream method sets may be too (set lazily): a warning at most
+    reached_stores = set()
+    for m, _l, _r in u.reached:
+        info = facts["methods"].get(m)
+        if info is not None and m not in own:
+            reached_stores |= set(info["stores"])
+            for name, _line, _a in info["calls"]:
+                sub = facts["methods"].get(name)
+                if sub is not None and name not in own:
+                    reached_stores |= set(sub["stores"])
+    lazily = {a for m, info in facts["methods"].items() if m not in own for a in info["stores"]}
+    for m, line, rel in u.reached:
+        if m in own:
+            continue
+        was = self_reads(f_old, m, own) if f_old is not None else {}
+        for attr, (always, who, where) in self_reads(facts, m, own).items():
+            if attr not in sets or attr in said or attr in reached_stores:
+                continue
+            before = was.get(attr)
+            if before is not None and (before[0] or not always):
+                continue  # read the same way at the old version: not this upgrade's news
+            if f_old is None and not always:
+                continue  # no old version: only what fails on every call is said (a warning)
+            setter, set_at = sets[attr]
+            then = ("the old version read it only under a condition" if before is not None else
+                    "the old version did not read it there" if f_old is not None else "")
+            how = "on every call" if always else "under a condition"
+            sev = "error" if always and f_old is not None and attr not in lazily else "warning"
+            said.add(attr)
+            b.problems.append(("INIT_SKIPPED", sev, attr,
+                               f"{head}: at {version} `{setter}` ({set_at}) sets `self.{attr}`, which upstream {who} "
+                               f"({where}) reads {how}, and the project calls `{m}` on an instance of `{short}` ({rel}:{line}): "
+                               f"{'it fails' if sev == 'error' else 'it may fail'} with AttributeError"
+                               + (f" ({then})" if then else "")))
+    if f_old is None:
+        return b  # no old version (or none readable): what is not reached is no news of an upgrade
+    reached = {m for m, _l, _r in u.reached}
+    read_before = {a for m in f_old["methods"].values() for a, _l, _a in m["reads"]}
+    unreached: dict[str, dict[str, str]] = {}  # attr -> where read -> who
+    for m in sorted(facts["methods"]):
+        if m in reached or m in own:
+            continue
+        for attr, (_always, who, where) in self_reads(facts, m, own).items():
+            if attr in sets and attr not in said and attr not in read_before and attr not in reached_stores:
+                unreached.setdefault(attr, {}).setdefault(where, who)
+    for attr, by_place in unreached.items():
+        readers = [f"{who} ({where})" for where, who in by_place.items()]
+        setter, set_at = sets[attr]
+        more = f" and {len(readers) - 3} more" if len(readers) > 3 else ""
+        b.problems.append(("INIT_SKIPPED", "warning", attr,
+                           f"{head}: at {version} `{setter}` ({set_at}) sets `self.{attr}`, which upstream "
+                           f"{', '.join(readers[:3])}{more} read{'s' if len(readers) == 1 else ''} (no method read it at the old version); "
+                           f"the project is not seen calling {'it' if len(readers) == 1 else 'them'} on an instance of `{short}`"))
+    return b
+
+
 # -- receivers typed by upstream ---------------------------------------------------------------
 
 
@@ -1107,9 +1363,11 @@ def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: st
     if m_new.signature is None or m_new.kind not in ("function", "class") or u.call is None:
         return b
     b.signature = True
-    for code, sev, param, msg in bind_call(u.call, what, m_old.signature if m_old else None, m_new.signature, version):
-        if (m_old is None and code not in ("REMOVED_PARAM", "NEW_REQUIRED_PARAM")) or code == "RETURN_CHANGED":
-            continue
+    call = _unbound(u.call, m_new) if u.through_class else u.call  # ``type(x).m(x, ...)``: ``x`` is ``self``
+    for code, sev, param, msg in bind_call(call, what, m_old.signature if m_old else None, m_new.signature, version):
+        if (m_old is None and code not in ("REMOVED_PARAM", "NEW_REQUIRED_PARAM")) or (
+                code == "RETURN_CHANGED" and not msg.startswith(_UNPACKS.format(what=what))):
+            continue  # a return type changed: the receivers reached from the result are checked where used
         b.problems.append((code, sev, param, f"{msg} ({how})"))
     return b
 

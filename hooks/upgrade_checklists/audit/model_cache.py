@@ -173,7 +173,8 @@ def _calls_out(v: list[dict]) -> list[dict]:
     return [dict(c) for c in v]
 
 
-_CALL_FIELDS = {"file": str, "line": int, "caller": str, "positional": int, "keywords": list, "star_args": bool, "star_kwargs": bool}
+_CALL_FIELDS = {"file": str, "line": int, "caller": str, "positional": int, "keywords": list, "star_args": bool, "star_kwargs": bool,
+                "unpacked": int}
 
 
 def _calls_in(v) -> list[dict]:
@@ -215,9 +216,36 @@ def _stop_in(v) -> dict | None:
     return {"at": v["at"], "paths": _paths(v["paths"]), "roots": _paths(v["roots"])}
 
 
+def _init_facts_in(v) -> dict | None:
+    """``api.init_facts`` read back: exactly its shape, each value of its type."""
+    if v is None:
+        return None
+    if type(v) is not dict or set(v) != {"sets", "class_names", "getattr", "methods", "complete"}:
+        raise PlainError("not init facts")
+    if type(v["getattr"]) is not bool or type(v["complete"]) is not bool or type(v["methods"]) is not dict:
+        raise PlainError("not init facts")
+    _paths(v["class_names"])
+    _rows(v["sets"], (str, str, str))
+    for name, m in v["methods"].items():
+        if (type(name) is not str or type(m) is not dict or set(m) != {"caller", "file", "line", "reads", "calls", "stores"}
+                or type(m["caller"]) is not str or type(m["file"]) is not str or type(m["line"]) is not int):
+            raise PlainError("not a method's reads")
+        _rows(m["reads"], (str, int, bool))
+        _rows(m["calls"], (str, int, bool))
+        _paths(m["stores"])
+    return v
+
+
+def _rows(v, types: tuple) -> None:
+    if type(v) is not list or any(type(r) is not list or len(r) != len(types) or any(type(x) is not t for x, t in zip(r, types))
+                                  for r in v):
+        raise PlainError("expected rows")
+
+
 _CODECS = {
     "stop": (lambda v: None if v is None else dict(v), _stop_in),
     "forwards": (lambda v: [dict(c) for c in v], _forwards_in),
+    "init": (lambda v: v, _init_facts_in),
     "calls": (_calls_out, _calls_in),
     "api": (_api_out, _api_in),
     "bool": (bool, _typed(bool)),
@@ -439,3 +467,6 @@ class CachedModel(ServedNames):
 
     def attribute_class(self, cls: Api, name: str) -> Api | None:
         return self._ask(["attribute_class", cls.path, cls.kind, name], "api", lambda m: m.attribute_class(cls, name))
+
+    def init_facts(self, cls: Api) -> dict | None:
+        return self._ask(["init_facts", cls.path, cls.kind], "init", lambda m: m.init_facts(cls))

@@ -691,7 +691,7 @@ def _merge_replaced(every, known: dict[str, Entry], entries: list[Entry], file, 
             site = Site(u.file, Call(f"{u.target}.{u.member}", first, last, snippet), "", rank_of(u.file),
                         symbol_at(f.symbols, first), (snippet, first, last))
             groups.setdefault(f"{u.target}.{u.member}", []).append((site, f"overridden by `{u.via.split('`')[1]}.{u.member}`"))
-        elif u.kind == PATCH:
+        elif u.kind == PATCH and not u.on_instance:  # one instance's method: no method of a class is replaced
             f = file(u.file)
             stmt = _statement_at(f, u.line)
             if stmt is None:

@@ -38,6 +38,8 @@ class Call:
     unpacked: bool = False
     #: the result is assigned to a name whose every use reads an attribute of it (``r = api(...); r.x``)
     members_only: bool = False
+    #: ``a, b, c = api(...)``: how many names the result is unpacked into (0: not unpacked so, or a ``*rest``)
+    targets: int = 0
 
     def callee_text(self) -> str | None:
         """The callee as written (``self.engine.step``), from the node or as kept."""
@@ -416,7 +418,19 @@ def make_call(api: str, where: ast.AST, node: ast.Call, stmt: ast.stmt, lines: l
         members_only=(isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1
                       and isinstance(stmt.targets[0], ast.Name) and _only_members(stmt, stmt.targets[0].id))
         or any(isinstance(p, ast.Attribute) and p.value is node for p in ast.walk(stmt)),  # ``api(...).x``
+        targets=unpacked_into(stmt, node),
     )
+
+
+def unpacked_into(stmt: ast.stmt, node: ast.AST) -> int:
+    """How many names ``stmt`` unpacks the value ``node`` into (``a, b, c = node``: 3); 0 when it
+    does not assign it to one tuple or list of targets, or one of them is starred."""
+    if not (isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1):
+        return 0
+    t = stmt.targets[0]
+    if not isinstance(t, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in t.elts):
+        return 0
+    return len(t.elts)
 
 
 def _calls_in(stmt: ast.stmt, simple: bool):

@@ -25,7 +25,15 @@ from upstream's annotations, so nothing here knows the upstream source. Sources:
   (``calls,  # type: List[CallSpec2]``) and per function (``# type: (A, B) -> R``), read by
   parsing the ``def``'s header alone again (``type_comments``), only where it holds one;
 - ``self.x`` in a method of a project subclass of an upstream class (``selfs``, given by the
-  caller): ``("<base>", ("a:x",))``, upstream's declaration of ``x`` read by the model.
+  caller): ``("<base>", ("a:x",))``, upstream's declaration of ``x`` read by the model;
+- a function installed as a patch (``uses.py``): the parameter that receives the instance
+  (``Scope.seed``): the one ``functools.partial`` binds to a typed receiver whose method the
+  patch replaces is that receiver (``self`` of a class patch is only used for the next rule:
+  its other uses are the patch's ``self`` uses).
+
+``x.__class__.m(x, ...)`` and ``type(x).m(x, ...)`` with ``x`` typed: a call of ``m`` on ``x``
+(``Receiver.unbound``: the first argument is the instance, not one of ``m``'s parameters); the
+class object itself (``x.__class__``, ``type(x)``) is no member use.
 
 Flow-insensitive: a name's type is what *every* assignment of it in the function gives
 (its parameter's annotation included); a name assigned an upstream-typed value and
@@ -122,6 +130,8 @@ class Receiver:
     call: ast.Call | None
     type: Up
     why: str
+    #: ``x.__class__.m(x, ...)`` / ``type(x).m(x, ...)``: the call's first argument is the instance
+    unbound: bool = False
 
 
 def _parse_text(ann: ast.expr | None) -> ast.expr | None:
@@ -351,8 +361,19 @@ class Scope:
         self._collect()
         self.memo: dict[str, Type] = {}
         self.busy: set[str] = set()
+        #: parameters that receive the instance of an upstream class (a patch's): name -> (type, how);
+        #: ``classes_only``: of those, the ones typed only for ``x.__class__.m(x)`` / ``type(x).m(x)``
+        self.seeds: dict[str, tuple[Up, str]] = {}
+        self.classes_only: set[str] = set()
         #: the enclosing function's scope: a name this one does not bind is the closure's (``link``)
         self.parent: Scope | None = None
+
+    def seed(self, param: str, t: Up, how: str, classes_only: bool = False) -> None:
+        """Parameter ``param`` (unannotated) receives an object of type ``t`` (``how``: why, as text)."""
+        self.seeds[param] = (t, how)
+        if classes_only:
+            self.classes_only.add(param)
+        self.memo.clear()
 
     def link(self, parent: Scope) -> None:
         """``parent`` encloses this function: names this one does not bind are read from it, and a
@@ -461,6 +482,9 @@ class Scope:
         base, _, unpack = how.partition("+")
         if base == "param":
             t = annotation_type(what.annotation or self.comments.get(what.arg), self.bound, self.modules)
+            seeded = self.seeds.get(what.arg)
+            if t is None and seeded is not None and what.arg not in self.classes_only:
+                t = seeded[0]
         elif base == "annotation":
             t = annotation_type(what, self.bound, self.modules)
         elif base == "value":
@@ -602,6 +626,17 @@ def receivers(scope: Scope) -> list[Receiver]:
         if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)):
             continue
         value = node.value
+        if node.attr == "__class__" and isinstance(value, ast.Name):
+            continue  # the class object: no member of it is used yet
+        inst = _class_of(scope, value)
+        if inst is not None:
+            call = calls.get(id(node))
+            if call is None or not call.args or not (isinstance(call.args[0], ast.Name) and call.args[0].id == inst.id):
+                continue  # a member of the class object read, or called without the instance first: not followed
+            t, why = _instance_type(scope, inst, narrowed)
+            if t is not None:
+                out.append(Receiver(node, call, t, f"{why}; called through its class, `{inst.id}` as `self`", unbound=True))
+            continue
         if isinstance(value, ast.Name) and id(value) in narrowed:
             t, why = narrowed[id(value)]
         else:
@@ -619,6 +654,29 @@ def receivers(scope: Scope) -> list[Receiver]:
     return out
 
 
+def _class_of(scope: Scope, value: ast.expr) -> ast.Name | None:
+    """``x`` of ``x.__class__`` / ``type(x)`` (``type`` the builtin), else None."""
+    if isinstance(value, ast.Attribute) and value.attr == "__class__" and isinstance(value.value, ast.Name):
+        return value.value
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "type"
+            and "type" not in scope.defs and len(value.args) == 1 and not value.keywords and isinstance(value.args[0], ast.Name)):
+        return value.args[0]
+    return None
+
+
+def _instance_type(scope: Scope, name: ast.Name, narrowed: dict) -> tuple[Up | None, str]:
+    """The type of the instance ``name`` (a seeded ``self`` of a class patch too), and why."""
+    if id(name) in narrowed:
+        return narrowed[id(name)]
+    t = scope.expr(name)
+    if isinstance(t, Up) and not is_rebound(t):
+        return t, _why(scope, name, t)
+    seeded = scope.seeds.get(name.id)
+    if t is None and seeded is not None and [h for h, _w in scope.defs.get(name.id, [])] == ["param"]:
+        return seeded
+    return None, ""
+
+
 def _why(scope: Scope, value: ast.expr, t: Up, either: Either | None = None) -> str:
     fn = scope.fn.name
     if either is not None and isinstance(value, ast.Name) and not t.steps:
@@ -627,6 +685,9 @@ def _why(scope: Scope, value: ast.expr, t: Up, either: Either | None = None) -> 
         shown = value.id if isinstance(value, ast.Name) else ast.unparse(value)
         return f"`{shown}` is assigned more than one kind of value in `{fn}`"
     if isinstance(value, ast.Name):
+        seeded = scope.seeds.get(value.id)
+        if seeded is not None and seeded[0] == t and scope.defs.get(value.id, [])[:1] and scope.name(value.id) == t:
+            return seeded[1]
         if not t.steps:
             owner: Scope | None = scope
             while owner is not None and value.id not in owner.defs:
@@ -634,7 +695,7 @@ def _why(scope: Scope, value: ast.expr, t: Up, either: Either | None = None) -> 
             defs = owner.defs.get(value.id) or [] if owner is not None else []
             if any(how == "annotation" or how == "param" and what.annotation is not None for how, what in defs):
                 return f"`{value.id}` annotated `{t.start}` in `{fn}`"
-            if any(how == "param" for how, _what in defs):
+            if owner is not None and any(how == "param" and what.arg in owner.comments for how, what in defs):
                 return f"`{value.id}` typed `{t.start}` by its type comment in `{fn}`"
             return f"`{value.id}` is a `{t.start}` in `{fn}`"  # an element of a project generic, a project function's return
         return f"`{value.id}` is {describe(t)} in `{fn}`"

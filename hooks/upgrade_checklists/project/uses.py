@@ -19,6 +19,15 @@ A use is reached through a file's imports of the package (any alias):
 - ``patch``: a function assigned onto an upstream class (``Cls.m = f``,
   ``setattr(Cls, "m", f)``, or ``Cls.m = make(Cls.m)``: the ``def`` a factory of the
   file returns), with its parameters;
+  also a function installed on an INSTANCE of an upstream class (``obj.m = f``,
+  ``obj.m = functools.partial(f, obj, ...)``, ``obj.m = lambda ...``, ``obj`` a receiver typed
+  from upstream, see below): ``on_instance``, ``params`` what a caller of ``obj.m`` meets (no
+  ``self`` is bound; the positions and keywords ``partial`` fills are left out), ``target`` and
+  ``steps`` the receiver's type; the parameter ``partial`` binds ``obj`` to is a receiver of that
+  type inside the function;
+- ``returned``: the ``return`` statements of such a patch (``Use.returns``: each one's line and the
+  length of the tuple it returns, -1 for anything but a tuple display), checked against how
+  upstream's own ``self.m(...)`` calls unpack the method's result;
 - ``wrapped``: a call of the original method inside such a patch (``orig(self, ...)``,
   ``orig = Cls.m`` in the module, or the factory's parameter the call passes ``Cls.m`` to),
   with how the patch uses its result (``Use.results``);
@@ -28,6 +37,12 @@ A use is reached through a file's imports of the package (any alias):
   calls (constructors, ``__init__`` / ``__new__`` / ``__init_subclass__``, are not
   overrides in that sense: upstream calls them through the class, with the project's
   own arguments);
+- ``init_skipped``: a project subclass's ``def __init__`` that runs no base constructor (no
+  ``super().__init__``, ``Base.__init__(self)``, nor any other ``__init__`` reached from its class's methods),
+  with what the project sets on ``self`` itself and the methods it calls on such an instance (in the
+  project classes' own methods: ``self.m(...)``, ``super().m(...)``, ``Cls.m(self, ...)``; on an instance
+  made elsewhere: ``x = Sub(...); x.m(...)``); ``bind.py`` asks which attributes the upstream constructor
+  sets that those methods read;
 - ``typed``: a method called on an attribute of ``self`` that the upstream base declares
   (``self.kind.g(self)``): its class is what upstream declares the attribute as;
 - ``annotated``: a member read or called on a receiver typed from upstream inside a function
@@ -55,14 +70,18 @@ from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.core.astwalk import imports, module_level, statements, walk
 from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
-from upgrade_checklists.project.receivers import REBOUND, Scope, Up, annotation_type, rebound, receivers, type_comments
+from upgrade_checklists.project.receivers import REBOUND, Scope, Up, annotation_type, describe, is_rebound, rebound, receivers, type_comments
 from upgrade_checklists.project.values import assignments_onto
 
 IMPORT, CALL, RESULT, MEMBER, PATCH, ATTRIBUTE = "import", "call", "result", "member", "patch", "attribute"
 OVERRIDE = "override"
 TYPED = "typed"  # ``self.x.m(...)``: a method of the class upstream declares attribute ``x`` of (``Use.attr``)
 ANNOTATED = "annotated"  # ``p.m(...)`` where the project annotates ``p: pkg.Cls``: a method of that class
+RETURNED = "returned"  # a patch's ``return`` statements (the tuples they give), against upstream's unpacking of ``self.m()``
 WRAPPED = "wrapped"  # a call of the original method inside a patch that wraps it (``orig(self, ...)``)
+#: a project subclass's ``__init__`` that runs no base constructor (``Use.names``: what the project sets on
+#: ``self`` itself; ``Use.reached``: the upstream methods it calls on such an instance)
+INIT_SKIPPED = "init_skipped"
 #: how a wrapper uses the original method's result: ``out[i]``, ``out.x``, ``a, b = out``, ``for x in out``,
 #: ``return out`` (handed on as it is), anything else (passed to a function, compared, ...)
 RESULT_HOWS = ("index", "attribute", "unpack", "iterate", "return", "other")
@@ -103,9 +122,19 @@ class Use:
     #: a bare name a ``from <upstream module> import *`` may bind (``pkg.mod.name``): a use only if the old
     #: version's ``pkg.mod`` has that name (the binding stage asks the model; the code alone cannot say)
     star: str = ""
+    #: INIT_SKIPPED: the attributes and methods the project classes set or define on the instance themselves
+    names: tuple[str, ...] = ()
+    #: INIT_SKIPPED: the methods the project calls on such an instance: (method, line, file) of the first call each
+    reached: tuple[tuple[str, int, str], ...] = ()
     #: CALL: what a caller passes to a project callable that hands it on (``**kwargs``, ``*args``) to
     #: ``target``; the project's own call of ``target`` is a use of its own, at the callable's line
     forwarded: bool = False
+    #: PATCH: installed on an instance (``obj.m = f``): ``params`` are what a caller meets (no ``self`` bound)
+    on_instance: bool = False
+    #: RETURNED: ``(line, length)`` of each ``return`` of the patch (-1: not a tuple display)
+    returns: tuple[tuple[int, int], ...] = ()
+    #: ANNOTATED: called through the receiver's class with the receiver first (``type(x).m(x, ...)``)
+    through_class: bool = False
 
 
 def module_name(rel: str) -> str:
@@ -204,11 +233,17 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
             tree.__dict__.setdefault(STAR_BOUND, {})[tuple(modules)] = star
         start = len(out)
         bound = bindings(tree, modules)
+        class_patches = project.patches(rel) if bound or any(m in text for m in modules) else []  # (through strings too)
         if bound:
             out += _imports(rel, tree, modules)
             out += _attributes(rel, tree, bound)
             covered: set[int] = set()
             scopes, owner = _scopes(rel, tree, bound, modules, project)
+            inst, seeds = project.instance_patches(rel, tree, scopes)
+            out += inst
+            seeds += _class_patch_seeds(rel, class_patches)
+            if seeds:
+                scopes, owner = _seeded(rel, tree, bound, modules, project, scopes, owner, seeds)
             chained, at_once = _chained_calls(tree), []
             for c in find_calls(text, tree, modules):
                 out.append(Use(rel, c.line, CALL, c.api, call=c))
@@ -231,8 +266,7 @@ def find_uses(sources, modules: list[str]) -> list[Use]:
             head = next((q for q in guesses.values() if u.target == q or u.target.startswith(q + ".")), None)
             if head is not None:
                 out[i] = replace(u, star=head)
-        if bound or any(m in text for m in modules):  # a patch may reach the class through strings
-            out += project.patches(rel)
+        out += class_patches
     out += project.subclass_uses()
     return out
 
@@ -351,10 +385,12 @@ def unevaluated_nodes(tree: ast.Module) -> dict[int, str]:
     return out
 
 
-def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str], project: _Project):
+def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str], project: _Project,
+            also: frozenset[int] | set[int] = frozenset()):
     """Each function's :class:`receivers.Scope`, and the scope owning each node (id -> Scope; a
-    node at module level or in a class body has none). A method of a project subclass of an
-    upstream class types ``self.x`` (:class:`_SelfAttrs`)."""
+    node at module level or in a class body has none). ``also``: the lines of functions kept
+    whatever they name (patches whose instance parameter is typed). A method of a project subclass
+    of an upstream class types ``self.x`` (:class:`_SelfAttrs`)."""
     returns = _Returns(project, rel, modules)
     scopes, owner = [], {}
     lines = project.sources.text(rel).splitlines()
@@ -365,11 +401,11 @@ def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str
                      key=lambda n: n.lineno):
         end = fn.end_lineno or fn.lineno
         selfs = methods.get(id(fn))
-        if selfs is None and not any(a <= fn.lineno <= b for a, b in kept):
+        if selfs is None and not any(a <= fn.lineno <= b for a, b in kept) and fn.lineno not in also:
             words = words if words is not None else {*bound, "isinstance", *returns.upstream_typed()}
             if not _mentions("\n".join(lines[fn.lineno - 1: end]), words):
                 continue  # names nothing that can give an upstream receiver, and no enclosing function does
-        if selfs is not None or not any(a <= fn.lineno <= b for a, b in kept):
+        if selfs is not None or (not any(a <= fn.lineno <= b for a, b in kept) and fn.lineno not in also):
             kept.append((fn.lineno, end))
         sc = Scope(fn, bound, modules, returns, lines, selfs)
         scopes.append(sc)
@@ -379,6 +415,32 @@ def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str
         parent = owner.get(id(sc.fn))
         if parent is not None:
             sc.link(parent)
+    return scopes, owner
+
+
+def _class_patch_seeds(rel: str, uses: list[Use]) -> list[tuple[int, str, Up, str, bool]]:
+    """``self`` of each function of ``rel`` patched onto an upstream class: typed that class, for
+    ``self.__class__.m(self, ...)`` / ``type(self).m(self, ...)`` only (its other uses are the
+    patch's MEMBER uses)."""
+    out = []
+    for u in uses:
+        if u.kind == PATCH and u.function_file == rel and u.params and u.params[0][1] in _PARAM_KINDS[:2]:
+            out.append((u.function_line, u.params[0][0], Up(u.target),
+                        f"`{u.params[0][0]}` receives the `{u.target}` the patch is installed on", True))
+    return out
+
+
+def _seeded(rel, tree, bound, modules, project, scopes, owner, seeds):
+    """The scopes with each seed applied (``(function line, parameter, type, how, classes only)``);
+    a seeded function the first pass left out (it names nothing of the package) is added."""
+    have = {sc.fn.lineno for sc in scopes}
+    if any(line not in have for line, *_r in seeds):
+        scopes, owner = _scopes(rel, tree, bound, modules, project, also={line for line, *_r in seeds})
+    by_line = {sc.fn.lineno: sc for sc in scopes}
+    for line, param, t, how, classes_only in seeds:
+        sc = by_line.get(line)
+        if sc is not None:
+            sc.seed(param, t, how, classes_only)
     return scopes, owner
 
 
@@ -426,7 +488,7 @@ def _receivers(rel: str, text: str, scopes, covered: set[int]) -> list[Use]:
                 stmt, w = where[id(r.call)]
                 c = make_call(r.node.attr, w, r.call, stmt, lines)
             out.append(Use(rel, c.line if c is not None else r.node.lineno, ANNOTATED, r.type.start, r.node.attr,
-                           call=c, via=r.why, steps=r.type.steps, attr=attr))
+                           call=c, via=r.why, steps=r.type.steps, attr=attr, through_class=r.unbound))
     return out
 
 
@@ -746,6 +808,58 @@ def _factory_product(factory, stmt: ast.stmt, name: str, tree: ast.Module, cls: 
     return inner, out
 
 
+def _partial_params(params, defaults: set[str], npos: int, keywords: set[str]):
+    """The parameters a caller of ``functools.partial(f, <npos args>, <keywords>)`` meets, and
+    which have a default: the first ``npos`` positional ones are gone; a keyword filled gets a
+    default and, like every positional-or-keyword parameter after it, can only be passed by
+    keyword. None where ``partial``'s call itself cannot bind."""
+    out, dropped = [], 0
+    for n, k in params:
+        if dropped < npos and k in _PARAM_KINDS[:2]:
+            dropped += 1
+            continue
+        out.append((n, k))
+    kinds = {k for _n, k in params}
+    if dropped < npos and _PARAM_KINDS[2] not in kinds:
+        return None
+    names = {n for n, k in out if k not in (_PARAM_KINDS[0], _PARAM_KINDS[2], _PARAM_KINDS[4])}
+    if keywords - names and _PARAM_KINDS[4] not in kinds:
+        return None
+    after, res = False, []
+    for n, k in out:
+        if n in keywords and k in _PARAM_KINDS[:2]:
+            after = True
+        res.append((n, _PARAM_KINDS[3] if after and k == _PARAM_KINDS[1] else k))
+    return tuple(res), set(defaults) | (keywords & names)
+
+
+def _returned(frel: str, fn, cls: str, name: str, via: str) -> Use | None:
+    """A RETURNED use of the patch ``fn`` when one of its ``return`` statements gives a tuple display."""
+    if isinstance(fn, ast.Lambda):
+        found = [(fn.lineno, len(fn.body.elts) if isinstance(fn.body, ast.Tuple) else -1)]
+    else:
+        own = list(_own_body_nodes(fn))
+        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own):
+            return None  # a generator: its ``return`` is no result
+        found = [(n.lineno, len(n.value.elts) if isinstance(n.value, ast.Tuple)
+                  and not any(isinstance(e, ast.Starred) for e in n.value.elts) else -1)
+                 for n in own if isinstance(n, ast.Return)]
+    if not any(k >= 0 for _l, k in found):
+        return None
+    return Use(frel, fn.lineno, RETURNED, cls, name, via=via, function_line=fn.lineno, function_file=frel,
+               returns=tuple(sorted(found)))
+
+
+def _own_body_nodes(fn):
+    """The nodes of ``fn``'s body outside nested functions, lambdas and classes."""
+    stack = list(fn.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
 def _wrapped_results(fn, originals: set[str]) -> list[tuple[int, tuple[tuple[int, str, str], ...]]]:
     """Each call of the original method in the wrapper ``fn`` (``orig(self, ...)``, ``orig`` one of
     ``originals`` and not assigned again in ``fn``): its line and how its result is used (a result
@@ -816,6 +930,9 @@ def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], pa
         if not isinstance(f, ast.Attribute):
             continue
         if (isinstance(f.value, ast.Attribute) and isinstance(f.value.value, ast.Name) and f.value.value.id == me
+                and f.value.attr == "__class__"):
+            continue  # ``self.__class__.m(self, ...)``: a call through the class (``receivers.py`` binds it)
+        if (isinstance(f.value, ast.Attribute) and isinstance(f.value.value, ast.Name) and f.value.value.id == me
                 and f.value.attr not in own and f.value.attr not in written):
             c = make_call(f.attr, where, node, stmt, lines)
             out.append(Use(rel, c.line, TYPED, target, f.attr, call=c, via=f"{via}, through `{me}.{f.value.attr}`",
@@ -839,10 +956,11 @@ def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], pa
         inner = node.value if isinstance(node, ast.Attribute) else None
         if (isinstance(inner, ast.Attribute) and id(node) not in called and isinstance(node.ctx, ast.Load)
                 and isinstance(inner.value, ast.Name) and inner.value.id == me and inner.attr not in own
+                and inner.attr != "__class__"
                 and inner.attr not in written):  # ``self.x.y`` read: an attribute of the class upstream declares x as
             out.append(Use(rel, node.lineno, TYPED, target, node.attr, via=f"{via}, through `{me}.{inner.attr}`", attr=inner.attr))
         if (isinstance(node, ast.Attribute) and id(node) not in called and isinstance(node.value, ast.Name)
-                and node.value.id == me and node.attr not in own):
+                and node.value.id == me and node.attr not in own and node.attr != "__class__"):
             write = isinstance(node.ctx, ast.Store)
             if not write and node.attr in written:
                 continue
@@ -940,6 +1058,8 @@ class _Project:
                     self.classes[f"{mod}.{node.name}"] = _Class(f"{mod}.{node.name}", rel, at, bases)
         self._upstream: dict[str, tuple[str, list[str]] | None] = {}
         self._stars: dict[str, dict[str, str]] = {}
+        #: project class -> (method, line, file) called on its instances elsewhere (``_callers``)
+        self._instance_calls: dict[str, list[tuple[str, int, str]]] = {}
 
     def _bind(self, rel: str, tree: ast.Module) -> dict[str, str]:
         """The names ``rel`` binds at module level (imports, classes, runtime aliases), qualified."""
@@ -1102,6 +1222,9 @@ class _Project:
             out.append(Use(rel, stmt.lineno, PATCH, cls, name, via=f"patch `{fn.name}`", params=params,
                            function_line=fn.lineno, guarded=guarded, guard_line=gl,
                            function_file=frel, defaults=tuple(n for n, _k in params if n in with_default)))
+            returned = _returned(frel, fn, cls, name, f"patch `{fn.name}` of `{short}.{name}`")
+            if returned is not None:
+                out.append(returned)
             for line, results in _wrapped_results(fn, originals):
                 out.append(Use(frel, line, WRAPPED, cls, name, via=f"wrapper `{fn.name}`", function_line=fn.lineno,
                                function_file=frel, results=results))
@@ -1109,6 +1232,84 @@ class _Project:
                 out.append(Use(u.file, u.line, u.kind, u.target, u.member, u.call, u.via, patch=True, write=u.write,
                                guard_line=gl if frel == rel else None))
         return out
+
+    def instance_patches(self, rel: str, tree: ast.Module, scopes) -> tuple[list[Use], list]:
+        """Functions installed on an instance of an upstream class in ``rel``'s functions
+        (``obj.m = f`` / ``functools.partial(f, obj, ...)`` / ``lambda``, ``obj`` a receiver typed
+        from upstream): a PATCH use each (``on_instance``) and a RETURNED one, and the seeds that
+        type the parameter ``partial`` binds ``obj`` to: ``(function line, parameter, type, how,
+        False)`` for the functions of ``rel``."""
+        names = self.names(rel)
+        out: list[Use] = []
+        seeds: list = []
+        for sc in scopes:
+            for stmt in sc.nodes:
+                if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)):
+                    continue
+                obj, member = stmt.targets[0].value, stmt.targets[0].attr
+                if isinstance(obj, (ast.Name, ast.Attribute)) and resolve(obj, sc.bound) is not None:
+                    continue  # ``pkg.Cls.m = f``: a class patch (``assignments_onto``)
+                t = sc.expr(obj)
+                if not isinstance(t, Up) or is_rebound(t):
+                    continue
+                got = self._installed(rel, tree, sc, stmt.value, names)
+                if got is None:
+                    continue
+                frel, fn, shown, args, keywords = got
+                params = _params(fn)
+                defaults = _with_default(fn)
+                filled = _partial_params(params, defaults, len(args), keywords)
+                if filled is None:
+                    continue  # ``partial`` itself fails (more arguments than parameters): not followed
+                params, defaults = filled
+                where = describe(t) if t.steps else f"a `{t.start}`"
+                via = f"patch `{shown}` installed on `{ast.unparse(obj)}` ({where})"
+                guard, guarded = _guard(tree, stmt, member)
+                line = getattr(fn, "lineno", stmt.lineno)
+                out.append(Use(rel, stmt.lineno, PATCH, t.start, member, via=via, params=params, function_line=line,
+                               function_file=frel, guarded=guarded, guard_line=guard.lineno if guard is not None else None,
+                               defaults=tuple(n for n, _k in params if n in defaults), steps=t.steps, on_instance=True))
+                returned = _returned(frel, fn, t.start, member, via)
+                if returned is not None:
+                    out.append(replace(returned, steps=t.steps, on_instance=True))
+                first = (fn.args.posonlyargs + fn.args.args)[:1]
+                if (args and first and frel == rel and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and (ast.dump(args[0]) == ast.dump(obj) or sc.expr(args[0]) == t)):
+                    seeds.append((fn.lineno, first[0].arg, t,
+                                  f"`{first[0].arg}` is what `partial` binds it to at line {stmt.lineno}: {where}", False))
+        return out, seeds
+
+    def _installed(self, rel: str, tree: ast.Module, sc, value: ast.expr, names: dict[str, str]):
+        """What ``obj.m = value`` installs: ``(file, function node, shown, partial's positional
+        arguments, partial's keywords)``, or None (a value not followed)."""
+        if isinstance(value, ast.Lambda):
+            return rel, value, "lambda", [], set()
+        args: list[ast.expr] = []
+        keywords: set[str] = set()
+        func = value
+        if isinstance(value, ast.Call):
+            if resolve(value.func, names) != "functools.partial" or not value.args:
+                return None
+            if any(isinstance(a, ast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
+                return None  # what ``partial`` fills is not known
+            func, args, keywords = value.args[0], value.args[1:], {k.arg for k in value.keywords}
+        if not isinstance(func, ast.Name):
+            return None
+        local = sc.defs.get(func.id)
+        if local:
+            fn = local[0][1] if len(local) == 1 else None
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return None  # a local name holding something else
+            found = (rel, fn)
+        elif any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == func.id for n in tree.body):
+            found = self.function(rel, f"<local>.{func.id}")
+        else:
+            q = resolve(func, names)
+            found = self.function(rel, q) if q is not None and not _inside(q, self.modules) else None
+        if found is None:
+            return None
+        shown = func.id if isinstance(value, ast.Name) else f"partial({func.id}, …)"
+        return found[0], found[1], shown, args, keywords
 
     def subclass_uses(self) -> list[Use]:
         out: list[Use] = []
@@ -1128,7 +1329,145 @@ class _Project:
                     if over is not None:
                         out.append(over)
         out += self._callers()
+        out += self.skipped_inits()
         out += self.forwarded_uses()
+        return out
+
+    def _ctor_owner(self, name: str) -> str | None:
+        """The project class whose ``def __init__`` an instance of ``name`` runs (None: an upstream one)."""
+        for q in self.upstream_base(name)[1]:
+            if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"
+                   for s in self.node(self.classes[q]).body):
+                return q
+        return None
+
+    def _annotated_calls(self, classes: set[str]) -> dict[str, list[tuple[str, int, str]]]:
+        """Methods called on a parameter the project annotates with one of ``classes`` (``def f(m: Sub):
+        m.run()``; ``Optional[Sub]`` / ``Sub | None`` too, and a quoted annotation): class -> (method, line, file)."""
+        out: dict[str, list[tuple[str, int, str]]] = {}
+        shorts = {q.rsplit(".", 1)[-1] for q in classes}
+        for rel in self.sources.paths:
+            text = self.sources.text(rel)
+            if not _mentions(text, shorts):
+                continue
+            tree = self.sources.tree(rel)
+            if tree is None:
+                continue
+            names = {**self.names(rel), **{n.name: f"{module_name(rel)}.{n.name}" for n in tree.body
+                                           if isinstance(n, ast.ClassDef)}}
+            for fn in walk(tree):
+                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                a = fn.args
+                typed = {}
+                for arg in a.posonlyargs + a.args + a.kwonlyargs:
+                    q = _annotated_class(arg.annotation, names, classes)
+                    if q is not None:
+                        typed[arg.arg] = q
+                if not typed:
+                    continue
+                assigned = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                for _stmt, node, _where in statement_calls(fn):
+                    f = node.func
+                    if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in typed
+                            and f.value.id not in assigned):
+                        out.setdefault(typed[f.value.id], []).append((f.attr, node.lineno, rel))
+        return out
+
+    def _single_line(self, classes: list[str], base: str) -> bool:
+        """Every base of ``classes`` is one of them, the upstream ``base``, ``object`` or a ``Generic[...]``
+        / ``Protocol``: a mixin or a second base could set or define anything (no INIT_SKIPPED use)."""
+        for q in classes:
+            c = self.classes[q]
+            names = self.names(c.file)
+            for b in self.node(c).bases:
+                expr = b.value if isinstance(b, ast.Subscript) else b
+                r = resolve(expr, names)
+                if r in classes or r == base or (isinstance(expr, ast.Name) and expr.id == "object" and r is None):
+                    continue
+                if r is not None and r.rsplit(".", 1)[-1] in ("Generic", "Protocol") and r.split(".")[0] in ("typing", "typing_extensions"):
+                    continue
+                return False
+        return True
+
+    def _stored_elsewhere(self, classes: list[str]) -> set[str]:
+        """Attributes stored on an object other than a method's own instance (``x.attr = ...``,
+        ``setattr(x, "attr", ...)``) in the files that name one of ``classes``: the project may set them on an
+        instance from outside (said for none). What a method of a class sets on its own ``self`` is that
+        class's (``_written``)."""
+        shorts = {q.rsplit(".", 1)[-1] for q in classes}
+        out: set[str] = set()
+        for rel in self.sources.paths:
+            text = self.sources.text(rel)
+            if not _mentions(text, shorts):
+                continue
+            tree = self.sources.tree(rel)
+            if tree is None:
+                continue
+            on_self = set()
+            for k in walk(tree):
+                for fn in k.body if isinstance(k, ast.ClassDef) else ():
+                    args = fn.args.posonlyargs + fn.args.args if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+                    if args:
+                        on_self |= {id(n) for n in walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                                    and n.value.id == args[0].arg}
+            for n in walk(tree):
+                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and id(n) not in on_self:
+                    out.add(n.attr)
+                elif (isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in ("setattr", "__setattr__")
+                      and len(n.args) >= 2 and isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)):
+                    out.add(n.args[1].value)
+        return out
+
+    def skipped_inits(self) -> list[Use]:
+        """An INIT_SKIPPED use per project subclass of an upstream class whose ``def __init__`` runs no
+        base constructor: no method of the project classes from it up to the upstream base reaches any
+        ``__init__`` but its own, none sets attributes by computed names (``setattr(self, name, v)``,
+        ``self.__dict__``, ``vars(self)``), and none defines ``__new__``, ``__getattr__``,
+        ``__getattribute__``, ``__setstate__`` or ``__slots__``. The methods reached on its instances: those
+        its classes' methods call on ``self`` (also ``super().m(...)``, ``Cls.m(self, ...)``), and those
+        called on instances made elsewhere (``_callers``), of it or of a project subclass running its
+        ``__init__``."""
+        out: list[Use] = []
+        groups: dict[str, list[str]] = {}  # the class whose __init__ runs -> the classes whose instances run it
+        for name in sorted(self.classes):
+            if self.upstream_base(name) is not None:
+                owner = self._ctor_owner(name)
+                if owner is not None:
+                    groups.setdefault(owner, []).append(name)
+        for owner, members in groups.items():
+            base, chain = self.upstream_base(owner)
+            cls = self.classes[owner]
+            init = next(s for s in self.node(cls).body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and s.name == "__init__")
+            # the classes whose methods may run on such an instance: its own, its project parents', and those of
+            # the project subclasses that run its __init__ (what one of them sets counts: said for none)
+            classes = list(dict.fromkeys([*chain, *members]))
+            if selfreads_blocked(self, classes, init):
+                continue
+            if not self._single_line(classes, base):
+                continue
+            own = self._defined(classes) | self._written(classes) | self._stored_elsewhere(classes)
+            for q in classes:
+                for fn in self.node(self.classes[q]).body:
+                    if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and (fn.args.posonlyargs + fn.args.args):
+                        me = (fn.args.posonlyargs + fn.args.args)[0].arg
+                        own |= set(_constant_setattrs(fn, me))
+            reached: dict[str, tuple[str, int, str]] = {}
+            for q in classes:
+                c = self.classes[q]
+                for fn in self.node(c).body:
+                    if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        for m, line in _called_on_self(fn, self.names(c.file), set(chain), self.modules):
+                            reached.setdefault(m, (m, line, c.file))
+            annotated = self._annotated_calls(set(members))
+            for q in members:
+                for m, line, rel in [*self._instance_calls.get(q, ()), *annotated.get(q, ())]:
+                    reached.setdefault(m, (m, line, rel))
+            short = owner.rsplit(".", 1)[-1]
+            out.append(Use(cls.file, init.lineno, INIT_SKIPPED, base, "__init__", via=f"subclass `{short}`",
+                           function_line=init.lineno, function_file=cls.file, names=tuple(sorted(own)),
+                           reached=tuple(sorted(reached.values(), key=lambda r: (r[2], r[1], r[0])))))
         return out
 
     def forwarded_uses(self) -> list[Use]:
@@ -1193,6 +1532,7 @@ class _Project:
     def _callers(self) -> list[Use]:
         """Calls of the project subclasses elsewhere in the project, and what they use on the instance."""
         out: list[Use] = []
+        self._instance_calls = {}
         subclasses = {n for n in self.classes if self.upstream_base(n) is not None}
         if not subclasses:
             return out
@@ -1216,6 +1556,7 @@ class _Project:
                 if c.assigned_to:
                     own = self._defined(chain) | self._written(chain)
                     for mc in find_method_calls(text, tree, c.assigned_to, None):
+                        self._instance_calls.setdefault(q, []).append((mc.api, mc.line, rel))
                         if mc.api not in own:
                             out.append(Use(rel, mc.line, MEMBER, base, mc.api, call=mc, via=f"a `{short}` instance"))
         return out
@@ -1403,6 +1744,87 @@ class _Forwarding:
             if kws or pos:
                 how = ", ".join(x for x in (f"`*{f.args}`" if pos else "", f"`**{f.kw}`" if kws else "") if x)
                 yield from self.follow(f.target, kws, pos, (*chain, f"`{f.shown}` ({how})"))
+
+
+#: a project class defining one of these may build or serve its instance's attributes in ways not read here
+_INIT_BLOCKERS = frozenset({"__new__", "__getattr__", "__getattribute__", "__setstate__", "__slots__"})
+
+
+def selfreads_blocked(project: _Project, classes: list[str], init) -> bool:
+    """The project classes ``classes`` (``init``: the ``__init__`` that runs) may run a base constructor or
+    set attributes in ways the source does not spell: no INIT_SKIPPED use."""
+    if _INIT_BLOCKERS & project._defined(classes):
+        return True
+    for q in classes:
+        for fn in project.node(project.classes[q]).body:
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if fn.name == "__init__" and fn is not init:
+                continue  # a project parent's constructor the one that runs does not call
+            if any(isinstance(n, ast.Attribute) and n.attr in ("__init__", "__dict__", "__setstate__") for n in walk(fn)):
+                return True
+            args = fn.args.posonlyargs + fn.args.args
+            if args and _dynamic_setattr(fn, args[0].arg):
+                return True
+    return False
+
+
+def _setattr_calls(fn, me: str):
+    for n in walk(fn):
+        if (isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in ("setattr", "__setattr__")
+                and len(n.args) >= 2 and isinstance(n.args[0], ast.Name) and n.args[0].id == me):
+            yield n
+
+
+def _dynamic_setattr(fn, me: str) -> bool:
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "vars" and n.args
+           and isinstance(n.args[0], ast.Name) and n.args[0].id == me for n in walk(fn)):
+        return True
+    return any(not (isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)) for n in _setattr_calls(fn, me))
+
+
+def _constant_setattrs(fn, me: str) -> list[str]:
+    return [n.args[1].value for n in _setattr_calls(fn, me)
+            if isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)]
+
+
+def _annotated_class(ann: ast.AST | None, names: dict[str, str], classes: set[str]) -> str | None:
+    """The one of ``classes`` an annotation names (``Sub``, ``mod.Sub``, ``"Sub"``, ``Optional[Sub]``, ``Sub | None``)."""
+    if ann is None:
+        return None
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            ann = ast.parse(ann.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        sides = [x for x in (ann.left, ann.right) if not (isinstance(x, ast.Constant) and x.value is None)]
+        return _annotated_class(sides[0], names, classes) if len(sides) == 1 else None
+    if isinstance(ann, ast.Subscript) and (dotted(ann.value) or "").rsplit(".", 1)[-1] == "Optional":
+        return _annotated_class(ann.slice, names, classes)
+    q = resolve(ann, names)
+    return q if q in classes else None
+
+
+def _called_on_self(fn, names: dict[str, str], classes: set[str], modules: list[str]) -> list[tuple[str, int]]:
+    """Methods a method calls on its instance: ``self.m(...)``, ``super().m(...)``, ``Cls.m(self, ...)``
+    (``Cls``: one of ``classes``, or an upstream name spelled as a class is, through the file's ``names``: a
+    module's function ``pkg.f(self)`` is no method of the instance)."""
+    args = fn.args.posonlyargs + fn.args.args
+    if not args or any(_decorator(d) in ("staticmethod", "classmethod") for d in fn.decorator_list):
+        return []
+    me = args[0].arg
+    out = []
+    for n in walk(fn):
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
+            continue
+        v = n.func.value
+        if ((isinstance(v, ast.Name) and v.id == me)
+                or (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "super")
+                or (n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == me
+                    and ((q := resolve(v, names)) in classes or (q is not None and _inside(q, modules) and q.rsplit(".", 1)[-1][:1].isupper())))):
+            out.append((n.func.attr, n.lineno))
+    return out
 
 
 def _override(rel: str, fn, base: str, short: str) -> Use | None:
