@@ -124,7 +124,23 @@ class Enumerated:
     inner: object
 
 
-Type = Up | Either | Generic | View | Pair | Enumerated | None
+@dataclass(frozen=True)
+class ClassOf:
+    """A class object (``type[pkg.Cls]`` / ``Type[pkg.Cls]``): calling it gives an object of ``of``;
+    a member read on it is not followed."""
+
+    of: Up
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A union with a class object among its arms (``type[pkg.A] | pkg.A``): no member use of its
+    own; ``isinstance`` in a conditional expression picks arms of it (``Scope.expr``)."""
+
+    arms: tuple[Up | ClassOf, ...]
+
+
+Type = Up | Either | Generic | View | Pair | Enumerated | ClassOf | Choice | None
 
 
 @dataclass(frozen=True)
@@ -170,6 +186,9 @@ def annotation_type(ann: ast.expr | None, bound: dict[str, str], modules: list[s
             return _union(list(ann.slice.elts) if isinstance(ann.slice, ast.Tuple) else [ann.slice], bound, modules)
         if head in _ITERABLES | _MAPPINGS | _MANAGERS | {"tuple", "Tuple"}:
             return Generic(ann, tuple(sorted(bound.items())))
+        if head in ("type", "Type"):
+            inner = annotation_type(ann.slice, bound, modules)
+            return ClassOf(inner) if isinstance(inner, Up) else None
         return None
     path = resolve(ann, bound) if isinstance(ann, (ast.Name, ast.Attribute)) else None
     return Up(path) if path is not None and _inside(path, modules) else None
@@ -188,10 +207,18 @@ def _union(arms: list[ast.expr], bound: dict[str, str], modules: list[str]) -> T
     if len(arms) == 1:
         return annotation_type(arms[0], bound, modules)
     types = [annotation_type(a, bound, modules) for a in arms]
-    if not types or not all(isinstance(t, Up) for t in types):
+    if not types or not all(isinstance(t, (Up, ClassOf)) for t in types):
         return None
+    return _joined(types)
+
+
+def _joined(types: list) -> Type:
+    """One type for a union of these arms (each ``Up`` or ``ClassOf``): the arm when all are one,
+    ``Either`` of upstream classes, ``Choice`` when a class object is among them."""
     members = tuple(dict.fromkeys(types))  # ``A | A``: one
-    return members[0] if len(members) == 1 else Either(members)
+    if len(members) == 1:
+        return members[0]
+    return Either(members) if all(isinstance(m, Up) for m in members) else Choice(members)
 
 
 def _element(g: Generic, step: str, modules: list[str]) -> Type:
@@ -275,6 +302,8 @@ def then(t: Type, step: str, modules: list[str]) -> Type:
         return annotation_type(t.key if step[-1] == "0" else t.value, dict(t.bound), modules)
     if isinstance(t, Enumerated):
         return t.inner if step in ("u1", "i:1") else None
+    if isinstance(t, ClassOf) and step == "call":
+        return t.of
     return None
 
 _TYPE_COMMENT = re.compile(r"#\s*type:(?!\s*ignore\b)")
@@ -381,6 +410,8 @@ class Scope:
         self._collect()
         self.memo: dict[str, Type] = {}
         self.busy: set[str] = set()
+        #: id(Name node) -> its type while a conditional expression's arm is read (``_conditional``)
+        self.forced: dict[int, Type] = {}
         #: parameters that receive the instance of an upstream class (a patch's): name -> (type, how);
         #: ``classes_only``: of those, the ones typed only for ``x.__class__.m(x)`` / ``type(x).m(x)``
         self.seeds: dict[str, tuple[Up, str]] = {}
@@ -535,16 +566,23 @@ class Scope:
     def expr(self, e: ast.expr) -> Type:
         """The type of the object expression ``e`` gives."""
         if isinstance(e, ast.Name):
-            return self.name(e.id)
+            return self.forced[id(e)] if id(e) in self.forced else self.name(e.id)
         if isinstance(e, ast.Call):
             func = e.func
             path = resolve(func, self.bound) if isinstance(func, (ast.Name, ast.Attribute)) else None
             if path is not None and (not isinstance(func, ast.Name) or func.id not in self.defs):
                 return Up(path, ("call",)) if _inside(path, self.modules) else None
             if isinstance(func, ast.Attribute):
+                owner = self._self_scope(func.value.id) if isinstance(func.value, ast.Name) else None
+                held = owner.selfs(func.attr) if owner is not None else None
+                if isinstance(held, ClassOf):  # ``self.x()`` where the project declares ``x: type[pkg.Cls]``
+                    return held.of
                 return then(self.expr(func.value), f"m:{func.attr}", self.modules)
             if isinstance(func, ast.Name) and func.id not in self.defs:
                 return self.returns(func)
+            if isinstance(func, ast.Name):  # a local name holding a class object (``type[pkg.Cls]``)
+                held = self.expr(func)
+                return held.of if isinstance(held, ClassOf) else None
             return None
         if isinstance(e, ast.Attribute):
             if resolve(e, self.bound) is not None:
@@ -558,9 +596,38 @@ class Scope:
             s = e.slice
             n = s.value if isinstance(s, ast.Constant) and type(s.value) is int else None
             return then(self.expr(e.value), f"i:{n}" if n is not None and 0 <= n < 8 else "item", self.modules)
+        if isinstance(e, ast.IfExp):
+            return self._conditional(e)
         if isinstance(e, (ast.Await,)):
             return None
         return None
+
+    def _conditional(self, e: ast.IfExp) -> Type:
+        """``a if isinstance(x, pkg.C) else b``: ``x`` is a ``C`` in ``a`` and, in ``b``, one of the
+        other arms of its union (``type[C] | C`` -> ``type[C]``; nothing left: unknown); any other
+        test narrows nothing. The expression's type is the arms' type when they agree, else unknown."""
+        got = self._isinstance(e.test)
+        if got is None:
+            body, orelse = self.expr(e.body), self.expr(e.orelse)
+        else:
+            name, cls = got
+            was = self.expr(ast.Name(id=name, ctx=ast.Load()))
+            arms = was.arms if isinstance(was, Choice) else was.members if isinstance(was, Either) else (was,)
+            rest = [a for a in arms if a is not None and a != Up(cls)]
+            body = self._forcing(e.body, name, Up(cls))
+            orelse = self._forcing(e.orelse, name, _joined(rest) if rest and not is_rebound(was) else None)
+        return body if body is not None and body == orelse else None
+
+    def _forcing(self, e: ast.expr, name: str, t: Type) -> Type:
+        """The type of ``e`` with each read of ``name`` in it typed ``t``."""
+        ids = [id(n) for n in walk(e) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+        for i in ids:
+            self.forced[i] = t
+        try:
+            return self.expr(e)
+        finally:
+            for i in ids:
+                self.forced.pop(i, None)
 
     def enclosing_selfs(self):
         """The ``selfs`` of this method, or of the method enclosing this closure; else None."""

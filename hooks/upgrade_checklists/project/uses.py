@@ -626,6 +626,9 @@ class _SelfAttrs:
                         elif (isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Attribute)
                               and isinstance(n.target.value, ast.Name) and n.target.value.id == me):
                             writes.setdefault(n.target.attr, []).append("plain")  # ``self.n += 1``: its type kept
+                        elif (isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Attribute)
+                              and isinstance(n.target.value, ast.Name) and n.target.value.id == me):
+                            writes.setdefault(n.target.attr, []).append(("declared", bound, n.annotation))
                         elif isinstance(n, (ast.AnnAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
                                             ast.NamedExpr, ast.comprehension)):
                             for x in walk(n.target if not isinstance(n, (ast.With, ast.AsyncWith)) else n):
@@ -641,7 +644,7 @@ class _SelfAttrs:
                                 plain = isinstance(s.value, (ast.Constant, ast.List, ast.Dict, ast.Tuple, ast.Set))
                                 writes.setdefault(x.id, []).append("plain" if plain else None)
                 elif isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name):
-                    writes.setdefault(s.target.id, []).append(None)
+                    writes.setdefault(s.target.id, []).append(("declared", bound, s.annotation))
         self._writes = writes
         return writes
 
@@ -657,6 +660,12 @@ class _SelfAttrs:
         writes = self._collect()
         if attr in self._methods or attr in self.busy:
             return None
+        declared = [w for w in writes.get(attr, []) if isinstance(w, tuple) and w[0] == "declared"]
+        if declared:  # the project declares ``x: T``: its declaration wins (over upstream's and over the values)
+            types = [annotation_type(_unwrap_classvar(ann), bound, self.p.modules) for _d, bound, ann in declared]
+            found = types[0] if all(t == types[0] for t in types) else None
+            self.memo[attr] = found
+            return found
         self.busy.add(attr)
         kinds = []
         for w in writes.get(attr, []):
@@ -705,6 +714,13 @@ class _SelfAttrs:
                               ast.Lambda, ast.JoinedStr, ast.BinOp)):
             return "other"
         return "plain"
+
+
+def _unwrap_classvar(ann: ast.expr) -> ast.expr:
+    """``T`` of ``ClassVar[T]`` / ``Final[T]``; else ``ann``."""
+    if isinstance(ann, ast.Subscript) and (dotted(ann.value) or "").rsplit(".", 1)[-1] in ("ClassVar", "Final"):
+        return ann.slice
+    return ann
 
 
 class _Returns:
