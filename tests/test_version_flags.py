@@ -9,6 +9,9 @@ all three with functions returning a triple or a pair, picked by an ``if`` on a 
   imported from another project module): the triple runs at 2.0.0, the pair is dead: an error.
 - ``two``: ``if BEFORE_2:`` (``< "2.0"``): the triple is dead at 2.0.0, the pair runs: no finding.
 - ``three``: ``if plain():`` (no flag): which return runs is not known: ``info``, as without flags.
+
+``core.legacy()`` is gone at 2.0.0; the project calls it under ``if BEFORE_2:`` (dead at 2.0.0:
+``info``), its ``elif GE_1:`` (runs: an error) and ``if plain():`` (not known: an error).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import pytest
 from conftest import Repo
 from upstream import app_findings, audited_project, project_pyproject, tagged_upstream
 from upgrade_checklists.audit.guards import flag_value
-from upgrade_checklists.project.uses import RETURNED, find_uses
+from upgrade_checklists.project.uses import CALL, RETURNED, find_uses
 
 
 def _core(k: int) -> str:
@@ -47,7 +50,7 @@ def _core(k: int) -> str:
 
 
 FLAG_V1 = {"fakepkg/flag/__init__.py": '__version__ = "1.0.0"\nfrom fakepkg.flag.core import Manager\n',
-           "fakepkg/flag/core.py": _core(3)}
+           "fakepkg/flag/core.py": _core(3) + "\n\n        def legacy():\n            return 1\n"}
 FLAG_V2 = {"fakepkg/flag/__init__.py": '__version__ = "2.0.0"\nfrom fakepkg.flag.core import Manager\n',
            "fakepkg/flag/core.py": _core(2)}
 
@@ -96,6 +99,17 @@ def three(self, x):
 Manager.one = one
 Manager.two = two
 Manager.three = three
+
+from fakepkg.flag import core
+
+
+def call_legacy():
+    if BEFORE_2:
+        core.legacy()
+    elif GE_1:
+        core.legacy()
+    if plain():
+        core.legacy()
 '''
 
 CHECKLIST = (
@@ -138,6 +152,18 @@ def test_the_return_a_version_flag_makes_dead_is_left_out(project: Repo, upstrea
         "`three` of `Manager.three` (line 24) returns line 26: a tuple of 3; line 28: a tuple of 2: which return runs is "
         "not known statically (no version flag of the project decides between them)")
     assert r.code == 1
+
+
+def test_a_call_in_a_branch_a_version_flag_makes_dead_is_info(project: Repo, upstreams: Path) -> None:
+    project.write("pyproject.toml", project_pyproject("fakepkg-flag", upstreams, "2.0.0"))
+    r = project.run("audit", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
+    got = {w: m for w, c, m in app_findings(r) if c == "REMOVED_API"}
+    removed = "`fakepkg.flag.core.legacy` was removed at 2.0.0"
+    assert got == {
+        "app/plugin.py:40": f"[info] {removed} (in a branch the project's version flag makes dead at 2.0.0)",
+        "app/plugin.py:42": removed,  # the elif: not BEFORE_2 and GE_1, which hold at 2.0.0
+        "app/plugin.py:44": removed,  # plain() is no flag
+    }
 
 
 def _flags(files: dict[str, str], modules=("fakepkg",)) -> dict[int, str]:
@@ -211,3 +237,12 @@ def test_flag_value_at_a_version() -> None:
     assert flag_value("V >= '9'", "10.0") is True
     assert flag_value("V >=", "2.0") is None  # garbled: not known
     assert flag_value("__import__('os')", "2.0") is None  # never run, only read
+
+
+def test_the_flag_around_each_use() -> None:
+    src = ("import fakepkg\nOLD = fakepkg.__version__ < '2'\n\n\ndef f(OLD):\n    if OLD:\n        fakepkg.gone()\n\n\n"
+           "def g():\n    if OLD:\n        fakepkg.gone()\n    else:\n        fakepkg.kept()\n")
+    uses = find_uses({"app/p.py": (src, ast.parse(src))}, ["fakepkg"])
+    calls = {u.line: u.flag for u in uses if u.kind == CALL}
+    # f's parameter OLD is not the module's flag; g reads the module's
+    assert calls == {7: "", 12: "(S < '2')", 14: "(not (S < '2'))"}

@@ -342,7 +342,17 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         except Unresolved:  # an alias into a package not loaded (torch, ...): not bound
             out.append(Bound(u, None, None, unknown=NOT_RESOLVABLE))
     _once_a_line(out)
+    _dead_branches(out, version)
     return out
+
+
+def _dead_branches(bound: list[Bound], version: str) -> None:
+    """A use in a branch the project's version flag makes dead at ``version`` (``Use.flag``) does not
+    run there: its errors and warnings are said as ``info``."""
+    for b in bound:
+        if b.problems and b.use.flag and flag_value(b.use.flag, version) is False:
+            note = f" (in a branch the project's version flag makes dead at {version})"
+            b.problems = [(p[0], "info", *p[2:-1], p[-1] + note) if p[1] in ("error", "warning") else p for p in b.problems]
 
 
 def hook_uses(uses: list[Use], old, new) -> list[Use]:

@@ -55,8 +55,11 @@ class Flags:
         self.p = project
         self._assigned: dict[str, dict[str, ast.expr | None]] = {}
 
-    def condition(self, rel: str, test: ast.expr) -> str | None:
-        """``test`` (an ``if`` test in ``rel``) as a flag expression, or None when no part of it is known."""
+    def condition(self, rel: str, test: ast.expr, local: frozenset[str] = frozenset()) -> str | None:
+        """``test`` (an ``if`` test in ``rel``) as a flag expression, or None when no part of it is known
+        (or it reads a name of ``local``: the enclosing function's own, not the module's)."""
+        if any(isinstance(n, ast.Name) and n.id in local for n in ast.walk(test)):
+            return None
         text = self._cond(rel, test, 0)
         return None if text == UNKNOWN else text
 
@@ -176,13 +179,14 @@ def return_conditions(fn: ast.AST, flags, rel: str) -> tuple[tuple[int, str], ..
     if flags is None or isinstance(fn, ast.Lambda):
         return ()
     out = []
+    local = _locals(fn)
 
     def walk(stmts, conds):
         for s in stmts:
             if isinstance(s, ast.Return) and conds:
                 out.append((s.lineno, " and ".join(f"({c})" for c in conds)))
             elif isinstance(s, ast.If):
-                c = flags.condition(rel, s.test)
+                c = flags.condition(rel, s.test, local)
                 walk(s.body, conds + [c] if c is not None else conds)
                 walk(s.orelse, conds + [f"not ({c})"] if c is not None else conds)
             elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -197,3 +201,43 @@ def return_conditions(fn: ast.AST, flags, rel: str) -> tuple[tuple[int, str], ..
 
     walk(fn.body, [])
     return tuple(out)
+
+
+def branch_conditions(rel: str, flags) -> list[tuple[int, int, str]]:
+    """``(first line, last line, flag)`` of each branch of an ``if`` on a flag in ``rel`` (``not`` for
+    the ``else``; an ``elif`` is an ``if`` inside it), nested ones listed on their own."""
+    tree = flags.p.sources.tree(rel)
+    if tree is None or "if" not in flags.p.sources.text(rel):
+        return []
+    out = []
+    todo: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]
+    while todo:
+        node, local = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            local = local | _locals(node)
+        todo.extend((c, local) for c in ast.iter_child_nodes(node))
+        if not isinstance(node, ast.If):
+            continue
+        c = flags.condition(rel, node.test, local)
+        if c is None:
+            continue
+        for block, cond in ((node.body, c), (node.orelse, f"not ({c})")):
+            if block:
+                out.append((block[0].lineno, max(s.end_lineno or s.lineno for s in block), cond))
+    return out
+
+
+def _locals(fn) -> frozenset[str]:
+    """The names a function binds itself (parameters, assignments, imports, ``global`` aside: a name
+    declared ``global`` is the module's)."""
+    a = fn.args
+    names = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x is not None}
+    glob: set[str] = set()
+    for n in ast.walk(fn) if not isinstance(fn, ast.Lambda) else ():
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            names.add(n.id)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            names.update((x.asname or x.name.split(".")[0]) for x in n.names)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            glob.update(n.names)
+    return frozenset(names - glob)

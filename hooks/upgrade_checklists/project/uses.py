@@ -74,7 +74,7 @@ from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.core.astwalk import imports, module_level, statements, walk
 from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
-from upgrade_checklists.project.flags import Flags, return_conditions
+from upgrade_checklists.project.flags import Flags, branch_conditions, return_conditions
 from upgrade_checklists.project.receivers import Scope, Up, annotation_type, describe, hook_params, is_rebound, receivers
 from upgrade_checklists.project.values import assignments_onto
 
@@ -145,6 +145,9 @@ class Use:
     #: ANNOTATED: called through the receiver's class with the receiver first (``type(x).m(x, ...)``)
     through_class: bool = False
     optional: bool = False  # HOOK: ``@hookimpl(optionalhook=True)``: no spec of that name is no error
+    #: the ``if`` branches on the project's version flags around the use (``flags.Flags``), as one flag
+    #: expression: the audit says a use in a branch the flag makes dead at the new version as ``info``
+    flag: str = ""
 
 
 def module_name(rel: str) -> str:
@@ -287,6 +290,17 @@ def find_uses(sources, modules: list[str], hooks: bool = False) -> list[Use]:
                 out[i] = replace(u, star=head)
         out += class_patches
     out += project.subclass_uses()
+    return _flagged(out, project.flags)
+
+
+def _flagged(uses: list[Use], flags: Flags) -> list[Use]:
+    """``uses`` with the flag of the version-flag branches around each (``Use.flag``)."""
+    files = {u.file for u in uses if u.file}
+    ranges = {rel: branch_conditions(rel, flags) for rel in files}
+    out = []
+    for u in uses:
+        conds = [c for start, end, c in ranges.get(u.file, ()) if start <= u.line <= end]
+        out.append(replace(u, flag=" and ".join(f"({c})" for c in conds)) if conds else u)
     return out
 
 
