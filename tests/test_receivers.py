@@ -454,9 +454,9 @@ def test_the_audit_binds_uses_on_typed_receivers(project: Repo, upstreams: Path)
         15: ["`fakepkg.shop.base.Basket.total` (defined at fakepkg/shop/base.py:35) was removed at 2.0.0 "
              "(`b` is `fakepkg.shop.open_basket()` in `from_call`: a `fakepkg.shop.base.Basket`)"],
         20: ["`fakepkg.shop.base.Basket.discount` (defined at fakepkg/shop/base.py:20) was removed at 2.0.0 "
-             "(`b` annotated `fakepkg.shop.Basket` in `from_project`)"],
+             "(`b` is a `fakepkg.shop.Basket` in `from_project`)"],
         35: ["`fakepkg.shop.base.Item.price` (defined at fakepkg/shop/base.py:8) was removed at 2.0.0 "
-             "(`it4` annotated `fakepkg.shop.Item` in `loops`)"],
+             "(`it4` is a `fakepkg.shop.Item` in `loops`)"],
         41: ["`fakepkg.shop.base.Basket.discount` (defined at fakepkg/shop/base.py:20) was removed at 2.0.0 "
              "(`b` is `with fakepkg.shop.open_basket()` in `with_forms`: a `fakepkg.shop.base.Basket`)"],
         58: ["`fakepkg.shop.base.Store.region` (defined at fakepkg/shop/base.py:47) was removed at 2.0.0 "

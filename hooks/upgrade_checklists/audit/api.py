@@ -753,9 +753,12 @@ class UpstreamModel(ServedNames):
 
     def attribute_class(self, cls: Api, name: str) -> Api | None:
         """The class of attribute ``name`` of class ``cls`` (declared in it or a base: a class-level
-        annotation, ``self.x: T`` or ``self.x = T(...)`` in a method), when exactly one class of
+        annotation, ``self.x: T`` or ``self.x = T(...)`` in a method, a property's return), when exactly one class of
         the loaded source is named (``Optional[T]`` / ``T | None`` are ``T``); else None."""
         obj = self._member_obj(cls, name, classes_only=True)
+        if obj is not None and obj.kind.value == "function" and "property" in obj.labels:
+            ann = obj.returns  # a property: what its getter returns
+            return None if ann is None else self._annotated_class(ann, obj)
         if obj is None or obj.kind.value != "attribute":
             return None
         ann = getattr(obj, "annotation", None)
@@ -765,6 +768,13 @@ class UpstreamModel(ServedNames):
             value = getattr(obj, "value", None)
             func = getattr(value, "function", None) if type(value).__name__ == "ExprCall" else None
             paths = _type_paths(func) if func is not None else []
+        return self._classes_named(paths, obj)
+
+    def _annotated_class(self, ann, obj) -> Api | None:
+        return self._classes_named(_type_paths(ann), obj)
+
+    def _classes_named(self, paths: list[str], obj) -> Api | None:
+        """The one class of the loaded source that ``paths`` name (read in ``obj``'s module), else None."""
         found = []
         for path in dict.fromkeys(paths):
             for cand in (path, f"{obj.module.path}.{path}"):
@@ -780,9 +790,11 @@ class UpstreamModel(ServedNames):
     def receiver_class(self, start: str, steps: tuple[str, ...]) -> Api | None:
         """The class of the object the project reaches from upstream path ``start`` through
         ``steps`` (``receivers.STEPS``: ``call``, ``m:NAME`` a method called, ``a:NAME`` an
-        attribute or property read, ``iter`` an element, ``item`` ``x[i]``, ``u0`` / ``u1`` a pair
-        unpacked, ``enter`` what ``with`` binds; ``p:NAME`` first: what a callable's parameter ``NAME``
-        is given, by its annotation), each read from upstream's annotations; None
+        attribute or property read, ``iter`` an element, ``item`` ``x[i]``, ``i:N`` ``x[N]`` (the
+        N-th of a ``tuple[A, B]``), ``u0`` / ``u1`` a pair unpacked, ``enter`` what ``with`` binds;
+        on an upstream class: its ``__iter__``, ``__getitem__``, ``__enter__``; ``p:NAME`` first: what
+        a callable's parameter ``NAME`` is given, by its annotation), each read from upstream's
+        annotations; None
         where an annotation is missing, names no class of the loaded source, or is a union of
         classes; an Api of kind ``BUILTIN`` where it is a builtin container (``list[T]``)."""
         state, _at = self._walk(start, steps)
@@ -892,7 +904,8 @@ class UpstreamModel(ServedNames):
                     func = getattr(value, "function", None) if type(value).__name__ == "ExprCall" else None
                     return self._type_state(func, member, cls) if func is not None else None
                 return self._type_state(ann, member, cls)
-            dunder = {"iter": "__iter__", "enter": "__enter__"}.get(step)
+            dunder = {"iter": "__iter__", "enter": "__enter__", "item": "__getitem__"}.get(
+                "item" if step.startswith("i:") else step)
             if dunder is None:
                 return None
             member = self._member_of(cls, dunder)
@@ -902,7 +915,7 @@ class UpstreamModel(ServedNames):
             if member.kind.value != "function":
                 return None
             got = self._type_state(member.returns, member, cls)
-            return got if step == "enter" or got is None else self._step(got, "iter", False)
+            return got if step != "iter" or got is None else self._step(got, "iter", False)  # ``__getitem__``: as it is
         if kind == "builtin":  # what a builtin object's methods and attributes give: not upstream's either (which builtin: not said)
             return ("builtin", "object") if step.startswith(("m:", "a:")) else None
         if kind == "type":
@@ -913,8 +926,8 @@ class UpstreamModel(ServedNames):
                 items = list(expr.slice.elements)
                 return ("pair", items, context)
             return self._element(expr, context, "key" if which == "keys" else "value")
-        if kind == "pair" and step in ("u0", "u1"):
-            return self._type_state(state[1][int(step[1])], *state[2])
+        if kind == "pair" and step in ("u0", "u1", "i:0", "i:1"):
+            return self._type_state(state[1][int(step[-1])], *state[2])
         return None
 
     def _member_of(self, cls, name: str):
@@ -943,6 +956,11 @@ class UpstreamModel(ServedNames):
         items = list(inner.elements) if type(inner).__name__ == "ExprTuple" else [inner]
         pair = len(items) == 2
         pick = None
+        if step.startswith("i:"):  # ``x[N]``: the N-th of a fixed tuple, else an item
+            n = int(step[2:])
+            if name in ("tuple", "Tuple") and str(items[-1]) != "...":
+                return self._type_state(items[n], *context) if n < len(items) else None
+            step = "item"
         if step in ("iter", "item"):
             if name in self._ITERABLES or (name in self._MAPPINGS and step == "iter"):
                 pick = items[0]

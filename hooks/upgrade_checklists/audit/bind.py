@@ -1322,6 +1322,15 @@ def _receiver_class(model, start: str, steps: tuple[str, ...]) -> Api | None:
         return None
 
 
+def _declares(model, cls: str, name: str) -> bool | None:
+    """Upstream class ``cls`` has a member ``name`` (its own or inherited) in ``model``; None when the
+    class is not known there."""
+    api = _lookup(model, cls) if model is not None else None
+    if api is None or api.kind != "class":
+        return None
+    return _member(model, api, name) is not None
+
+
 def _bind_annotated(u: Use, old, new, version) -> Bound:
     """``p.m(...)`` / ``p.a`` on a receiver typed from upstream: a parameter the project annotates
     with an upstream class (``steps`` empty), or an object reached from upstream path ``target``
@@ -1329,8 +1338,9 @@ def _bind_annotated(u: Use, old, new, version) -> Bound:
     b = Bound(u, None, None)
     if hook_prefix(u.steps):
         return _bind_hook_param(b, old, new, version)
-    if u.steps == (REBOUND,):
-        b.unknown = RECEIVER_REBOUND
+    if u.steps[:1] == (REBOUND,):
+        gone = u.attr and _declares(new, u.target, u.attr) is False and not _declares(old, u.target, u.attr)
+        b.unknown = NOT_A_USE if gone else RECEIVER_REBOUND  # ``self.x…`` where upstream has no ``x``: the project's own
         return b
     if not u.steps:
         t_new, t_old = _lookup(new, u.target), _lookup(old, u.target)
@@ -1340,6 +1350,9 @@ def _bind_annotated(u: Use, old, new, version) -> Bound:
         t_old = t_old if t_old is not None and t_old.kind == "class" else None
     else:
         t_new = _receiver_class(new, u.target, u.steps)
+        if t_new is None and u.attr and _declares(new, u.target, u.attr) is False and not _declares(old, u.target, u.attr):
+            b.unknown = NOT_A_USE  # ``self.x…`` where no version of the upstream base has ``x``: the project's own
+            return b
         if t_new is not None and t_new.kind == BUILTIN:
             return _bind_builtin(b, t_new, _receiver_class(old, u.target, u.steps), version)
         if t_new is None or t_new.kind == BUILTIN:

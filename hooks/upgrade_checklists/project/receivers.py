@@ -23,6 +23,13 @@ from upstream's annotations, so nothing here knows the upstream source. Sources:
   hook specifications, ``uses.py`` says which): ``("hook:NAME", "p:PARAM")`` from the package's
   name; the binding stage finds the spec called NAME (``api.hook_spec``) and reads the
   annotation of its parameter PARAM, at each version (no spec of that name: not a use).
+- ``x[0]`` / ``x[1]`` with a constant index (``i:N``: the N-th of a ``tuple[A, B]``, else an item),
+  ``a, b = c, d`` (a tuple display to a tuple target: pairwise);
+- PEP 484 type comments: ``x = []  # type: List[T]``, and where a parameter has no annotation: per argument
+  (``calls,  # type: List[CallSpec2]``) and per function (``# type: (A, B) -> R``), read by
+  parsing the ``def``'s header alone again (``type_comments``), only where it holds one;
+- ``self.x`` in a method of a project subclass of an upstream class (``selfs``, given by the
+  caller): ``("<base>", ("a:x",))``, upstream's declaration of ``x`` read by the model;
 - a function installed as a patch (``uses.py``): the parameter that receives the instance
   (``Scope.seed``): the one ``functools.partial`` binds to a typed receiver whose method the
   patch replaces is that receiver (``self`` of a class patch is only used for the next rule:
@@ -41,15 +48,17 @@ its first assignment.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from upgrade_checklists.core.astwalk import walk
 from upgrade_checklists.project.calls import _inside, dotted, resolve
 
-#: the steps a descriptor can hold (``m:NAME``, ``a:NAME`` with a member's name; ``hook:NAME`` then
-#: ``p:PARAM`` first: a parameter of a hook implementation, typed by upstream's spec of that hook)
-STEPS = ("call", "m:", "a:", "iter", "item", "u0", "u1", "enter", "hook:", "p:")
+#: the steps a descriptor can hold (``m:NAME``, ``a:NAME`` with a member's name, ``i:N`` a constant
+#: index; ``hook:NAME`` then ``p:PARAM`` first: a parameter of a hook implementation, typed by
+#: upstream's spec of that hook)
+STEPS = ("call", "m:", "a:", "iter", "item", "i:", "u0", "u1", "enter", "hook:", "p:")
 #: the one step of a name given an upstream-typed value and something else in the same function
 REBOUND = "rebound"
 
@@ -192,6 +201,13 @@ def _element(g: Generic, step: str, modules: list[str]) -> Type:
     items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
     pair = len(items) == 2
     pick = None
+    if step.startswith("i:"):  # ``x[N]``: the N-th of a fixed tuple, else an item
+        n = int(step[2:])
+        fixed = name in ("tuple", "Tuple") and not (isinstance(items[-1], ast.Constant) and items[-1].value is Ellipsis)
+        if fixed:
+            pick = items[n] if n < len(items) else None
+            return None if pick is None else annotation_type(pick, dict(g.bound), modules)
+        step = "item"
     if step in ("iter", "item"):
         if name in _ITERABLES or (name in _MAPPINGS and step == "iter"):
             pick = items[0]
@@ -218,16 +234,26 @@ def hook_prefix(steps: tuple[str, ...]) -> tuple[str, ...]:
 
 def rebound(kinds: list) -> Type:
     """A name given these different types: ``Up(start, (REBOUND,))`` with the first upstream start
-    (its uses are counted unknown, under that package), or None when none is upstream's. A hook
-    parameter (when nothing else is upstream's) keeps its ``hook:``/``p:`` steps before REBOUND: the
-    binding stage counts it only where upstream has that hook."""
+    (its uses are counted unknown, under that package), or None when none is upstream's. When every
+    upstream one starts at attribute ``x`` of the same class (``self.x…`` in a subclass), that step
+    follows: ``(REBOUND, "a:x")`` (not a use at all where upstream has no ``x``). A hook parameter
+    (when nothing else is upstream's) keeps its ``hook:``/``p:`` steps before REBOUND: the binding
+    stage counts it only where upstream has that hook."""
     ups = [k.members[0] if isinstance(k, Either) else k for k in kinds if isinstance(k, (Up, Either))]
-    first = next((k for k in ups if not hook_prefix(k.steps)), ups[0] if ups else None)
-    return None if first is None else Up(first.start, (*hook_prefix(first.steps), REBOUND))
+    if not ups:
+        return None
+    first = next((k for k in ups if not hook_prefix(k.steps)), ups[0])
+    if hook_prefix(first.steps):
+        return Up(first.start, (*hook_prefix(first.steps), REBOUND))
+    head = first.steps[:1] if first.steps[:1] and first.steps[0].startswith("a:") else ()
+    if head and all(k.start == first.start and k.steps[:1] == head for k in ups):
+        return Up(first.start, (REBOUND, *head))
+    return Up(first.start, (REBOUND,))
 
 
 def is_rebound(t: Type) -> bool:
-    return isinstance(t, Up) and t.steps[-1:] == (REBOUND,)
+    """``(REBOUND, …)``, or ``("hook:NAME", "p:PARAM", REBOUND)`` for a hook parameter."""
+    return isinstance(t, Up) and REBOUND in t.steps
 
 
 def then(t: Type, step: str, modules: list[str]) -> Type:
@@ -245,11 +271,63 @@ def then(t: Type, step: str, modules: list[str]) -> Type:
             items = t.of.node.slice.elts
             return Pair(items[0], items[1], t.of.bound)
         return _element(t.of, "iter" if t.which == "keys" else "item", modules)
-    if isinstance(t, Pair) and step in ("u0", "u1"):
-        return annotation_type(t.key if step == "u0" else t.value, dict(t.bound), modules)
+    if isinstance(t, Pair) and step in ("u0", "u1", "i:0", "i:1"):
+        return annotation_type(t.key if step[-1] == "0" else t.value, dict(t.bound), modules)
     if isinstance(t, Enumerated):
-        return t.inner if step == "u1" else None
+        return t.inner if step in ("u1", "i:1") else None
     return None
+
+_TYPE_COMMENT = re.compile(r"#\s*type:(?!\s*ignore\b)")
+
+
+def _comment_expr(text: str | None) -> ast.expr | None:
+    if not text:
+        return None
+    try:
+        return ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # not an expression, or a hostile one
+        return None
+
+
+def type_comments(fn: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str] | None) -> tuple[dict[str, ast.expr], ast.expr | None]:
+    """The PEP 484 type comments of ``fn``'s parameters (name -> type expression) and its return:
+    per argument (``calls,  # type: List[X]``) and per function (``# type: (A, B) -> R``; ``self`` /
+    ``cls`` may be left out of it). Only the ``def``'s header is parsed again, with
+    ``type_comments``, and only when it holds such a comment: the file was parsed without them
+    (the every-commit check never pays for this)."""
+    if lines is None or not fn.body:
+        return {}, None
+    first, body = fn.lineno, fn.body[0].lineno
+    header = lines[first - 1: body - 1]
+    if not header or not any(_TYPE_COMMENT.search(x) for x in header):
+        return {}, None
+    text = "\n".join([header[0].lstrip(), *header[1:]]) + "\n    pass\n"
+    try:
+        tree = ast.parse(text, type_comments=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}, None
+    node = tree.body[0] if tree.body else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {}, None
+    a = node.args
+    params = a.posonlyargs + a.args + a.kwonlyargs
+    out = {p.arg: e for p in params if (e := _comment_expr(p.type_comment)) is not None}
+    returns = None
+    if node.type_comment:
+        try:
+            sig = ast.parse(node.type_comment, mode="func_type")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            sig = None
+        if sig is not None:
+            returns = sig.returns
+            types = [t for t in sig.argtypes if not (isinstance(t, ast.Constant) and t.value is Ellipsis)]
+            named = a.posonlyargs + a.args
+            if len(types) == len(named) - 1 and named[0].arg in ("self", "cls"):
+                named = named[1:]  # ``self`` / ``cls`` left out of the comment
+            if len(types) == len(named):
+                for p, t in zip(named, types):
+                    out.setdefault(p.arg, t)
+    return out, returns
 
 
 def _own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
@@ -275,14 +353,23 @@ class Scope:
     """The typed names of one project function (flow-insensitive, see the module's docstring)."""
 
     def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, bound: dict[str, str], modules: list[str],
-                 returns: Callable[[ast.expr], Type], hook: tuple[str, str, bool] | None = None) -> None:
+                 returns: Callable[[ast.expr], Type], lines: list[str] | None = None,
+                 selfs: Callable[[str], Type] | None = None, hook: tuple[str, str, bool] | None = None) -> None:
         """``bound``: the file's upstream bindings; ``returns(func)``: the type a call of a project
-        callable gives (its annotated return), or None; ``hook``: ``(start, hook name, method)`` when
-        ``fn`` may implement upstream's hook of that name (``method``: its first parameter is
-        ``self``): each parameter pluggy passes (positional, no default) that the project does not
-        annotate is typed by the spec's annotation of it."""
+        callable gives (its annotated return), or None; ``lines``: the file's text (for type
+        comments); ``selfs(x)``: the type of ``self.x`` when ``fn`` is a method of a project
+        subclass of an upstream class (its first parameter is ``self``), else None; ``hook``:
+        ``(start, hook name, method)`` when ``fn`` may implement upstream's hook of that name
+        (``method``: its first parameter is ``self``): each parameter pluggy passes (positional, no
+        default) that the project does not annotate is typed by the spec's annotation of it."""
         self.fn, self.bound, self.modules, self.returns = fn, bound, modules, returns
         self.hooked = hook_params(fn, hook)
+        self.comments, _ = type_comments(fn, lines)
+        self.lines = lines
+        a = fn.args
+        first = (a.posonlyargs + a.args)[:1]
+        self.me = first[0].arg if selfs is not None and first else None
+        self.selfs = selfs
         self.nodes = list(_own_nodes(fn))
         self.defs: dict[str, list[tuple[str, ast.AST]]] = {}  # name -> (how, what) for each binding
         a = fn.args
@@ -343,7 +430,16 @@ class Scope:
         for node in self.nodes:
             if isinstance(node, ast.Assign):
                 for t in node.targets:
-                    self._bind(t, "value", node.value)
+                    v = node.value
+                    if (isinstance(t, (ast.Tuple, ast.List)) and isinstance(v, (ast.Tuple, ast.List))
+                            and len(t.elts) == len(v.elts)
+                            and not any(isinstance(x, ast.Starred) for x in (*t.elts, *v.elts))):
+                        for te, ve in zip(t.elts, v.elts):  # ``a, b = c, d``: pairwise
+                            self._bind(te, "value", ve)
+                    elif isinstance(t, ast.Name) and (ann := self._assign_comment(node)) is not None:
+                        self.defs.setdefault(t.id, []).append(("annotation", ann))  # ``x = []  # type: List[T]``
+                    else:
+                        self._bind(t, "value", v)
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
                 self.defs.setdefault(node.target.id, []).append(("annotation", node.annotation))
             elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
@@ -375,6 +471,14 @@ class Scope:
             elif isinstance(node, ast.MatchMapping) and node.rest:
                 self.defs.setdefault(node.rest, []).append(("other", node))
 
+    def _assign_comment(self, node: ast.Assign) -> ast.expr | None:
+        """The PEP 484 type comment at the end of an assignment's last line, if any."""
+        if self.lines is None or not node.end_lineno or node.end_lineno > len(self.lines):
+            return None
+        line = self.lines[node.end_lineno - 1]
+        m = _TYPE_COMMENT.search(line)
+        return _comment_expr(line[m.end():].split("#", 1)[0]) if m is not None else None
+
     # -- types ------------------------------------------------------------------------------
 
     def name(self, n: str) -> Type:
@@ -402,11 +506,11 @@ class Scope:
     def _def_type(self, how: str, what: ast.AST) -> Type:
         base, _, unpack = how.partition("+")
         if base == "param":
-            t = annotation_type(what.annotation, self.bound, self.modules)
+            t = annotation_type(what.annotation or self.comments.get(what.arg), self.bound, self.modules)
             seeded = self.seeds.get(what.arg)
             if t is None and seeded is not None and what.arg not in self.classes_only:
                 t = seeded[0]
-            elif t is None and what.annotation is None and what.arg in self.hooked:
+            elif t is None and what.annotation is None and what.arg not in self.comments and what.arg in self.hooked:
                 t = self.hooked[what.arg]
         elif base == "annotation":
             t = annotation_type(what, self.bound, self.modules)
@@ -445,11 +549,33 @@ class Scope:
         if isinstance(e, ast.Attribute):
             if resolve(e, self.bound) is not None:
                 return None  # an upstream name (a class, a function), not an object of one
+            if isinstance(e.value, ast.Name):
+                owner = self._self_scope(e.value.id)
+                if owner is not None:
+                    return owner.selfs(e.attr)
             return then(self.expr(e.value), f"a:{e.attr}", self.modules)
         if isinstance(e, ast.Subscript):
-            return then(self.expr(e.value), "item", self.modules)
+            s = e.slice
+            n = s.value if isinstance(s, ast.Constant) and type(s.value) is int else None
+            return then(self.expr(e.value), f"i:{n}" if n is not None and 0 <= n < 8 else "item", self.modules)
         if isinstance(e, (ast.Await,)):
             return None
+        return None
+
+    def enclosing_selfs(self):
+        """The ``selfs`` of this method, or of the method enclosing this closure; else None."""
+        sc: Scope | None = self
+        while sc is not None and sc.selfs is None:
+            sc = sc.parent
+        return None if sc is None else sc.selfs
+
+    def _self_scope(self, n: str) -> Scope | None:
+        """The scope whose ``self`` the name ``n`` is (this method's, or an enclosing one's for a
+        closure), when that name is bound nowhere else in it; else None."""
+        if n == self.me and selfs_only_param(self.defs.get(n, [])):
+            return self
+        if n not in self.defs and self.parent is not None:
+            return self.parent._self_scope(n)
         return None
 
     # -- narrowing --------------------------------------------------------------------------
@@ -503,6 +629,10 @@ def hook_params(fn: ast.FunctionDef | ast.AsyncFunctionDef, hook: tuple[str, str
     return {p.arg: Up(start, (f"hook:{name}", f"p:{p.arg}")) for p in positional if p.annotation is None}
 
 
+def selfs_only_param(defs: list) -> bool:
+    return len(defs) == 1 and defs[0][0] == "param"
+
+
 def describe(t: Up) -> str:
     """How the code reached the object, as text: ``pkg.f()``, ``pkg.Cls.m()`` iterated, ..."""
     prefix = hook_prefix(t.steps)
@@ -520,6 +650,8 @@ def describe(t: Up) -> str:
             text = f"an element of {text}"
         elif step == "item":
             text = f"an item of {text}"
+        elif step.startswith("i:"):
+            text = text[:-1] + f"[{step[2:]}]`"
         elif step in ("u0", "u1"):
             text = f"{'the first' if step == 'u0' else 'the second'} of {text}"
         elif step == "enter":
@@ -608,7 +740,15 @@ def _why(scope: Scope, value: ast.expr, t: Up, either: Either | None = None) -> 
         if seeded is not None and seeded[0] == t and scope.defs.get(value.id, [])[:1] and scope.name(value.id) == t:
             return seeded[1]
         if not t.steps:
-            return f"`{value.id}` annotated `{t.start}` in `{fn}`"
+            owner: Scope | None = scope
+            while owner is not None and value.id not in owner.defs:
+                owner = owner.parent  # a closure's name: the enclosing function's
+            defs = owner.defs.get(value.id) or [] if owner is not None else []
+            if any(how == "annotation" or how == "param" and what.annotation is not None for how, what in defs):
+                return f"`{value.id}` annotated `{t.start}` in `{fn}`"
+            if owner is not None and any(how == "param" and what.arg in owner.comments for how, what in defs):
+                return f"`{value.id}` typed `{t.start}` by its type comment in `{fn}`"
+            return f"`{value.id}` is a `{t.start}` in `{fn}`"  # an element of a project generic, a project function's return
         return f"`{value.id}` is {describe(t)} in `{fn}`"
     shown = ast.unparse(value)
     return f"`{shown}` is {describe(t)} in `{fn}`" if len(shown) <= 60 else f"{describe(t)} in `{fn}`"

@@ -52,8 +52,12 @@ A use is reached through a file's imports of the package (any alias):
   an element iterated, ``with … as x``, ``isinstance`` narrowing; ``steps`` say how the
   receiver was reached from ``target`` (the model reads each from upstream's annotations).
   A name the function assigns more than one kind of value is not typed (``steps`` is
-  ``("rebound",)``: counted unknown). An unannotated parameter of a hook implementation is
-  typed by upstream's hook specification of that name (``steps`` ``("hook:NAME", "p:PARAM", …)``);
+  ``("rebound",)``: counted unknown). In a method of a project subclass of an upstream class,
+  ``self.x`` is typed from upstream's declaration of ``x`` (``_SelfAttrs``; ``steps`` start
+  ``a:x``, ``attr`` is ``x``: no use at all where no version of the base has ``x``); PEP 484 type
+  comments type parameters, returns and assignments that have no annotation. An unannotated
+  parameter of a hook implementation is typed by upstream's hook specification of that name
+  (``steps`` ``("hook:NAME", "p:PARAM", …)``);
 - ``hook``: a function that may implement one of upstream's hooks (``_hooks``): a module-level
   function, or a method of a module-level class, in a file that imports the package, or one
   decorated with a name the file binds to ``HookimplMarker(...)``; ``member`` the hook's name
@@ -75,7 +79,8 @@ from dataclasses import dataclass, field, replace
 from upgrade_checklists.core.astwalk import imports, module_level, statements, walk
 from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
 from upgrade_checklists.project.flags import Flags, branch_conditions, return_conditions
-from upgrade_checklists.project.receivers import Scope, Up, annotation_type, describe, hook_params, is_rebound, receivers
+from upgrade_checklists.project.receivers import (REBOUND, Scope, Up, annotation_type, describe, hook_params, is_rebound, rebound,
+                                                receivers, type_comments)
 from upgrade_checklists.project.values import assignments_onto
 
 IMPORT, CALL, RESULT, MEMBER, PATCH, ATTRIBUTE = "import", "call", "result", "member", "patch", "attribute"
@@ -424,11 +429,13 @@ def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str
     """Each function's :class:`receivers.Scope`, and the scope owning each node (id -> Scope; a
     node at module level or in a class body has none). ``hooks``: the possible hook
     implementations (``_hooks``), whose parameters the hook's spec may type; ``also``: the lines
-    of functions kept whatever they name (patches whose instance parameter is typed)."""
+    of functions kept whatever they name (patches whose instance parameter is typed). A method of
+    a project subclass of an upstream class types ``self.x`` (:class:`_SelfAttrs`)."""
     hooks = hooks or {}
     returns = _Returns(project, rel, modules)
     scopes, owner = [], {}
     lines = project.sources.text(rel).splitlines()
+    methods = project.methods_of_subclasses(rel, tree)
     words = None
     kept: list[tuple[int, int]] = []  # the line ranges of the functions kept: what they enclose is kept too
     for fn in sorted((n for n in statements(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
@@ -436,12 +443,14 @@ def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str
         end = fn.end_lineno or fn.lineno
         hook = hooks.get(id(fn))
         hook = None if hook is None else (modules[0], hook[1], hook[3])
-        if not any(a <= fn.lineno <= b for a, b in kept) and fn.lineno not in also:
+        selfs = methods.get(id(fn))
+        if selfs is None and not any(a <= fn.lineno <= b for a, b in kept) and fn.lineno not in also:
             words = words if words is not None else {*bound, "isinstance", *returns.upstream_typed()}
             if not hook_params(fn, hook) and not _mentions("\n".join(lines[fn.lineno - 1: end]), words):
                 continue  # names nothing that can give an upstream receiver, and no enclosing function does
+        if selfs is not None or (not any(a <= fn.lineno <= b for a, b in kept) and fn.lineno not in also):
             kept.append((fn.lineno, end))
-        sc = Scope(fn, bound, modules, returns, hook)
+        sc = Scope(fn, bound, modules, returns, lines, selfs, hook)
         scopes.append(sc)
         for n in sc.nodes:
             owner[id(n)] = sc
@@ -508,12 +517,22 @@ def _receivers(rel: str, text: str, scopes, covered: set[int]) -> list[Use]:
         for r in found:
             if r.call is not None and id(r.call) in covered:
                 continue
+            v = r.node.value
+            attr = ""
+            selfs = sc.enclosing_selfs()
+            if selfs is not None:
+                if (isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and sc._self_scope(v.value.id) is not None
+                        and selfs.typed_use(v.attr)):
+                    continue  # ``self.x.m()`` / ``self.x.y`` on an attribute the project never writes: a TYPED use
+                head = [x for x in r.type.steps[:2] if x != REBOUND][:1]
+                if r.type.start == selfs.base and head and head[0].startswith("a:"):
+                    attr = head[0][2:]  # ``self.x…``: not a use when upstream has no ``x`` (the project's own)
             c = None
             if r.call is not None and id(r.call) in where:
                 stmt, w = where[id(r.call)]
                 c = make_call(r.node.attr, w, r.call, stmt, lines)
             out.append(Use(rel, c.line if c is not None else r.node.lineno, ANNOTATED, r.type.start, r.node.attr,
-                           call=c, via=r.why, steps=r.type.steps, through_class=r.unbound))
+                           call=c, via=r.why, steps=r.type.steps, attr=attr, through_class=r.unbound))
     return out
 
 
@@ -579,6 +598,133 @@ def _hook_uses(rel: str, hooks: dict[int, tuple], modules: list[str]) -> list[Us
     return out
 
 
+class _SelfAttrs:
+    """The type of ``self.x`` in the methods of project class ``name`` (a subclass of upstream class
+    ``base``), as mypy reads it: an attribute the project classes of the chain never assign is
+    upstream's (``Up(base, ("a:x",))``: the model reads the declaration); one they assign only
+    without annotation and with values of no known type (``[]``, ``None`` alone, a parameter) keeps
+    upstream's declared type too; one they assign only upstream objects of one type is that type; a
+    method of theirs, an annotated assignment, a project object, or values of more than one kind:
+    not typed (``rebound`` when an upstream type is among them: counted unknown)."""
+
+    def __init__(self, project: _Project, name: str, base: str, chain: list[str]) -> None:
+        self.p, self.name, self.base, self.chain = project, name, base, chain
+        self.memo: dict[str, object] = {}
+        self.busy: set[str] = set()
+        self._writes: dict[str, list] | None = None
+        self._methods: set[str] = set()
+        self._scopes: dict[int, Scope] = {}  # id(method) -> its scope, for the values it assigns
+
+    def _collect(self) -> dict[str, list]:
+        if self._writes is not None:
+            return self._writes
+        writes: dict[str, list] = {}
+        for cname in self.chain:
+            cls = self.p.classes[cname]
+            node = self.p.node(cls)
+            tree = self.p.sources.tree(cls.file)
+            bound = bindings(tree, self.p.modules)
+            for s in node.body:
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self._methods.add(s.name)
+                    args = s.args.posonlyargs + s.args.args
+                    if not args or {_decorator(d) for d in s.decorator_list} & {"staticmethod", "classmethod"}:
+                        continue
+                    me = args[0].arg
+                    for n in walk(s):
+                        if isinstance(n, ast.Assign):
+                            for t in n.targets:
+                                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me:
+                                    writes.setdefault(t.attr, []).append((cls.file, bound, s, n.value))
+                                else:
+                                    for x in walk(t):
+                                        if (isinstance(x, ast.Attribute) and isinstance(x.ctx, ast.Store)
+                                                and isinstance(x.value, ast.Name) and x.value.id == me):
+                                            writes.setdefault(x.attr, []).append(None)  # unpacked into: not known
+                        elif (isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Attribute)
+                              and isinstance(n.target.value, ast.Name) and n.target.value.id == me):
+                            writes.setdefault(n.target.attr, []).append("plain")  # ``self.n += 1``: its type kept
+                        elif isinstance(n, (ast.AnnAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
+                                            ast.NamedExpr, ast.comprehension)):
+                            for x in walk(n.target if not isinstance(n, (ast.With, ast.AsyncWith)) else n):
+                                if (isinstance(x, ast.Attribute) and isinstance(x.ctx, ast.Store)
+                                        and isinstance(x.value, ast.Name) and x.value.id == me):
+                                    writes.setdefault(x.attr, []).append(None)
+                elif isinstance(s, ast.ClassDef):
+                    self._methods.add(s.name)
+                elif isinstance(s, ast.Assign):
+                    for t in s.targets:
+                        for x in walk(t):
+                            if isinstance(x, ast.Name):
+                                plain = isinstance(s.value, (ast.Constant, ast.List, ast.Dict, ast.Tuple, ast.Set))
+                                writes.setdefault(x.id, []).append("plain" if plain else None)
+                elif isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name):
+                    writes.setdefault(s.target.id, []).append(None)
+        self._writes = writes
+        return writes
+
+    def typed_use(self, attr: str) -> bool:
+        """``self.<attr>.m()`` / ``self.<attr>.y`` is a TYPED use already (the project classes neither
+        define nor assign ``attr``)."""
+        writes = self._collect()
+        return attr not in writes and attr not in self._methods
+
+    def __call__(self, attr: str):
+        if attr in self.memo:
+            return self.memo[attr]
+        writes = self._collect()
+        if attr in self._methods or attr in self.busy:
+            return None
+        self.busy.add(attr)
+        kinds = []
+        for w in writes.get(attr, []):
+            if w is None:
+                kinds.append("other")
+            elif w == "plain":
+                kinds.append("plain")
+            else:
+                kinds.append(self._value(*w))
+        self.busy.discard(attr)
+        typed = [k for k in kinds if isinstance(k, Up)]
+        if not kinds or all(k == "plain" for k in kinds):
+            found = Up(self.base, (f"a:{attr}",))
+        elif typed and len(typed) == len(kinds) and all(k == typed[0] for k in typed):
+            found = typed[0]
+        elif typed:
+            found = rebound(typed)
+        else:
+            found = None
+        self.memo[attr] = found
+        return found
+
+    def _value(self, rel: str, bound: dict[str, str], fn, value: ast.expr):
+        """What one ``self.x = value`` gives: an upstream type, ``plain`` (no known type), or ``other``."""
+        if isinstance(value, ast.Constant) or isinstance(value, (ast.List, ast.Dict, ast.Set, ast.Tuple)) and not (
+                getattr(value, "elts", None) or getattr(value, "keys", None)):
+            return "plain"  # ``[]``, ``{}``, ``None``, a number: what upstream declares it holds
+        sc = self._scopes.get(id(fn))
+        if sc is None:
+            sc = self._scopes[id(fn)] = Scope(fn, bound, self.p.modules, _Returns(self.p, rel, self.p.modules),
+                                              self.p.sources.text(rel).splitlines(), self)
+        t = sc.expr(value)
+        if isinstance(t, Up):
+            return t
+        if t is not None:
+            return "other"  # a project generic
+        if isinstance(value, ast.Name) and any(how == "annotation" or how == "param" and what.annotation is not None
+                                               for how, what in sc.defs.get(value.id, [])):
+            return "other"  # annotated by the project with a class of its own (or a builtin): its members
+        func = value.func if isinstance(value, ast.Call) else None
+        if func is not None and isinstance(func, (ast.Name, ast.Attribute)):
+            q = resolve(func, self.p.names(rel))
+            if q is not None and q in self.p.classes:
+                return "other"  # a project object (a duck type of upstream's): its own members
+        if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.Tuple, ast.ListComp, ast.DictComp, ast.SetComp,
+                              ast.Lambda, ast.JoinedStr, ast.BinOp)):
+            return "other"
+        return "plain"
+
+
 class _Returns:
     """What a call of a project function gives, by its annotated return (``def make() -> pkg.Cls``,
     ``-> list[pkg.Cls]``), read with the bindings of the file that defines it."""
@@ -617,10 +763,15 @@ class _Returns:
         if _inside(q, self.modules) or q.rpartition(".")[0] not in self.p.files:
             return None
         found = self.p.function(self.rel, q)
-        if found is None or found[1].returns is None:
+        if found is None:
             return None
         frel, fn = found
-        return annotation_type(fn.returns, bindings(self.p.sources.tree(frel), self.modules), self.modules)
+        returns = fn.returns
+        if returns is None:  # ``# type: (...) -> pkg.T``
+            returns = type_comments(fn, self.p.sources.text(frel).splitlines())[1]
+        if returns is None:
+            return None
+        return annotation_type(returns, bindings(self.p.sources.tree(frel), self.modules), self.modules)
 
 
 def _is_type_checking(test: ast.AST) -> bool:
@@ -1088,6 +1239,31 @@ class _Project:
                     break
         self._upstream[name] = found
         return found
+
+    def self_attrs(self, name: str) -> _SelfAttrs | None:
+        """How ``self.x`` is typed in the methods of project class ``name`` (None: no upstream base)."""
+        memo = self.__dict__.setdefault("_self_attrs", {})
+        if name not in memo:
+            up = self.upstream_base(name)
+            memo[name] = _SelfAttrs(self, name, up[0], up[1]) if up is not None else None
+        return memo[name]
+
+    def methods_of_subclasses(self, rel: str, tree: ast.Module) -> dict[int, _SelfAttrs]:
+        """id(def) -> its class's :class:`_SelfAttrs`, for each method (not static, not a class method)
+        of each project subclass of an upstream class that ``rel`` defines at module level."""
+        mod = module_name(rel)
+        out: dict[int, _SelfAttrs] = {}
+        for node in tree.body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            selfs = self.self_attrs(f"{mod}.{node.name}") if f"{mod}.{node.name}" in self.classes else None
+            if selfs is None:
+                continue
+            for f in node.body:
+                if (isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and (f.args.posonlyargs + f.args.args)
+                        and not {_decorator(d) for d in f.decorator_list} & {"staticmethod", "classmethod"}):
+                    out[id(f)] = selfs
+        return out
 
     def _defined(self, chain: list[str]) -> set[str]:
         """Methods and class attributes the project classes of ``chain`` define."""
