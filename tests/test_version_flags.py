@@ -204,8 +204,9 @@ def test_elif_and_nested_branches() -> None:
     src = (PATCH_HEAD + "OLD = fakepkg.__version__ < '2'\n\n\ndef m(self):\n    if OLD:\n        return 1, 2, 3\n"
            "    elif plain():\n        return 1, 2\n    return 1\n\n\nManager.m = m\n")
     got = _flags({"app/p.py": src})
-    # the elif's test is no flag: the second return only carries `not OLD`; the last one is under no if
-    assert got == {8: "(S < '2')", 10: "(not (S < '2'))"}
+    # the elif's test is no flag: the second return only carries `not OLD`; the last one follows an
+    # `if OLD:` that returns: it runs only when OLD is false too
+    assert got == {8: "(S < '2')", 10: "(not (S < '2'))", 11: "(not (S < '2'))"}
 
 
 @pytest.mark.parametrize("compat", [
@@ -246,3 +247,11 @@ def test_the_flag_around_each_use() -> None:
     calls = {u.line: u.flag for u in uses if u.kind == CALL}
     # f's parameter OLD is not the module's flag; g reads the module's
     assert calls == {7: "", 12: "(S < '2')", 14: "(not (S < '2'))"}
+
+
+def test_a_return_after_an_early_return_on_a_flag() -> None:
+    src = (PATCH_HEAD + "NEW = fakepkg.__version__ >= '2'\n\n\ndef m(self):\n    if NEW:\n        return 1, 2\n"
+           "    x = 1\n    return 1, 2, x\n\n\ndef k(self):\n    if NEW:\n        x = 1\n    else:\n        raise TypeError\n"
+           "    return 1, 2, x\n\n\nManager.m = m\nManager.k = k\n")
+    # m: the triple runs only when NEW is false; k: only when NEW is true (its else raises)
+    assert _flags({"app/p.py": src}) == {8: "(S >= '2')", 10: "(not (S >= '2'))", 18: "(S >= '2')"}

@@ -175,7 +175,8 @@ class Flags:
 
 def return_conditions(fn: ast.AST, flags, rel: str) -> tuple[tuple[int, str], ...]:
     """``(line, flag expression)`` of each ``return`` in ``fn``'s own body under ``if`` tests of which
-    one at least is a flag: the conjunction of the branches taken to reach it (``not`` for ``else``)."""
+    one at least is a flag: the conjunction of the branches taken to reach it (``not`` for ``else``;
+    after ``if FLAG: … return``, the statements that follow it in the block are under ``not FLAG``)."""
     if flags is None or isinstance(fn, ast.Lambda):
         return ()
     out = []
@@ -189,6 +190,10 @@ def return_conditions(fn: ast.AST, flags, rel: str) -> tuple[tuple[int, str], ..
                 c = flags.condition(rel, s.test, local)
                 walk(s.body, conds + [c] if c is not None else conds)
                 walk(s.orelse, conds + [f"not ({c})"] if c is not None else conds)
+                if c is not None and _leaves(s.body) and not _leaves(s.orelse):  # ``if FLAG: return …`` then the rest
+                    conds = conds + [f"not ({c})"]
+                elif c is not None and _leaves(s.orelse) and not _leaves(s.body):
+                    conds = conds + [c]
             elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
             else:
@@ -225,6 +230,11 @@ def branch_conditions(rel: str, flags) -> list[tuple[int, int, str]]:
             if block:
                 out.append((block[0].lineno, max(s.end_lineno or s.lineno for s in block), cond))
     return out
+
+
+def _leaves(block: list[ast.stmt]) -> bool:
+    """The block always ends in a ``return`` or ``raise`` of its own."""
+    return bool(block) and isinstance(block[-1], (ast.Return, ast.Raise))
 
 
 def _locals(fn) -> frozenset[str]:
