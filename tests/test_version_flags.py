@@ -217,6 +217,8 @@ def test_elif_and_nested_branches() -> None:
     "import fakepkg\nNEW = fakepkg.__version__ >= Version('2')\n",  # text against a Version: a TypeError
     "import fakepkg\ndef NEW():\n    return True\n",  # a function
     "import fakepkg\n",  # not defined at all
+    "import fakepkg\nNEW = fakepkg.__version__ >= '2'\ndef force():\n    global NEW\n    NEW = True\n",  # set again in a function
+    "import fakepkg\nNEW = fakepkg.__version__ >= '2'\nfor NEW in (1, 2):\n    pass\n",  # rebound by a loop
 ])
 def test_what_is_no_flag(compat: str) -> None:
     files = {"app/__init__.py": "", "app/compat.py": compat,

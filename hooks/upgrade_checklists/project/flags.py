@@ -162,6 +162,11 @@ class Flags:
                     if isinstance(n, ast.Name):
                         single = isinstance(t, ast.Name) and len(targets) == 1 and n.id not in out
                         out[n.id] = value if single else None
+            if isinstance(stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+                for n in ast.walk(stmt.target) if isinstance(stmt, (ast.For, ast.AsyncFor)) else [
+                        x for i in stmt.items if i.optional_vars is not None for x in ast.walk(i.optional_vars)]:
+                    if isinstance(n, ast.Name):
+                        out[n.id] = None
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 out[stmt.name] = None
             elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -169,6 +174,9 @@ class Flags:
                     name = a.asname or a.name.split(".")[0]
                     if name in out:
                         out[name] = None  # rebound by an import after an assignment
+        for n in ast.walk(tree) if tree is not None else ():
+            if isinstance(n, ast.Global):  # assigned in a function too: not one value
+                out.update({g: None for g in n.names})
         self._assigned[rel] = out
         return out
 
