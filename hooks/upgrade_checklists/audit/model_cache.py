@@ -177,14 +177,20 @@ _CALL_FIELDS = {"file": str, "line": int, "caller": str, "positional": int, "key
                 "unpacked": int}
 
 
-def _calls_in(v) -> list[dict]:
-    """Upstream calls (``api.self_calls_in``) read back: exactly their fields, each of its type."""
+def _records(v, fields: dict[str, type], what: str) -> list[dict]:
+    """A list of records read back: each exactly ``fields``, each value of its type (else ``what`` is refused)."""
     if type(v) is not list:
         raise PlainError("expected a list")
-    out = []
     for c in v:
-        if type(c) is not dict or set(c) != set(_CALL_FIELDS) or any(type(c[k]) is not t for k, t in _CALL_FIELDS.items()):
-            raise PlainError("not an upstream call")
+        if type(c) is not dict or set(c) != set(fields) or any(type(c[k]) is not t for k, t in fields.items()):
+            raise PlainError(f"not {what}")
+    return v
+
+
+def _calls_in(v) -> list[dict]:
+    """Upstream calls (``api.self_calls_in``) read back: exactly their fields, each of its type."""
+    out = []
+    for c in _records(v, _CALL_FIELDS, "an upstream call"):
         _paths(c["keywords"])
         out.append(dict(c))
     return out
@@ -195,12 +201,8 @@ _FORWARD_FIELDS = {"how": str, "member": str, "line": int, "map": dict, "whole":
 
 def _forwards_in(v) -> list[dict]:
     """Methods' forwarded calls (``api.forwards``) read back: exactly their fields, each of its type."""
-    if type(v) is not list:
-        raise PlainError("expected a list")
     out = []
-    for c in v:
-        if type(c) is not dict or set(c) != set(_FORWARD_FIELDS) or any(type(c[k]) is not t for k, t in _FORWARD_FIELDS.items()):
-            raise PlainError("not a forwarded call")
+    for c in _records(v, _FORWARD_FIELDS, "a forwarded call"):
         if not all(type(k) is str and type(x) is str for k, x in c["map"].items()):
             raise PlainError("not a forwarded call")
         out.append({**c, "map": dict(c["map"]), "own": _paths(c["own"]), "foreign": _paths(c["foreign"])})

@@ -73,7 +73,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.core.astwalk import imports, module_level, statements, walk
@@ -1448,18 +1448,20 @@ class _Project:
                 return q
         return None
 
+    def _naming(self, words: set[str]) -> Iterator[tuple[str, ast.Module]]:
+        """``(rel, tree)`` of each project file whose text names one of ``words`` (and parses)."""
+        for rel in self.sources.paths:
+            if _mentions(self.sources.text(rel), words):
+                tree = self.sources.tree(rel)
+                if tree is not None:
+                    yield rel, tree
+
     def _annotated_calls(self, classes: set[str]) -> dict[str, list[tuple[str, int, str]]]:
         """Methods called on a parameter the project annotates with one of ``classes`` (``def f(m: Sub):
         m.run()``; ``Optional[Sub]`` / ``Sub | None`` too, and a quoted annotation): class -> (method, line, file)."""
         out: dict[str, list[tuple[str, int, str]]] = {}
         shorts = {q.rsplit(".", 1)[-1] for q in classes}
-        for rel in self.sources.paths:
-            text = self.sources.text(rel)
-            if not _mentions(text, shorts):
-                continue
-            tree = self.sources.tree(rel)
-            if tree is None:
-                continue
+        for rel, tree in self._naming(shorts):
             names = {**self.names(rel), **{n.name: f"{module_name(rel)}.{n.name}" for n in tree.body
                                            if isinstance(n, ast.ClassDef)}}
             for fn in walk(tree):
@@ -1504,13 +1506,7 @@ class _Project:
         class's (``_written``)."""
         shorts = {q.rsplit(".", 1)[-1] for q in classes}
         out: set[str] = set()
-        for rel in self.sources.paths:
-            text = self.sources.text(rel)
-            if not _mentions(text, shorts):
-                continue
-            tree = self.sources.tree(rel)
-            if tree is None:
-                continue
+        for rel, tree in self._naming(shorts):
             on_self = set()
             for k in walk(tree):
                 for fn in k.body if isinstance(k, ast.ClassDef) else ():
@@ -1589,14 +1585,9 @@ class _Project:
         shorts = {k.rsplit(".", 1)[-1] for k in fw.table} | {k.split(".")[-2] for k in fw.table if k not in self.classes}
         shorts |= {n.rsplit(".", 1)[-1] for n in self.classes if fw.runs(n) in fw.table}
         out: list[Use] = []
-        for rel in self.sources.paths:
-            text = self.sources.text(rel)
-            if not _mentions(text, shorts):
-                continue
-            tree = self.sources.tree(rel)
-            if tree is None:
-                continue
+        for rel, tree in self._naming(shorts):
             names = fw.local_names(rel, tree)
+            text = self.sources.text(rel)
             lines = text.splitlines()
             mod = module_name(rel)
             selfs: dict[int, str] = {}  # ``self.m(...)`` in a method of a project class: id(call) -> Cls.m
@@ -1644,14 +1635,9 @@ class _Project:
         if not subclasses:
             return out
         shorts = {n.rsplit(".", 1)[-1] for n in subclasses}  # a call that resolves to a class names it in the file
-        for rel in self.sources.paths:
-            text = self.sources.text(rel)
-            if not _mentions(text, shorts):
-                continue
-            tree = self.sources.tree(rel)
-            if tree is None:
-                continue
+        for rel, tree in self._naming(shorts):
             names = self.names(rel)
+            text = self.sources.text(rel)
             lines = text.splitlines()
             for stmt, node, where in statement_calls(tree):
                 q = resolve(node.func, names)
