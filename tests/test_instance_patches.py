@@ -251,7 +251,7 @@ def test_a_patchs_returned_tuples_against_upstreams_unpacking(project: Repo, ups
     assert returned["app/plugin.py:13"].startswith("[info] upstream `Manager.use_split` (fakepkg/fix/core.py:16) unpacks "
                                                    "`self.split(…)` into 2 names at 2.0.0")
     assert returned["app/plugin.py:13"].endswith("returns line 15: a tuple of 2; line 16: a tuple of 3: which return runs is "
-                                                 "not known statically (version guards around them are not evaluated)")
+                                                 "not known statically (no version flag of the project decides between them)")
     assert "app/plugin.py:19" not in returned  # split_two returns a pair, as upstream unpacks
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from upgrade_checklists.audit.annotations import short
 from upgrade_checklists.audit.api import BUILTIN, Api, Param, Signature, Unresolved, UpstreamModel
 from upgrade_checklists.audit.deprecation import split_where
+from upgrade_checklists.audit.guards import flag_value
 from upgrade_checklists.project.calls import Call
 from upgrade_checklists.project.receivers import REBOUND, hook_prefix
 from upgrade_checklists.project.uses import (ANNOTATED, ATTRIBUTE, CALL, HOOK, IMPORT, INIT_SKIPPED, MEMBER, OVERRIDE, PATCH, RESULT, RETURNED,
@@ -341,7 +342,17 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         except Unresolved:  # an alias into a package not loaded (torch, ...): not bound
             out.append(Bound(u, None, None, unknown=NOT_RESOLVABLE))
     _once_a_line(out)
+    _dead_branches(out, version)
     return out
+
+
+def _dead_branches(bound: list[Bound], version: str) -> None:
+    """A use in a branch the project's version flag makes dead at ``version`` (``Use.flag``) does not
+    run there: its errors and warnings are said as ``info``."""
+    for b in bound:
+        if b.problems and b.use.flag and flag_value(b.use.flag, version) is False:
+            note = f" (in a branch the project's version flag makes dead at {version})"
+            b.problems = [(p[0], "info", *p[2:-1], p[-1] + note) if p[1] in ("error", "warning") else p for p in b.problems]
 
 
 def hook_uses(uses: list[Use], old, new) -> list[Use]:
@@ -842,9 +853,10 @@ def _bind_returned(u: Use, old, new, version) -> Bound:
     """A patch's ``return`` statements against upstream's own ``self.m(...)`` calls that unpack the
     method's result (new version): an error where every return gives a tuple of ``k`` elements,
     a call unpacks ``n != k`` names, and at the old version upstream unpacked ``k`` (or the old
-    return annotation had ``k`` elements). Returns of different lengths (or not all tuple
-    displays): which one runs is not known statically (version guards around them are not
-    evaluated): ``info``. No unpacking call: nothing to check."""
+    return annotation had ``k`` elements). A return under ``if`` tests on the project's version flags
+    (``u.return_flags``) that make it dead at the new version is left out. Returns of different
+    lengths (or not all tuple displays) after that: which one runs is not known statically:
+    ``info``. No unpacking call: nothing to check."""
     b = Bound(u, None, None)
     cls_new, cls_old = _patched_class(new, u), _patched_class(old, u)
     m_new = _member(new, cls_new, u.member)
@@ -862,11 +874,17 @@ def _bind_returned(u: Use, old, new, version) -> Bound:
     old_arity = tuple_arity(m_old.signature.returns) if m_old is not None and m_old.signature is not None else None
     if old_arity is not None:
         before.add(old_arity)
-    lengths = {k for _line, k in u.returns}
+    dead = {line for line, flag in u.return_flags if flag_value(flag, version) is False}
+    live = [(line, k) for line, k in u.returns if line not in dead] or list(u.returns)  # all dead: a flag misread
+    dead = {line for line, _k in u.returns} - {line for line, _k in live}
+    lengths = {k for _line, k in live}
     by_n: dict[int, list[dict]] = {}
     for c in calls:
         by_n.setdefault(c["unpacked"], []).append(c)
-    shown = "; ".join(f"line {line}: " + (f"a tuple of {k}" if k >= 0 else "not a tuple display") for line, k in u.returns)
+    shown = "; ".join(f"line {line}: " + (f"a tuple of {k}" if k >= 0 else "not a tuple display") for line, k in live)
+    if dead:
+        shown += (f" (line{'s' if len(dead) > 1 else ''} {', '.join(map(str, sorted(dead)))} left out: in a branch the "
+                  f"project's version flag makes dead at {version})")
     for n, cs in sorted(by_n.items()):
         if lengths == {n}:
             continue
@@ -881,7 +899,7 @@ def _bind_returned(u: Use, old, new, version) -> Bound:
                                    "version either: not a change shown to come from this upgrade"))
         else:
             b.problems.append(("RETURN_CHANGED", "info", "return", f"{head}: which return runs is not known statically "
-                               "(version guards around them are not evaluated)"))
+                               "(no version flag of the project decides between them)"))
     return b
 
 

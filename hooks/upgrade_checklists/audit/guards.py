@@ -18,6 +18,7 @@ from packaging.version import InvalidVersion, Version
 
 from upgrade_checklists.audit.api import UpstreamModel
 from upgrade_checklists.project.calls import bindings, resolve
+from upgrade_checklists.project.flags import version_text
 from upgrade_checklists.project.uses import catches_import_error
 
 
@@ -213,14 +214,49 @@ def _version_compare(node: ast.Compare, version: str) -> list[GuardResult]:
 
 
 def _version_literal(node: ast.AST) -> Version | None:
-    if isinstance(node, ast.Call) and len(node.args) == 1:  # Version("0.5"), parse("0.5")
-        node = node.args[0]
-    if isinstance(node, ast.Constant) and isinstance(node.value, str) and any(c.isdigit() for c in node.value):
-        try:
-            return Version(node.value)
-        except InvalidVersion:
-            return None
-    return None
+    text = version_text(node)  # "0.5", Version("0.5"), parse("0.5")
+    if text is None:
+        return None
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def flag_value(flag: str, version: str) -> bool | None:
+    """A project flag (``flags.Flags``: an expression over ``V``, ``S``, string literals and ``U``) at
+    ``version``: True, False, or None (a part not known, a version not PEP 440). Read, never run."""
+    try:
+        tree = ast.parse(flag, mode="eval").body
+    except SyntaxError:
+        return None
+    return _flag(tree, version)
+
+
+def _flag(node: ast.AST, at: str) -> bool | None:
+    if isinstance(node, ast.BoolOp):
+        values = [_flag(v, at) for v in node.values]
+        if isinstance(node.op, ast.And):
+            return False if False in values else (None if None in values else True)
+        return True if True in values else (None if None in values else False)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _flag(node.operand, at)
+        return None if inner is None else not inner
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE
+            and isinstance(node.left, ast.Name) and node.left.id in ("V", "S")
+            and isinstance(node.comparators[0], ast.Constant) and isinstance(node.comparators[0].value, str)):
+        return None
+    compare, literal = _COMPARE[type(node.ops[0])], node.comparators[0].value
+    if node.left.id == "S":
+        return compare(at, literal)  # the text against a string: as Python compares them
+    try:
+        return compare(Version(at), Version(literal))
+    except InvalidVersion:
+        return None
+
+
+_COMPARE = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
+            ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
 
 
 def _try_for(tree: ast.Module, stmt: ast.stmt, line: int) -> ast.Try | None:

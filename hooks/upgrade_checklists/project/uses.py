@@ -78,6 +78,7 @@ from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.core.astwalk import imports, module_level, statements, walk
 from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
+from upgrade_checklists.project.flags import Flags, branch_conditions, return_conditions
 from upgrade_checklists.project.receivers import (REBOUND, Scope, Up, annotation_type, describe, hook_params, is_rebound, rebound,
                                                 receivers, type_comments)
 from upgrade_checklists.project.values import assignments_onto
@@ -143,9 +144,15 @@ class Use:
     on_instance: bool = False
     #: RETURNED: ``(line, length)`` of each ``return`` of the patch (-1: not a tuple display)
     returns: tuple[tuple[int, int], ...] = ()
+    #: RETURNED: ``(line, flag)`` of each ``return`` under ``if`` tests on the package's version
+    #: (``flags.return_conditions``): the audit leaves out the ones the flag makes dead at the new version
+    return_flags: tuple[tuple[int, str], ...] = ()
     #: ANNOTATED: called through the receiver's class with the receiver first (``type(x).m(x, ...)``)
     through_class: bool = False
     optional: bool = False  # HOOK: ``@hookimpl(optionalhook=True)``: no spec of that name is no error
+    #: the ``if`` branches on the project's version flags around the use (``flags.Flags``), as one flag
+    #: expression: the audit says a use in a branch the flag makes dead at the new version as ``info``
+    flag: str = ""
 
 
 def module_name(rel: str) -> str:
@@ -288,6 +295,17 @@ def find_uses(sources, modules: list[str], hooks: bool = False) -> list[Use]:
                 out[i] = replace(u, star=head)
         out += class_patches
     out += project.subclass_uses()
+    return _flagged(out, project.flags)
+
+
+def _flagged(uses: list[Use], flags: Flags) -> list[Use]:
+    """``uses`` with the flag of the version-flag branches around each (``Use.flag``)."""
+    files = {u.file for u in uses if u.file}
+    ranges = {rel: branch_conditions(rel, flags) for rel in files}
+    out = []
+    for u in uses:
+        conds = [c for start, end, c in ranges.get(u.file, ()) if start <= u.line <= end]
+        out.append(replace(u, flag=" and ".join(f"({c})" for c in conds)) if conds else u)
     return out
 
 
@@ -937,7 +955,7 @@ def _partial_params(params, defaults: set[str], npos: int, keywords: set[str]):
     return tuple(res), set(defaults) | (keywords & names)
 
 
-def _returned(frel: str, fn, cls: str, name: str, via: str) -> Use | None:
+def _returned(frel: str, fn, cls: str, name: str, via: str, flags=None) -> Use | None:
     """A RETURNED use of the patch ``fn`` when one of its ``return`` statements gives a tuple display."""
     if isinstance(fn, ast.Lambda):
         found = [(fn.lineno, len(fn.body.elts) if isinstance(fn.body, ast.Tuple) else -1)]
@@ -951,7 +969,7 @@ def _returned(frel: str, fn, cls: str, name: str, via: str) -> Use | None:
     if not any(k >= 0 for _l, k in found):
         return None
     return Use(frel, fn.lineno, RETURNED, cls, name, via=via, function_line=fn.lineno, function_file=frel,
-               returns=tuple(sorted(found)))
+               returns=tuple(sorted(found)), return_flags=return_conditions(fn, flags, frel))
 
 
 def _own_body_nodes(fn):
@@ -1144,6 +1162,7 @@ class _Project:
     def __init__(self, sources: Sources, modules: list[str]) -> None:
         self.sources = sources
         self.modules = modules
+        self.flags = Flags(self)  # the project's version flags, read when a patch's returns ask
         self.classes: dict[str, _Class] = {}
         self._names: dict[str, dict[str, str]] = {}  # rel -> local name -> qualified
         self.files: dict[str, list[str]] = {}  # module -> its files, in order (the last that parses is it)
@@ -1326,7 +1345,7 @@ class _Project:
             out.append(Use(rel, stmt.lineno, PATCH, cls, name, via=f"patch `{fn.name}`", params=params,
                            function_line=fn.lineno, guarded=guarded, guard_line=gl,
                            function_file=frel, defaults=tuple(n for n, _k in params if n in with_default)))
-            returned = _returned(frel, fn, cls, name, f"patch `{fn.name}` of `{short}.{name}`")
+            returned = _returned(frel, fn, cls, name, f"patch `{fn.name}` of `{short}.{name}`", self.flags)
             if returned is not None:
                 out.append(returned)
             for line, results in _wrapped_results(fn, originals):
@@ -1373,7 +1392,7 @@ class _Project:
                 out.append(Use(rel, stmt.lineno, PATCH, t.start, member, via=via, params=params, function_line=line,
                                function_file=frel, guarded=guarded, guard_line=guard.lineno if guard is not None else None,
                                defaults=tuple(n for n, _k in params if n in defaults), steps=t.steps, on_instance=True))
-                returned = _returned(frel, fn, t.start, member, via)
+                returned = _returned(frel, fn, t.start, member, via, self.flags)
                 if returned is not None:
                     out.append(replace(returned, steps=t.steps, on_instance=True))
                 first = (fn.args.posonlyargs + fn.args.args)[:1]

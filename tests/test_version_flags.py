@@ -1,0 +1,259 @@
+"""The project's version flags decide which ``return`` of a patch runs.
+
+The fixture upstream ``fakepkg-flag`` (a local git repository, releases 1.0.0 and 2.0.0) has a
+``Manager`` whose ``one``, ``two`` and ``three`` returned a triple and now return a pair;
+upstream's own ``use`` unpacked three names from each and now unpacks two. The project patches
+all three with functions returning a triple or a pair, picked by an ``if`` on a flag:
+
+- ``one``: ``if GE_1:`` (``Version(fakepkg.flag.__version__) >= Version("1.0")``, a flag
+  imported from another project module): the triple runs at 2.0.0, the pair is dead: an error.
+- ``two``: ``if BEFORE_2:`` (``< "2.0"``): the triple is dead at 2.0.0, the pair runs: no finding.
+- ``three``: ``if plain():`` (no flag): which return runs is not known: ``info``, as without flags.
+
+``core.legacy()`` is gone at 2.0.0; the project calls it under ``if BEFORE_2:`` (dead at 2.0.0:
+``info``), its ``elif GE_1:`` (runs: an error) and ``if plain():`` (not known: an error).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from conftest import Repo
+from upstream import app_findings, audited_project, project_pyproject, tagged_upstream
+from upgrade_checklists.audit.guards import flag_value
+from upgrade_checklists.project.uses import CALL, RETURNED, find_uses
+
+
+def _core(k: int) -> str:
+    names = ", ".join("abc"[:k])
+    ret = ", ".join(["x"] * k)
+    return f'''
+        class Manager:
+            def one(self, x):
+                return {ret}
+
+            def two(self, x):
+                return {ret}
+
+            def three(self, x):
+                return {ret}
+
+            def use(self, x):
+                {names} = self.one(x)
+                {names} = self.two(x)
+                {names} = self.three(x)
+                return a
+        '''
+
+
+FLAG_V1 = {"fakepkg/flag/__init__.py": '__version__ = "1.0.0"\nfrom fakepkg.flag.core import Manager\n',
+           "fakepkg/flag/core.py": _core(3) + "\n\n        def legacy():\n            return 1\n"}
+FLAG_V2 = {"fakepkg/flag/__init__.py": '__version__ = "2.0.0"\nfrom fakepkg.flag.core import Manager\n',
+           "fakepkg/flag/core.py": _core(2)}
+
+COMPAT_PY = '''\
+from packaging.version import Version
+
+import fakepkg.flag
+
+FLAG_VERSION = Version(fakepkg.flag.__version__)
+GE_1 = FLAG_VERSION >= Version("1.0")
+BEFORE_2 = FLAG_VERSION < Version("2.0")
+'''
+
+# line numbers matter: the assertions name them
+PLUGIN_PY = '''\
+from fakepkg.flag import Manager
+
+from app.compat import BEFORE_2, GE_1
+
+
+def plain():
+    return True
+
+
+def one(self, x):
+    if GE_1:
+        return x, x, x
+    else:
+        return x, x
+
+
+def two(self, x):
+    if BEFORE_2:
+        return x, x, x
+    else:
+        return x, x
+
+
+def three(self, x):
+    if plain():
+        return x, x, x
+    else:
+        return x, x
+
+
+Manager.one = one
+Manager.two = two
+Manager.three = three
+
+from fakepkg.flag import core
+
+
+def call_legacy():
+    if BEFORE_2:
+        core.legacy()
+    elif GE_1:
+        core.legacy()
+    if plain():
+        core.legacy()
+'''
+
+CHECKLIST = (
+    "---\npackage: fakepkg-flag\ngithub: example/fakepkg-flag\nbranch_template: v${VERSION}\n"
+    "upstream_paths:\n  - fakepkg/flag/\nimport_names:\n  - fakepkg.flag\n---\n\n"
+    "## Affected Files\n\n### Primary\n\n| File | Imports / Usage |\n| --- | --- |\n"
+    "| `app/compat.py` | `fakepkg.flag` |\n| `app/plugin.py` | `Manager` |\n\n"
+    "### Secondary\n\n_None._\n\n### Tertiary\n\n_None._\n\n## API Usage Catalog\n\n_None._\n\n"
+    "## Version-Guarded Code\n\n_None._\n"
+)
+
+
+@pytest.fixture(scope="module")
+def upstreams(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tagged_upstream(tmp_path_factory.mktemp("flag-upstream"), "fakepkg-flag", [("1.0.0", FLAG_V1), ("2.0.0", FLAG_V2)])
+
+
+@pytest.fixture
+def project(tmp_path: Path, capsys, upstreams: Path) -> Repo:
+    return audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/compat.py": COMPAT_PY, "app/plugin.py": PLUGIN_PY,
+        "checklists/fakepkg-flag.md": CHECKLIST, "pyproject.toml": project_pyproject("fakepkg-flag", upstreams, "1.0.0")})
+
+
+def test_the_return_a_version_flag_makes_dead_is_left_out(project: Repo, upstreams: Path) -> None:
+    project.write("pyproject.toml", project_pyproject("fakepkg-flag", upstreams, "2.0.0"))
+    r = project.run("audit", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
+    returned = {w: m for w, c, m in app_findings(r) if c == "RETURN_CHANGED"}
+    # upstream's calls of one/two/three in use(): core.py lines 12, 13, 14 (the file's first line is `class Manager:`)
+    # one(): GE_1 holds at 2.0.0, so the triple runs where upstream now unpacks two: an error at the def
+    assert returned["app/plugin.py:10"] == (
+        "upstream `Manager.use` (fakepkg/flag/core.py:12) unpacks `self.one(…)` into 2 names at 2.0.0; the patch `one` of "
+        "`Manager.one` (line 10) returns line 12: a tuple of 3 (line 14 left out: in a branch the project's version flag "
+        "makes dead at 2.0.0) (the old version unpacked 3)")
+    # two(): BEFORE_2 is false at 2.0.0: only the pair runs, as upstream unpacks
+    assert "app/plugin.py:17" not in returned
+    # three(): plain() is no flag: which return runs stays unknown
+    assert returned["app/plugin.py:24"] == (
+        "[info] upstream `Manager.use` (fakepkg/flag/core.py:14) unpacks `self.three(…)` into 2 names at 2.0.0; the patch "
+        "`three` of `Manager.three` (line 24) returns line 26: a tuple of 3; line 28: a tuple of 2: which return runs is "
+        "not known statically (no version flag of the project decides between them)")
+    assert r.code == 1
+
+
+def test_a_call_in_a_branch_a_version_flag_makes_dead_is_info(project: Repo, upstreams: Path) -> None:
+    project.write("pyproject.toml", project_pyproject("fakepkg-flag", upstreams, "2.0.0"))
+    r = project.run("audit", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
+    got = {w: m for w, c, m in app_findings(r) if c == "REMOVED_API"}
+    removed = "`fakepkg.flag.core.legacy` was removed at 2.0.0"
+    assert got == {
+        "app/plugin.py:40": f"[info] {removed} (in a branch the project's version flag makes dead at 2.0.0)",
+        "app/plugin.py:42": removed,  # the elif: not BEFORE_2 and GE_1, which hold at 2.0.0
+        "app/plugin.py:44": removed,  # plain() is no flag
+    }
+
+
+def _flags(files: dict[str, str], modules=("fakepkg",)) -> dict[int, str]:
+    uses = find_uses({rel: (src, ast.parse(src)) for rel, src in files.items()}, list(modules))
+    return {line: flag for u in uses if u.kind == RETURNED for line, flag in u.return_flags}
+
+
+PATCH_HEAD = "import fakepkg\nfrom fakepkg import Manager\n"
+
+
+def _patch(test: str, before: str = "") -> str:
+    # line 6: ``if <test>:``, line 7: the triple, line 9: the pair (one line more per line of ``before``)
+    return (PATCH_HEAD + before + "\n\ndef m(self):\n    if " + test + ":\n        return 1, 2, 3\n    else:\n        return 1, 2\n\n\n"
+            "Manager.m = m\n")
+
+
+def test_flags_read_from_the_project() -> None:
+    compat = ("import importlib.metadata\nfrom packaging import version\nimport fakepkg\n"
+              "V = version.parse(fakepkg.__version__)\nNEW = V >= version.parse('2.0')\n"
+              "META = importlib.metadata.version('fakepkg') < '3'\nBOTH = NEW and not META\n"
+              "BETWEEN = '1.0' <= fakepkg.__version__ < '2.0'\n")
+    head = "from app.compat import NEW, META, BOTH, BETWEEN\n"
+
+    def at(test):
+        files = {"app/__init__.py": "", "app/compat.py": compat, "app/p.py": _patch(test).replace(PATCH_HEAD, PATCH_HEAD + head, 1)}
+        return _flags(files)
+
+    # the branch lines move down one: the import of the flags is line 3
+    assert at("NEW") == {8: "(V >= '2.0')", 10: "(not (V >= '2.0'))"}
+    # metadata's version and the bare ``__version__`` are text: compared as strings, as Python does
+    assert at("not META")[8] == "(not (S < '3'))"
+    assert at("BOTH")[8] == "((V >= '2.0') and (not (S < '3')))"
+    assert at("BETWEEN")[8] == "((S >= '1.0') and (S < '2.0'))"
+    assert at("NEW or plain()")[8] == "((V >= '2.0') or (U))"
+
+
+def test_elif_and_nested_branches() -> None:
+    src = (PATCH_HEAD + "OLD = fakepkg.__version__ < '2'\n\n\ndef m(self):\n    if OLD:\n        return 1, 2, 3\n"
+           "    elif plain():\n        return 1, 2\n    return 1\n\n\nManager.m = m\n")
+    got = _flags({"app/p.py": src})
+    # the elif's test is no flag: the second return only carries `not OLD`; the last one follows an
+    # `if OLD:` that returns: it runs only when OLD is false too
+    assert got == {8: "(S < '2')", 10: "(not (S < '2'))", 11: "(not (S < '2'))"}
+
+
+@pytest.mark.parametrize("compat", [
+    "import fakepkg\nNEW = fakepkg.__version__ >= '2'\nNEW = False\n",  # assigned twice
+    "import other\nNEW = other.__version__ >= '2'\n",  # another package's version
+    "import fakepkg\nNEW = fakepkg.__version__ >= 'latest'\n",  # no version literal
+    "import fakepkg\nNEW = len(fakepkg.__version__) >= '2'\n",  # not the version
+    "import fakepkg\nNEW = fakepkg.__version__ >= Version('2')\n",  # text against a Version: a TypeError
+    "import fakepkg\ndef NEW():\n    return True\n",  # a function
+    "import fakepkg\n",  # not defined at all
+    "import fakepkg\nNEW = fakepkg.__version__ >= '2'\ndef force():\n    global NEW\n    NEW = True\n",  # set again in a function
+    "import fakepkg\nNEW = fakepkg.__version__ >= '2'\nfor NEW in (1, 2):\n    pass\n",  # rebound by a loop
+])
+def test_what_is_no_flag(compat: str) -> None:
+    files = {"app/__init__.py": "", "app/compat.py": compat,
+             "app/p.py": _patch("NEW").replace(PATCH_HEAD, PATCH_HEAD + "from app.compat import NEW\n", 1)}
+    assert _flags(files) == {}
+
+
+def test_flag_value_at_a_version() -> None:
+    assert flag_value("(V >= '3.7.0')", "8.0.0") is True
+    assert flag_value("(not (V >= '3.7.0'))", "8.0.0") is False
+    assert flag_value("(V >= '3.7.0')", "3.6.2") is False
+    assert flag_value("(V < '8') or (U)", "8.0.0") is None  # the unknown part decides
+    assert flag_value("(V < '8') and (U)", "8.0.0") is False  # whatever the unknown part is
+    assert flag_value("(V >= '8') or (U)", "8.0.0") is True
+    assert flag_value("(V == '8.0') and (V != '7')", "8.0.0") is True
+    assert flag_value("V >= '2.0'", "not-a-version") is None
+    assert flag_value("V >= 'x.y'", "2.0") is None
+    assert flag_value("S >= '9'", "10.0") is False  # text: '1' < '9', as Python compares the strings
+    assert flag_value("V >= '9'", "10.0") is True
+    assert flag_value("V >=", "2.0") is None  # garbled: not known
+    assert flag_value("__import__('os')", "2.0") is None  # never run, only read
+
+
+def test_the_flag_around_each_use() -> None:
+    src = ("import fakepkg\nOLD = fakepkg.__version__ < '2'\n\n\ndef f(OLD):\n    if OLD:\n        fakepkg.gone()\n\n\n"
+           "def g():\n    if OLD:\n        fakepkg.gone()\n    else:\n        fakepkg.kept()\n")
+    uses = find_uses({"app/p.py": (src, ast.parse(src))}, ["fakepkg"])
+    calls = {u.line: u.flag for u in uses if u.kind == CALL}
+    # f's parameter OLD is not the module's flag; g reads the module's
+    assert calls == {7: "", 12: "(S < '2')", 14: "(not (S < '2'))"}
+
+
+def test_a_return_after_an_early_return_on_a_flag() -> None:
+    src = (PATCH_HEAD + "NEW = fakepkg.__version__ >= '2'\n\n\ndef m(self):\n    if NEW:\n        return 1, 2\n"
+           "    x = 1\n    return 1, 2, x\n\n\ndef k(self):\n    if NEW:\n        x = 1\n    else:\n        raise TypeError\n"
+           "    return 1, 2, x\n\n\nManager.m = m\nManager.k = k\n")
+    # m: the triple runs only when NEW is false; k: only when NEW is true (its else raises)
+    assert _flags({"app/p.py": src}) == {8: "(S >= '2')", 10: "(not (S >= '2'))", 18: "(S >= '2')"}
