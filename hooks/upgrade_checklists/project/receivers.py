@@ -29,7 +29,12 @@ from upstream's annotations, so nothing here knows the upstream source. Sources:
   (``calls,  # type: List[CallSpec2]``) and per function (``# type: (A, B) -> R``), read by
   parsing the ``def``'s header alone again (``type_comments``), only where it holds one;
 - ``self.x`` in a method of a project subclass of an upstream class (``selfs``, given by the
-  caller): ``("<base>", ("a:x",))``, upstream's declaration of ``x`` read by the model;
+  caller): ``("<base>", ("a:x",))``, upstream's declaration of ``x`` read by the model, or the
+  project's own declaration of ``x`` (``x: T`` in the class or a project base, ``self.x: T = …``);
+- ``type[pkg.Cls]`` / ``Type[pkg.Cls]`` (``ClassOf``): calling it (a local name, ``self.x()``)
+  gives a ``pkg.Cls``; a union with a class object among its arms is a ``Choice`` (no member use);
+- ``a if isinstance(x, pkg.Cls) else b``: ``x`` is a ``pkg.Cls`` in ``a``, the other arms of its
+  union in ``b``; the expression has the arms' type when both agree, else none;
 - a function installed as a patch (``uses.py``): the parameter that receives the instance
   (``Scope.seed``): the one ``functools.partial`` binds to a typed receiver whose method the
   patch replaces is that receiver (``self`` of a class patch is only used for the next rule:
