@@ -1064,40 +1064,27 @@ class UpstreamModel(ServedNames):
         the loaded source: what a project override of ``name`` is called with. Each call as plain
         data: ``file`` (relative to the source's root), ``line``, ``caller`` (``Class.method``),
         ``positional``, ``keywords``, ``star_args``, ``star_kwargs``."""
-        owner = self._obj(cls)
-        if owner is None or owner.kind.value != "class":
+        found = self._class_statements(cls)
+        if found is None:
             return []
-        try:
-            chain = [owner, *owner.mro()]
-        except Exception:  # a base outside the loaded source: the class's own calls only
-            chain = [owner]
         out: list[dict] = []
-        for k in chain:
-            k = self._final(k)
-            fp = getattr(k, "filepath", None)
-            if not isinstance(fp, Path):
-                continue
-            tree = self.sources.tree(fp)
-            node = _class_node(tree, k.name, k.lineno) if tree is not None else None
-            if node is None:
-                continue
-            rel = self._relative(fp)
+        for node, rel in found[0]:
             out += self_calls_in(node, name, rel)
         return out
 
-    def init_facts(self, cls: Api) -> dict | None:
-        """What the constructor chain of ``cls`` sets on ``self`` and what the methods of its MRO read there
-        (``selfreads.init_facts``), plus ``complete``: every class of the MRO is in the loaded source (a
-        base from another distribution may set or serve anything). None: not a class of the source."""
+    def _class_statements(self, cls: Api) -> tuple[list[tuple[ast.ClassDef, str]], bool] | None:
+        """The class statements of ``cls`` and of its bases in the loaded source, in MRO order, each
+        with its file relative to the source's root; and whether every class of the MRO was found
+        (a base outside the loaded source: the class alone). None: not a class of the source."""
         owner = self._obj(cls)
         if owner is None or owner.kind.value != "class":
             return None
-        complete = not self.foreign_bases(cls)
+        complete = True
         try:
             chain = [owner, *owner.mro()]
         except Exception:  # a base outside the loaded source: the class alone
             chain, complete = [owner], False
-        mro = []
+        out = []
         for k in chain:
             k = self._final(k)
             fp = getattr(k, "filepath", None)
@@ -1106,8 +1093,18 @@ class UpstreamModel(ServedNames):
             if node is None:
                 complete = False
                 continue
-            mro.append((node, self._relative(fp)))
-        return {**selfreads.init_facts(mro), "complete": complete}
+            out.append((node, self._relative(fp)))
+        return out, complete
+
+    def init_facts(self, cls: Api) -> dict | None:
+        """What the constructor chain of ``cls`` sets on ``self`` and what the methods of its MRO read there
+        (``selfreads.init_facts``), plus ``complete``: every class of the MRO is in the loaded source (a
+        base from another distribution may set or serve anything). None: not a class of the source."""
+        found = self._class_statements(cls)
+        if found is None:
+            return None
+        mro, complete = found
+        return {**selfreads.init_facts(mro), "complete": complete and not self.foreign_bases(cls)}
 
     def _relative(self, fp: Path) -> str:
         for root in self.search:
