@@ -21,6 +21,7 @@ import pytest
 
 from conftest import Repo
 from upstream import app_findings, audited_project, project_pyproject, tagged_upstream
+from upgrade_checklists.audit.model_cache import FORMAT
 from upgrade_checklists.audit.hookspecs import hook_specs
 from upgrade_checklists.project.uses import ANNOTATED, HOOK, find_uses
 
@@ -337,7 +338,7 @@ def test_a_patch_installed_on_what_a_hook_parameter_reaches_is_bound(tmp_path: P
 def test_hook_specs_are_cached_with_the_model(project: Repo, upstreams: Path) -> None:
     project.write("pyproject.toml", project_pyproject("fakepkg-plug", upstreams, "2.0.0"))
     first = app_findings(project.run("audit", "--cache-dir", str(project.cache), "-v"))
-    records = [json.loads(p.read_text()) for p in (project.cache / "models" / "v1").glob("*.json")]
+    records = [json.loads(p.read_text()) for p in (project.cache / "models" / f"v{FORMAT}").glob("*.json")]
     asked = [v["ok"] for rec in records for table in rec.get("tables", {}).values() for k, v in table.items()
              if k == '["hook_specs"]']
     # one answer per version (a plain JSON table of every spec), not one per name the project asks about

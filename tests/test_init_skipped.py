@@ -25,7 +25,7 @@ from conftest import Repo
 from upstream import app_findings, audited_project, project_pyproject, tagged_upstream
 from upgrade_checklists.audit.api import Api, UpstreamModel
 from upgrade_checklists.audit.bind import bind_uses
-from upgrade_checklists.audit.model_cache import _init_facts_in
+from upgrade_checklists.audit.model_cache import FORMAT, _init_facts_in
 from upgrade_checklists.audit.selfreads import init_facts
 from upgrade_checklists.core.plain import PlainError
 from upgrade_checklists.project.uses import INIT_SKIPPED, Use, find_uses
@@ -340,7 +340,7 @@ def test_a_pinned_version_audited_alone_warns_of_reads_on_every_call(project: Re
 def test_the_answers_are_cached_with_the_model(project: Repo, upstreams: Path) -> None:
     project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
     first = skipped(project.run("audit", "--cache-dir", str(project.cache), "-v"))
-    records = [json.loads(p.read_text()) for p in (project.cache / "models" / "v1").glob("*.json")]
+    records = [json.loads(p.read_text()) for p in (project.cache / "models" / f"v{FORMAT}").glob("*.json")]
     asked = [k for rec in records for table in rec.get("tables", {}).values() for k in table if k.startswith('["init_facts"')]
     assert '["init_facts", "fakepkg.plan.base.Planner", "class"]' in asked
     warm = skipped(project.run("audit", "--cache-dir", str(project.cache), "-v"))

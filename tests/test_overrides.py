@@ -19,6 +19,7 @@ import pytest
 
 from conftest import Repo
 from upstream import audited_project, project_pyproject, tagged_upstream
+from upgrade_checklists.audit.model_cache import FORMAT
 from upgrade_checklists.audit.api import Param, Signature, UpstreamModel, self_calls_in
 from upgrade_checklists.audit.bind import call_fails, cannot_accept, override_signature
 from upgrade_checklists.project.uses import OVERRIDE, find_uses
@@ -272,7 +273,7 @@ def test_an_unchanged_upstream_leaves_overrides_alone(project: Repo) -> None:
 def test_upstream_calls_are_cached_with_the_model(project: Repo, upstreams: Path) -> None:
     project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
     first = findings(project.run("audit", "--cache-dir", str(project.cache), "-v"))
-    records = [json.loads(p.read_text()) for p in (project.cache / "models" / "v1").glob("*.json")]
+    records = [json.loads(p.read_text()) for p in (project.cache / "models" / f"v{FORMAT}").glob("*.json")]
     asked = [k for rec in records for table in rec.get("tables", {}).values() for k in table if k.startswith('["self_calls"')]
     assert '["self_calls", "fakepkg.cmd.base.Command", "class", "render"]' in asked
     # a warm audit answers from the record: same findings

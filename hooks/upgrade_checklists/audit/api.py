@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from upgrade_checklists.audit import annotations, selfreads
+from upgrade_checklists.audit import annotations, selfreads, subclasses
 from upgrade_checklists.core.astwalk import module_level
 from upgrade_checklists.project.calls import unpacked_into
 from upgrade_checklists.audit.aliases import (GetattrReader, Gone, Served, SourceCache, StarExports, Undecided, served,
@@ -1105,6 +1105,23 @@ class UpstreamModel(ServedNames):
             return None
         mro, complete = found
         return {**selfreads.init_facts(mro), "complete": complete and not self.foreign_bases(cls)}
+
+    def subclass_index(self, cls: Api) -> dict | None:
+        """What the subclasses of ``cls`` in its package set (``subclasses.subclass_index``): built once per
+        class and model, from the text of the package's files and the AST of those holding a subclass. None:
+        not a class of the source."""
+        found = self._class_statements(cls)
+        owner = self._obj(cls)
+        if found is None or owner is None:
+            return None
+        memo = self.__dict__.setdefault("_subclass_memo", {})
+        if cls.path not in memo:
+            top = owner.path.split(".")[0]
+            files = [(d, f) for d, f in self._source_files() if d.split(".")[0] == top and f.suffix == ".py"]
+            fp = getattr(owner, "filepath", None)
+            memo[cls.path] = subclasses.subclass_index(files, self._read_bytes, subclasses.parse, owner.path,
+                                                       fp if isinstance(fp, Path) else None, [n for n, _ in found[0]])
+        return memo[cls.path]
 
     def _relative(self, fp: Path) -> str:
         for root in self.search:

@@ -15,6 +15,7 @@ from upgrade_checklists.audit.annotations import short
 from upgrade_checklists.audit.api import BUILTIN, Api, Param, Signature, Unresolved, UpstreamModel
 from upgrade_checklists.audit.deprecation import split_where
 from upgrade_checklists.audit.guards import flag_value
+from upgrade_checklists.audit.subclasses import providers
 from upgrade_checklists.project.calls import Call
 from upgrade_checklists.project.receivers import REBOUND, hook_prefix
 from upgrade_checklists.project.uses import (ANNOTATED, ATTRIBUTE, CALL, HOOK, IMPORT, INIT_SKIPPED, MEMBER, OVERRIDE, PATCH, RESULT, RETURNED,
@@ -1493,12 +1494,18 @@ def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: st
                                f"`{t_new.path}` inherits from {foreign}, not followed: its members are unknown"))
         elif m_old is not None:
             dynamic = next((d for d in ("__getattr__", "__getattribute__") if _member(new, t_new, d) is not None), None)
-            b.problems.append(("REMOVED_API", "warning" if dynamic else "error", u.member, f"`{what}`{_was(old, m_old)} was "
-                               f"removed at {version} ({how})"
-                               + (f"; `{t_new.path}` defines `{dynamic}`, which may still serve it" if dynamic else "")))
+            remap = _remapped(new, t_new, u.member, version) if dynamic else None
+            sev = "warning" if dynamic and (remap is None or remap[0]) else "error"
+            b.problems.append(("REMOVED_API", sev, u.member, f"`{what}`{_was(old, m_old)} was removed at {version} ({how})"
+                               + (f"; {remap[1]}" if remap else f"; `{t_new.path}` defines `{dynamic}`, which may still serve it"
+                                  if dynamic else "")))
+        elif not foreign and _subclass_read(b, t_new, t_old, None, old, new, version, how):
+            pass  # set by subclasses of the receiver's class: judged by them
         else:
             b.unknown = NOT_FOLLOWED if foreign else NOT_FOUND  # set at run time, or not upstream's: not known statically
         return b
+    if m_old is None and t_old is not None:
+        _subclass_read(b, t_new, t_old, m_new, old, new, version, how)
     b.problems += _scoped(u, new, m_new, version, f" ({how})")
     if m_new.signature is None or m_new.kind not in ("function", "class") or u.call is None:
         return b
@@ -1510,6 +1517,89 @@ def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: st
             continue  # a return type changed: the receivers reached from the result are checked where used
         b.problems.append((code, sev, param, f"{msg} ({how})"))
     return b
+
+
+def _subclass_index(model, cls: Api | None) -> dict | None:
+    if model is None or cls is None or cls.kind != "class":
+        return None
+    try:
+        return model.subclass_index(cls)
+    except Unresolved:
+        return None
+
+
+def _names(paths, n: int = 3) -> str:
+    """A few class names of ``paths`` (each name once), ``…`` when there are more."""
+    names = list(dict.fromkeys(sorted(p.rsplit(".", 1)[-1] for p in paths)))
+    return ", ".join(f"`{x}`" for x in names[:n]) + (", …" if len(names) > n else "")
+
+
+def _remapped(new, t_new: Api, a: str, version: str) -> tuple[bool, str] | None:
+    """Where the new ``B`` has a ``__getattr__`` / ``__getattribute__`` that only remaps names through a class-level
+    table (``subclasses.remap_table``): (whether something may still serve ``a``: the base's table or a subclass
+    setting it, or one that may serve any name; what to say). None: not such a remap (anything may be served)."""
+    ix = _subclass_index(new, t_new)
+    if ix is None or not ix["table"] or ix["base_dynamic"]:
+        return None
+    said = f"`{t_new.path.rsplit('.', 1)[-1]}` only remaps names through its `{ix['table']}` table"
+    if a in ix["base_keys"]:
+        return True, f"{said}, which maps `{a}`"
+    has, dyn = providers(ix, a)
+    if has or dyn:
+        return True, f"{said}; at {version} set by {len(has)} subclass(es) ({_names(has)})" + (
+            f", and {len(dyn)} may serve any name ({_names(dyn)})" if dyn else "")
+    return False, f"{said}, and no subclass sets `{a}` at {version}"
+
+
+def _subclass_read(b: Bound, t_new: Api, t_old: Api | None, m_new: Api | None, old, new, version, how: str) -> bool:
+    """A read of attribute ``a`` on a receiver typed as upstream class ``B`` that the old version's ``B`` (and its
+    MRO) does not define: judged by ``B``'s subclasses in its package, which set it (``subclasses.py``). With
+    ``m_new`` None (nor does the new ``B``): the subclasses that still exist at the new version, set ``a`` at
+    the old one and no longer do are a ``REMOVED_API``, an error when no subclass sets it at the new version
+    (and nothing may serve it: a ``__getattr__``, a table that is not literal), else a warning. With ``m_new``
+    a property or method of the new ``B``: a warning that its kind changed (the subclasses' values were
+    plain attributes). True when the subclasses decided (a finding, or set at both versions alike)."""
+    u = b.use
+    a = u.member
+    if u.call is not None or a.startswith("__") or t_old is None:
+        return False
+    ix_old = _subclass_index(old, t_old)
+    if ix_old is None or a in ix_old["base_keys"]:
+        return False
+    had, _dyn_old = providers(ix_old, a)
+    if not had:
+        return False
+    base = f"`{t_old.path.rsplit('.', 1)[-1]}`"
+    if m_new is not None:
+        kind = (_subclass_index(new, t_new) or {}).get("base_defs", {}).get(a)
+        if kind is None:
+            return False  # a plain attribute the base now declares (or a member of a base outside the source)
+        what = f"a {kind}"
+        where = _was(new, m_new).replace(" (defined at ", "").rstrip(")")
+        b.problems.append(("METHOD_CHANGED", "warning", a, f"`{a}` (read on a `{t_new.path}`; {how}): at the old version "
+                           f"set by {len(had)} subclass(es) of {base} (not by {base} itself), at {version} "
+                           f"{what} of `{t_new.path}`{f' ({where})' if where else ''}: its kind changed, and what it "
+                           "gives may have too"))
+        return True
+    ix_new = _subclass_index(new, t_new)
+    if ix_new is None or a in ix_new["base_keys"]:
+        return False
+    has, dyn = providers(ix_new, a)
+    now = set(ix_new["classes"])
+    lost = sorted(c for c in had if c in now and c not in has and c not in dyn)
+    if not lost:
+        return True  # set by the same subclasses (or by those that remain): nothing changed for this read
+    maybe = [x for x in (ix_new["base_dynamic"] and f"`{ix_new['base_dynamic']}`",
+                         dyn and f"{len(dyn)} subclass(es) with a `__getattr__` or a table not written out ({_names(dyn)})")
+             if x]
+    sev = "error" if not has and not maybe else "warning"
+    msg = (f"`{a}` (read on a `{t_new.path}`; {how}) is not defined by {base}: at the old version set by {len(had)} "
+           f"subclass(es) of {base}, at {version} by {len(has)}" + (f" ({_names(has)})" if has else "")
+           + f"; gone from {len(lost)} that still exist ({_names(lost)})")
+    if maybe:
+        msg += f"; {' and '.join(maybe)} may still serve it"
+    b.problems.append(("REMOVED_API", sev, a, msg))
+    return True
 
 
 def _was(old, m_old: Api) -> str:

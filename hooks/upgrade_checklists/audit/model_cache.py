@@ -36,7 +36,7 @@ from upgrade_checklists.audit.lazy_model import LazyModel, NeedFull
 from upgrade_checklists.core.plain import PlainError, from_plain, to_plain
 
 #: the layout of a cache file; another format's directory is never read
-FORMAT = 1
+FORMAT = 2  # 2: the subclass index (``subclass_index``)
 TREES = "trees"  # in the format's folder, beside the records: the source trees' hashes by their files' stats (JSON; tree_hash)
 _MISSING = object()
 
@@ -238,6 +238,36 @@ def _init_facts_in(v) -> dict | None:
     return v
 
 
+_SUBS_FIELDS = {"classes", "parents", "sets", "dynamic", "table", "base_keys", "base_dynamic", "base_defs"}
+
+
+def _subs_in(v) -> dict | None:
+    """``api.subclass_index`` read back: exactly its shape, each value of its type, every index in range."""
+    if v is None:
+        return None
+    if type(v) is not dict or set(v) != _SUBS_FIELDS or type(v["table"]) is not str or type(v["base_dynamic"]) is not str:
+        raise PlainError("not a subclass index")
+    n = len(_paths(v["classes"]))
+    _paths(v["base_keys"])
+
+    def indices(xs) -> list[int]:
+        if type(xs) is not list or any(type(i) is not int or not 0 <= i < n for i in xs):
+            raise PlainError("not a subclass index")
+        return xs
+
+    if type(v["parents"]) is not list or len(v["parents"]) != n or type(v["sets"]) is not dict or type(v["base_defs"]) is not dict:
+        raise PlainError("not a subclass index")
+    for p in v["parents"]:
+        indices(p)
+    indices(v["dynamic"])
+    for k, xs in v["sets"].items():
+        _typed(str)(k)
+        indices(xs)
+    if any(type(k) is not str or x not in ("property", "method") for k, x in v["base_defs"].items()):
+        raise PlainError("not a subclass index")
+    return v
+
+
 def _rows(v, types: tuple) -> None:
     if type(v) is not list or any(type(r) is not list or len(r) != len(types) or any(type(x) is not t for x, t in zip(r, types))
                                   for r in v):
@@ -248,6 +278,7 @@ _CODECS = {
     "stop": (lambda v: None if v is None else dict(v), _stop_in),
     "forwards": (lambda v: [dict(c) for c in v], _forwards_in),
     "init": (lambda v: v, _init_facts_in),
+    "subs": (lambda v: v, _subs_in),
     "calls": (_calls_out, _calls_in),
     "api": (_api_out, _api_in),
     "bool": (bool, _typed(bool)),
@@ -480,3 +511,6 @@ class CachedModel(ServedNames):
 
     def init_facts(self, cls: Api) -> dict | None:
         return self._ask(["init_facts", cls.path, cls.kind], "init", lambda m: m.init_facts(cls))
+
+    def subclass_index(self, cls: Api) -> dict | None:
+        return self._ask(["subclass_index", cls.path, cls.kind], "subs", lambda m: m.subclass_index(cls))
