@@ -302,3 +302,266 @@ def test_reads_of_what_subclasses_set_are_judged_by_them(project: Repo, upstream
     # depth (set by every subclass at both: a tuple target, setattr with a literal name, a class-level annotation,
     # inherited), size (Alpha's attribute_map at 2.0.0), name (on the base at both), nowhere (set by nobody), and a
     # call of theta (only reads are judged): nothing at lines 8, 9, 13, 14, 16
+
+
+def test_an_unchanged_upstream_says_nothing(project: Repo) -> None:
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    assert [f for f in app_findings(r) if f[1] in ("REMOVED_API", "METHOD_CHANGED")] == []
+
+
+def test_the_index_is_cached_with_the_model(project: Repo, upstreams: Path) -> None:
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    first = app_findings(project.run("audit", "--cache-dir", str(project.cache), "-v"))
+    records = [json.loads(p.read_text()) for p in (project.cache / "models" / f"v{FORMAT}").glob("*.json")]
+    asked = [k for rec in records for table in rec.get("tables", {}).values() for k in table if k.startswith('["subclass_index"')]
+    assert '["subclass_index", "fakepkg.cfg.base.BaseConfig", "class"]' in asked
+    warm = app_findings(project.run("audit", "--cache-dir", str(project.cache), "-v"))
+    assert warm == first and len([f for f in first if f[1] == "REMOVED_API"]) == 6
+
+
+# -- the parts -------------------------------------------------------------------------------------
+
+
+def fn(src: str) -> ast.FunctionDef:
+    return ast.parse(textwrap.dedent(src)).body[0]
+
+
+@pytest.mark.parametrize("src, table", [
+    ('''
+     def __getattribute__(self, key):
+         if key != "attribute_map" and key in super().__getattribute__("attribute_map"):
+             key = super().__getattribute__("attribute_map")[key]
+         return super().__getattribute__(key)
+     ''', "attribute_map"),
+    ('''
+     def __getattribute__(self, name):
+         """Remapped."""
+         if name in type(self).aliases:
+             name = type(self).aliases[name]
+         return object.__getattribute__(self, name)
+     ''', "aliases"),
+    ('''
+     def __getattr__(self, name):
+         if name in self.renames:
+             return getattr(self, self.renames[name])
+         raise AttributeError(name)
+     ''', "renames"),
+    # not a remap: anything else in the body, two tables, another lookup, a default value
+    ('''
+     def __getattribute__(self, key):
+         if key in self.a:
+             key = self.b[key]
+         return super().__getattribute__(key)
+     ''', None),
+    ('''
+     def __getattribute__(self, key):
+         if key in self.a:
+             key = self.a[key]
+         print(key)
+         return super().__getattribute__(key)
+     ''', None),
+    ('''
+     def __getattribute__(self, key):
+         if key in self.a:
+             key = self.a[key]
+         return super().__getattribute__("other")
+     ''', None),
+    ('''
+     def __getattr__(self, name):
+         if name in self.renames:
+             return getattr(self, self.renames[name])
+         return None
+     ''', None),
+    ('''
+     def __getattr__(self, name, default=None):
+         if name in self.renames:
+             return getattr(self, self.renames[name])
+         raise AttributeError(name)
+     ''', None),
+    ('''
+     def __getattr__(self, name):
+         if name.startswith("x") and name in self.renames:
+             return getattr(self, self.renames[name])
+         raise AttributeError(name)
+     ''', None),
+])
+def test_which_dunders_only_remap_through_a_table(src: str, table) -> None:
+    assert remap_table(fn(src)) == table
+
+
+def test_what_a_class_statement_sets() -> None:
+    node = ast.parse(textwrap.dedent('''
+        class C(B):
+            a = 1
+            b: int
+            c, (d, e) = 1, (2, 3)
+
+            class Inner:
+                pass
+
+            def __init__(this, k):
+                this.f = k
+                this.g: int = 2
+                this.h += 1
+                this.i, [this.j, *this.k] = 1, [2, 3]
+                setattr(this, "l", 1)
+                setattr(this, k, 1)  # computed: not counted
+                other.m = 1
+                this.n.o = 1  # an attribute of an attribute: not this class's
+
+            @property
+            def p(self):
+                return 1
+
+            @staticmethod
+            def q(self):
+                self.r = 1  # no instance: not counted
+        ''')).body[0]
+    assert class_sets(node) == {"a", "b", "c", "d", "e", "Inner", "__init__", "f", "g", "h", "i", "j", "k", "l", "p", "q"}
+
+
+def package(tmp_path: Path, files: dict[str, str]) -> UpstreamModel:
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    return UpstreamModel([tmp_path], ["pkg"])
+
+
+def test_which_classes_are_subclasses(tmp_path: Path) -> None:
+    """Bases resolved through each module's imports: a class of the same name elsewhere, a base of another
+    distribution spelled alike, a file that does not parse, an alias of the base, a subclass of a subclass
+    in another module, a generic base, a base written across lines."""
+    model = package(tmp_path, {
+        "pkg/__init__.py": "from pkg.base import Base\n",
+        "pkg/base.py": "class Base:\n    pass\n\n\nOld = Base\n",
+        "pkg/a.py": '''
+            from pkg.base import Old
+            from typing import Generic, TypeVar
+            T = TypeVar("T")
+
+
+            class A(Old):
+                def __init__(self):
+                    self.x = 1
+
+
+            class Shared(Generic[T], Old):
+                y = 1
+            ''',
+        "pkg/b.py": '''
+            from other_dist import Base
+            from . import a
+
+
+            class Shared(Base):  # another distribution's Base: no subclass
+                x = 1
+
+
+            class B(
+                a.A,
+            ):
+                z = 1
+            ''',
+        "pkg/broken.py": "from pkg.base import Base\n\nclass Broken(Base):\n    x = (\n",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/c.py": '''
+            from ..a import A as Renamed
+
+
+            class C(Renamed):
+                pass
+            ''',
+    })
+    ix = model.subclass_index(model.lookup("pkg.Base"))
+    assert ix["classes"] == ["pkg.a.A", "pkg.a.Shared", "pkg.b.B", "pkg.sub.c.C"]
+    assert providers(ix, "x") == ({"pkg.a.A", "pkg.b.B", "pkg.sub.c.C"}, set())
+    assert providers(ix, "y") == ({"pkg.a.Shared"}, set())
+    assert providers(ix, "z") == ({"pkg.b.B"}, set())
+    assert ix["table"] == "" and ix["base_dynamic"] == "" and ix["dynamic"] == []
+    assert _subs_in(json.loads(json.dumps(ix))) == ix
+    assert model.subclass_index(model.lookup("pkg")) is None  # not a class
+
+
+def test_remap_tables_of_subclasses(tmp_path: Path) -> None:
+    model = package(tmp_path, {
+        "pkg/__init__.py": '''
+            class Base:
+                names = {"short": "long"}
+
+                def __getattribute__(self, key):
+                    if key in super().__getattribute__("names"):
+                        key = super().__getattribute__("names")[key]
+                    return super().__getattribute__(key)
+
+                def helper(self):
+                    return 1
+
+
+            class Literal(Base):
+                names = {"w": "width", "h": "height"}
+
+
+            class Computed(Base):
+                names = dict(w="width")
+
+
+            class Below(Literal):
+                pass
+
+
+            class Own(Base):
+                def __getattr__(self, name):
+                    return 0
+
+
+            class Loose:
+                def __getattr__(self, name):
+                    return name
+            ''',
+    })
+    ix = model.subclass_index(model.lookup("pkg.Base"))
+    assert ix["table"] == "names" and ix["base_keys"] == ["short"] and ix["base_dynamic"] == ""
+    assert ix["base_defs"] == {"__getattribute__": "method", "helper": "method"}
+    assert providers(ix, "w") == ({"pkg.Literal", "pkg.Below"}, {"pkg.Computed", "pkg.Own"})
+    loose = model.subclass_index(model.lookup("pkg.Loose"))
+    assert loose["base_dynamic"] == "Loose.__getattr__" and loose["classes"] == []
+
+
+def test_a_base_table_not_written_out_may_serve_anything() -> None:
+    mro = [ast.parse(textwrap.dedent('''
+        class Base:
+            table = make()
+
+            def __getattr__(self, key):
+                if key in self.table:
+                    return getattr(self, self.table[key])
+                raise AttributeError(key)
+        ''')).body[0]]
+    assert base_remap(mro) == ("table", [], "Base.table")
+
+
+@pytest.mark.parametrize("bad", [
+    [], {"classes": []},
+    {"classes": ["a"], "parents": [[]], "sets": {"x": [1]}, "dynamic": [], "table": "", "base_keys": [], "base_dynamic": "",
+     "base_defs": {}},
+    {"classes": ["a"], "parents": [], "sets": {}, "dynamic": [], "table": "", "base_keys": [], "base_dynamic": "",
+     "base_defs": {}},
+    {"classes": ["a"], "parents": [["0"]], "sets": {}, "dynamic": [], "table": "", "base_keys": [], "base_dynamic": "",
+     "base_defs": {}},
+    {"classes": ["a"], "parents": [[]], "sets": {}, "dynamic": [], "table": 1, "base_keys": [], "base_dynamic": "",
+     "base_defs": {}},
+    {"classes": ["a"], "parents": [[]], "sets": {}, "dynamic": [], "table": "", "base_keys": [], "base_dynamic": "",
+     "base_defs": {"p": "attribute"}},
+    {"classes": [1], "parents": [[]], "sets": {}, "dynamic": [], "table": "", "base_keys": [], "base_dynamic": "",
+     "base_defs": {}},
+])
+def test_a_garbled_cached_index_is_refused(bad) -> None:
+    with pytest.raises(PlainError):
+        _subs_in(bad)
+
+
+def test_a_cycle_of_bases_ends() -> None:
+    ix = {"classes": ["a", "b"], "parents": [[1], [0]], "sets": {"x": [0]}, "dynamic": [], "table": "", "base_keys": [],
+          "base_dynamic": "", "base_defs": {}}
+    assert providers(ix, "x") == ({"a", "b"}, set())

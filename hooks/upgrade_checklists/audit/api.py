@@ -19,6 +19,8 @@ and sees inherited members. What griffe leaves out, we cover here:
 - where a name went, a real definition wins over a placeholder ("dummy") object;
 - return annotations are compared as types (``annotations.py``); deprecations are
   read with their warning text (``deprecation.py``);
+- the subclasses of a class within its package, and what each sets (``subclasses.py``): a read of an
+  attribute the class does not define is judged by them;
 - an API that cannot be resolved is *unresolved*, with a reason, never *removed*:
   every griffe error (an alias to a package that is not loaded, a cyclic alias)
   becomes ``Unresolved`` naming the alias and the package.

@@ -25,7 +25,7 @@ keeps it as JSON, one answer per class and version):
 - ``base_defs``: each ``def`` of ``B``'s MRO, ``property`` or ``method`` (what a name became on ``B``).
 
 Subclasses are found cheaply: a text pass over every file (``class Name(...)`` statements whose bases
-mention a name already known to lead to ``B``), then each file holding a candidate is parsed, and each
+mention a name already known to lead to ``B``, or a name one is imported as), then each file holding a candidate is parsed, and each
 base is resolved through that module's imports (a name imported, a class of the same module, else the
 one candidate of that name in the package). Attributes set under computed names
 (``setattr(self, key, value)``) are not counted.
@@ -42,6 +42,7 @@ from upgrade_checklists.core.astwalk import module_level, walk
 
 _CLASS = re.compile(rb"^[ \t]*class[ \t]+([A-Za-z_]\w*)[ \t]*\(([^)]*)\)", re.M)
 _WORD = re.compile(rb"[A-Za-z_]\w*")
+_AS = re.compile(rb"\b([A-Za-z_]\w*)[ \t]+as[ \t]+([A-Za-z_]\w*)")
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DYNAMIC = ("__getattr__", "__getattribute__")
 
@@ -294,15 +295,24 @@ def subclass_index(files: list[tuple[str, Path]], read: Callable[[Path], bytes],
     known = {f"{base_module}.{n}": base_path for n in names}  # dotted path -> the class it is
     # 1. text: the class statements whose bases mention a name that leads to the base, to a fixpoint
     by_word: dict[bytes, list[tuple[bytes, int]]] = {}
+    renamed: dict[bytes, set[bytes]] = {}  # ``import X as Y``: a base may be spelled Y
     for i, (_dotted, path) in enumerate(files):
-        for m in _CLASS.finditer(read(path)):
+        text = read(path)
+        for m in _CLASS.finditer(text):
             for w in set(_WORD.findall(m.group(2))):
                 by_word.setdefault(w, []).append((m.group(1), i))
+        for m in _AS.finditer(text):
+            renamed.setdefault(m.group(1), set()).add(m.group(2))
     todo = [n.encode() for n in names]
     seen_words = set(todo)
     candidate_files: set[int] = set()
     while todo:
-        for cls_name, i in by_word.get(todo.pop(), ()):
+        word = todo.pop()
+        for other in renamed.get(word, ()):
+            if other not in seen_words:
+                seen_words.add(other)
+                todo.append(other)
+        for cls_name, i in by_word.get(word, ()):
             candidate_files.add(i)
             if cls_name not in seen_words:
                 seen_words.add(cls_name)
@@ -400,25 +410,16 @@ def providers(index: dict, attr: str) -> tuple[set[str], set[str]]:
     classes, parents = index["classes"], index["parents"]
     own = set(index["sets"].get(attr, ()))
     dyn = set(index["dynamic"])
-    memo: dict[int, tuple[bool, bool]] = {}
-
-    def get(i: int, stack: frozenset = frozenset()) -> tuple[bool, bool]:
-        if i in memo:
-            return memo[i]
-        if i in stack:
-            return False, False
-        s, d = i in own, i in dyn
-        for j in parents[i]:
-            ps, pd = get(j, stack | {i})
-            s, d = s or ps, d or pd
-        memo[i] = (s, d)
-        return s, d
-
     sets_, dyns = set(), set()
     for i, p in enumerate(classes):
-        s, d = get(i)
-        if s:
+        line, todo = {i}, [i]  # the class and its bases that are subclasses too, at any depth
+        while todo:
+            for j in parents[todo.pop()]:
+                if j not in line:
+                    line.add(j)
+                    todo.append(j)
+        if line & own:
             sets_.add(p)
-        if d:
+        if line & dyn:
             dyns.add(p)
     return sets_, dyns
