@@ -1119,10 +1119,14 @@ class UpstreamModel(ServedNames):
         memo = self.__dict__.setdefault("_subclass_memo", {})
         if cls.path not in memo:
             top = owner.path.split(".")[0]
-            files = [(d, f) for d, f in self._source_files() if d.split(".")[0] == top and f.suffix == ".py"]
+            graphs = self.__dict__.setdefault("_class_graphs", {})  # the text pass, once per package
+            if top not in graphs:
+                files = [(d, f) for d, f in self._source_files() if d.split(".")[0] == top and f.suffix == ".py"]
+                graphs[top] = files, subclasses.class_graph(files, self._read_bytes)
+            files, graph = graphs[top]
             fp = getattr(owner, "filepath", None)
             memo[cls.path] = subclasses.subclass_index(files, self._read_bytes, subclasses.parse, owner.path,
-                                                       fp if isinstance(fp, Path) else None, [n for n, _ in found[0]])
+                                                       fp if isinstance(fp, Path) else None, [n for n, _ in found[0]], graph)
         return memo[cls.path]
 
     def _relative(self, fp: Path) -> str:

@@ -42,6 +42,7 @@ from upgrade_checklists.core.astwalk import module_level, walk
 
 _CLASS = re.compile(rb"^[ \t]*class[ \t]+([A-Za-z_]\w*)[ \t]*\(([^)]*)\)", re.M)
 _WORD = re.compile(rb"[A-Za-z_]\w*")
+_IMPORTED = re.compile(rb"\bimport[ \t]*(\([^)]*\)|[^\n]*)")
 _AS = re.compile(rb"\b([A-Za-z_]\w*)[ \t]+as[ \t]+([A-Za-z_]\w*)")
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DYNAMIC = ("__getattr__", "__getattribute__")
@@ -277,8 +278,70 @@ def base_remap(mro: list[ast.ClassDef]) -> tuple[str, list[str], str]:
     return table, keys, dynamic
 
 
+_CLASS_NAME = re.compile(rb"^class[ \t]+([A-Za-z_]\w*)", re.M)
+_TOP_IMPORT = re.compile(rb"^(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]*)", re.M)
+_INNER_IMPORT = re.compile(rb"^[ \t]+(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]*)", re.M)
+
+
+def _pieces(text: bytes, words: set[bytes]) -> tuple[ast.Module, list[ast.ClassDef]] | None:
+    """The module-level imports of a file (one module of them) and its classes named in ``words``, each parsed
+    from its own lines; None where that could differ from the whole file's parse (a class indented, an import
+    in a block naming a word of a class's bases, a piece that does not parse: a line at column 0 inside a
+    string or brackets ends a class's lines early, and then it does not): parse the whole file."""
+    lines = text.split(b"\n")
+    starts = [0]
+    for ln in lines:
+        starts.append(starts[-1] + len(ln) + 1)
+    nodes: list[ast.ClassDef] = []
+    inner = b"\n".join(m.group(0) for m in _INNER_IMPORT.finditer(text))
+    for m in _CLASS.finditer(text):
+        if m.group(1) not in words:
+            continue
+        if text[m.start():m.start() + 5] != b"class" or any(w in inner for w in set(_WORD.findall(m.group(2)))):
+            return None
+        first = text.count(b"\n", 0, m.start())
+        last = text.count(b"\n", 0, m.end())  # the header's ``)``; its ``:`` follows on that line
+        end = last + 1
+        while end < len(lines):
+            ln = lines[end]
+            if ln.strip() and not ln.startswith((b" ", b"\t", b"#")):
+                break
+            end += 1
+        try:
+            piece = ast.parse(b"\n" * first + b"\n".join(lines[first:end]))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        if len(piece.body) != 1 or not isinstance(piece.body[0], ast.ClassDef):
+            return None
+        nodes.append(piece.body[0])
+    try:
+        imports = ast.parse(b"\n".join(m.group(0) for m in _TOP_IMPORT.finditer(text)))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return imports, nodes
+
+
+def class_graph(files: list[tuple[str, Path]], read: Callable[[Path], bytes]) -> tuple[dict, dict]:
+    """The text pass over ``files`` (one per model, whatever the base asked): each word a ``class X(...)``
+    statement's bases mention -> (X, the file's index); each name -> the names ``import ... as`` gives it."""
+    by_word: dict[bytes, list[tuple[bytes, int]]] = {}
+    renamed: dict[bytes, set[bytes]] = {}  # ``import X as Y``: a base may be spelled Y
+    for i, (_dotted, path) in enumerate(files):
+        text = read(path)
+        if b"class" not in text:
+            continue
+        for m in _CLASS.finditer(text):
+            for w in set(_WORD.findall(m.group(2))):
+                by_word.setdefault(w, []).append((m.group(1), i))
+        if b" as " in text:
+            for imp in _IMPORTED.finditer(text):
+                for m in _AS.finditer(imp.group(1)):
+                    renamed.setdefault(m.group(1), set()).add(m.group(2))
+    return by_word, renamed
+
+
 def subclass_index(files: list[tuple[str, Path]], read: Callable[[Path], bytes], tree: Callable[[Path], ast.Module | None],
-                   base_path: str, base_file: Path | None, mro: list[ast.ClassDef]) -> dict:
+                   base_path: str, base_file: Path | None, mro: list[ast.ClassDef], graph: tuple | None = None) -> dict:
     """The subclasses of the class at ``base_path`` (defined in ``base_file``; ``mro``: the class statements of
     its MRO, itself first) among ``files`` ((dotted module, path) of each file of its package), and what each
     sets: see the module doc."""
@@ -294,15 +357,7 @@ def subclass_index(files: list[tuple[str, Path]], read: Callable[[Path], bytes],
                 names.update(t.id for t in s.targets if isinstance(t, ast.Name))
     known = {f"{base_module}.{n}": base_path for n in names}  # dotted path -> the class it is
     # 1. text: the class statements whose bases mention a name that leads to the base, to a fixpoint
-    by_word: dict[bytes, list[tuple[bytes, int]]] = {}
-    renamed: dict[bytes, set[bytes]] = {}  # ``import X as Y``: a base may be spelled Y
-    for i, (_dotted, path) in enumerate(files):
-        text = read(path)
-        for m in _CLASS.finditer(text):
-            for w in set(_WORD.findall(m.group(2))):
-                by_word.setdefault(w, []).append((m.group(1), i))
-        for m in _AS.finditer(text):
-            renamed.setdefault(m.group(1), set()).add(m.group(2))
+    by_word, renamed = graph if graph is not None else class_graph(files, read)
     todo = [n.encode() for n in names]
     seen_words = set(todo)
     candidate_files: set[int] = set()
@@ -321,13 +376,18 @@ def subclass_index(files: list[tuple[str, Path]], read: Callable[[Path], bytes],
     stmts: dict[str, tuple[ast.ClassDef, list[str]]] = {}
     for i in sorted(candidate_files):
         dotted, path = files[i]
-        t = tree(path)
-        if t is None:
-            continue
+        text = read(path)
+        got = _pieces(text, seen_words)  # the imports and the candidate classes alone: most of a file is other code
+        if got is None:
+            t = tree(path)
+            if t is None:
+                continue
+            got = t, [s for s in module_level(t.body) if isinstance(s, ast.ClassDef)]
+        t, nodes = got
         imports = _imports(t, dotted, path.name == "__init__.py")
-        local = {s.name for s in module_level(t.body) if isinstance(s, ast.ClassDef)}
-        for s in module_level(t.body):
-            if not isinstance(s, ast.ClassDef) or s.name.encode() not in seen_words:
+        local = {m.group(1).decode() for m in _CLASS_NAME.finditer(text)}
+        for s in nodes:
+            if s.name.encode() not in seen_words:
                 continue
             bases = []
             for b in s.bases:
