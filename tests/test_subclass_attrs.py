@@ -110,6 +110,7 @@ CFG_V1 = {
                 self.scaling = scaling
                 self.width, self.depth = width, 2
                 self.size = 8
+                self.label = "a"
         ''',
     "fakepkg/cfg/models/beta.py": '''
         from ..base import Config
@@ -124,6 +125,7 @@ CFG_V1 = {
                 self.scaling = scaling
                 self.hidden = 3
                 setattr(self, "depth", 3)
+                self.label = "b"
         ''',
     "fakepkg/cfg/models/gamma.py": '''
         from fakepkg.cfg.models.alpha import AlphaConfig
@@ -139,6 +141,7 @@ CFG_V1 = {
         class DeltaConfig(base.BaseConfig):
             depth: int = 5
             theta = 2.0
+            label = "d"
         ''',
     "fakepkg/cfg/models/eps.py": '''
         from fakepkg.cfg.base import PlainBase
@@ -178,6 +181,7 @@ CFG_V2 = {
                 self.depth = 2
                 self.width2 = 8
                 self.tie = False
+                self.label = "a"
         ''',
     "fakepkg/cfg/models/beta.py": '''
         from ..base import Config
@@ -228,6 +232,7 @@ def use(cfg: BaseConfig, loose: LooseBase, plain: PlainBase):
     i = cfg.name
     j = cfg.nowhere
     k = plain.theta
+    m = cfg.label
     return cfg.theta()
 '''
 
@@ -286,6 +291,10 @@ def test_reads_of_what_subclasses_set_are_judged_by_them(project: Repo, upstream
          "`fakepkg.cfg.PlainBase` in `use`) is not defined by `PlainBase`: at the old version set by 2 subclass(es) of "
          "`PlainBase`, at 2.0.0 by 0; gone from 1 that still exist (`ZetaConfig`); 1 subclass(es) with a `__getattr__` "
          "or a table not written out (`EpsConfig`) may still serve it"),
+        # label: Alpha, Beta, Delta, Gamma at 1.0.0; Beta no longer at 2.0.0: one of four, info
+        ("app/cfgs.py:16", "REMOVED_API", f"[info] `label` {ON} is not defined by `BaseConfig`: at the old version set "
+         "by 4 subclass(es) of `BaseConfig`, at 2.0.0 by 3 (`AlphaConfig`, `DeltaConfig`, `GammaConfig`); gone from 1 "
+         "that still exist (`BetaConfig`) (fewer than half of the 4 that set it and still exist: most still do)"),
         # theta on BaseConfig: Alpha, Beta, Delta (class level), Gamma (through Alpha) at 1.0.0; Delta at 2.0.0
         ("app/cfgs.py:5", "REMOVED_API", f"[warning] `theta` {ON} is not defined by `BaseConfig`: at the old version set "
          "by 4 subclass(es) of `BaseConfig`, at 2.0.0 by 1 (`DeltaConfig`); gone from 3 that still exist (`AlphaConfig`, "
@@ -301,7 +310,7 @@ def test_reads_of_what_subclasses_set_are_judged_by_them(project: Repo, upstream
     ]
     # depth (set by every subclass at both: a tuple target, setattr with a literal name, a class-level annotation,
     # inherited), size (Alpha's attribute_map at 2.0.0), name (on the base at both), nowhere (set by nobody), and a
-    # call of theta (only reads are judged): nothing at lines 8, 9, 13, 14, 16
+    # call of theta (only reads are judged): nothing at lines 8, 9, 13, 14, 17
 
 
 def test_an_unchanged_upstream_says_nothing(project: Repo) -> None:
@@ -316,7 +325,7 @@ def test_the_index_is_cached_with_the_model(project: Repo, upstreams: Path) -> N
     asked = [k for rec in records for table in rec.get("tables", {}).values() for k in table if k.startswith('["subclass_index"')]
     assert '["subclass_index", "fakepkg.cfg.base.BaseConfig", "class"]' in asked
     warm = app_findings(project.run("audit", "--cache-dir", str(project.cache), "-v"))
-    assert warm == first and len([f for f in first if f[1] == "REMOVED_API"]) == 6
+    assert warm == first and len([f for f in first if f[1] == "REMOVED_API"]) == 7
 
 
 # -- the parts -------------------------------------------------------------------------------------

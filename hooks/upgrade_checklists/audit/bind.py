@@ -1592,12 +1592,18 @@ def _subclass_read(b: Bound, t_new: Api, t_old: Api | None, m_new: Api | None, o
     maybe = [x for x in (ix_new["base_dynamic"] and f"`{ix_new['base_dynamic']}`",
                          dyn and f"{len(dyn)} subclass(es) with a `__getattr__` or a table not written out ({_names(dyn)})")
              if x]
-    sev = "error" if not has and not maybe else "warning"
+    # the concrete class is chosen at run time: a few of hundreds losing it (a composite configuration moving its
+    # values into a sub-object) is no news for most readers; most of them losing it is
+    still = [c for c in had if c in now]
+    minor = 2 * len(lost) < len(still)
+    sev = "error" if not has and not maybe else "info" if minor else "warning"
     msg = (f"`{a}` (read on a `{t_new.path}`; {how}) is not defined by {base}: at the old version set by {len(had)} "
            f"subclass(es) of {base}, at {version} by {len(has)}" + (f" ({_names(has)})" if has else "")
            + f"; gone from {len(lost)} that still exist ({_names(lost)})")
     if maybe:
         msg += f"; {' and '.join(maybe)} may still serve it"
+    if sev == "info":
+        msg += f" (fewer than half of the {len(still)} that set it and still exist: most still do)"
     b.problems.append(("REMOVED_API", sev, a, msg))
     return True
 
