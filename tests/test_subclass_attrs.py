@@ -574,3 +574,24 @@ def test_a_cycle_of_bases_ends() -> None:
     ix = {"classes": ["a", "b"], "parents": [[1], [0]], "sets": {"x": [0]}, "dynamic": [], "table": "", "base_keys": [],
           "base_dynamic": "", "base_defs": {}}
     assert providers(ix, "x") == ({"a", "b"}, set())
+
+
+def test_a_hostile_package_stays_cheap(tmp_path: Path) -> None:
+    """Class headers that never close, thousands of subclasses in one file, a subclass whose lines hold a string
+    at column 0 (its own lines do not parse: the whole file is read): found, and quickly."""
+    import time
+
+    many = "from pkg.base import Base\n\n" + "".join(f"class C{i}(Base):\n    x{i % 7} = {i}\n\n" for i in range(3000))
+    model = package(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": "class Base:\n    pass\n",
+        "pkg/open.py": "class A(\n" * 20000,
+        "pkg/many.py": many,
+        "pkg/doc.py": 'from pkg.base import Base\n\n\nclass D(Base):\n    """\nat column 0\n"""\n\n    def __init__(self):\n'
+                      '        self.x0 = 1\n',
+    })
+    start = time.process_time()
+    ix = model.subclass_index(model.lookup("pkg.base.Base"))
+    assert time.process_time() - start < 20
+    assert len(ix["classes"]) == 3001
+    assert "pkg.doc.D" in providers(ix, "x0")[0] and len(providers(ix, "x0")[0]) == 430  # 429 of C0..C2999 (i % 7 == 0), and D

@@ -35,14 +35,15 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_right
 from pathlib import Path
 from typing import Callable
 
 from upgrade_checklists.core.astwalk import module_level, walk
 
-_CLASS = re.compile(rb"^[ \t]*class[ \t]+([A-Za-z_]\w*)[ \t]*\(([^)]*)\)", re.M)
+_CLASS = re.compile(rb"^[ \t]*class[ \t]+([A-Za-z_]\w*)[ \t]*\(([^)]{0,4000})\)", re.M)  # bounded: a hostile file stays linear
 _WORD = re.compile(rb"[A-Za-z_]\w*")
-_IMPORTED = re.compile(rb"\bimport[ \t]*(\([^)]*\)|[^\n]*)")
+_IMPORTED = re.compile(rb"\bimport[ \t]*(\([^)]{0,4000}\)|[^\n]*)")
 _AS = re.compile(rb"\b([A-Za-z_]\w*)[ \t]+as[ \t]+([A-Za-z_]\w*)")
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DYNAMIC = ("__getattr__", "__getattribute__")
@@ -279,8 +280,8 @@ def base_remap(mro: list[ast.ClassDef]) -> tuple[str, list[str], str]:
 
 
 _CLASS_NAME = re.compile(rb"^class[ \t]+([A-Za-z_]\w*)", re.M)
-_TOP_IMPORT = re.compile(rb"^(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]*)", re.M)
-_INNER_IMPORT = re.compile(rb"^[ \t]+(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]*)", re.M)
+_TOP_IMPORT = re.compile(rb"^(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]{0,4000}\)|[^\n]*)|import[ \t]+[^\n]*)", re.M)
+_INNER_IMPORT = re.compile(rb"^[ \t]+(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]{0,4000}\)|[^\n]*)|import[ \t]+[^\n]*)", re.M)
 
 
 def _pieces(text: bytes, words: set[bytes]) -> tuple[ast.Module, list[ast.ClassDef]] | None:
@@ -299,8 +300,8 @@ def _pieces(text: bytes, words: set[bytes]) -> tuple[ast.Module, list[ast.ClassD
             continue
         if text[m.start():m.start() + 5] != b"class" or any(w in inner for w in set(_WORD.findall(m.group(2)))):
             return None
-        first = text.count(b"\n", 0, m.start())
-        last = text.count(b"\n", 0, m.end())  # the header's ``)``; its ``:`` follows on that line
+        first = bisect_right(starts, m.start()) - 1
+        last = bisect_right(starts, m.end()) - 1  # the header's ``)``; its ``:`` follows on that line
         end = last + 1
         while end < len(lines):
             ln = lines[end]
@@ -308,12 +309,12 @@ def _pieces(text: bytes, words: set[bytes]) -> tuple[ast.Module, list[ast.ClassD
                 break
             end += 1
         try:
-            piece = ast.parse(b"\n" * first + b"\n".join(lines[first:end]))
+            piece = ast.parse(b"\n".join(lines[first:end]))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         if len(piece.body) != 1 or not isinstance(piece.body[0], ast.ClassDef):
             return None
-        nodes.append(piece.body[0])
+        nodes.append(ast.increment_lineno(piece.body[0], first))
     try:
         imports = ast.parse(b"\n".join(m.group(0) for m in _TOP_IMPORT.finditer(text)))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
