@@ -39,7 +39,7 @@ from bisect import bisect_right
 from pathlib import Path
 from typing import Callable
 
-from upgrade_checklists.core.astwalk import module_level, walk
+from upgrade_checklists.core.astwalk import module_level, statements
 
 _CLASS = re.compile(rb"^[ \t]*class[ \t]+([A-Za-z_]\w*)[ \t]*\(([^)]{0,4000})\)", re.M)  # bounded: a hostile file stays linear
 _WORD = re.compile(rb"[A-Za-z_]\w*")
@@ -227,7 +227,9 @@ def class_sets(node: ast.ClassDef) -> set[str]:
             me = _self_name(s)
             if me is None:
                 continue
-            for n in walk(s):
+            for n in statements(s):  # statements only: what sets an attribute is one (a ``setattr`` call: its own)
+                if isinstance(n, ast.Expr):
+                    n = n.value
                 if isinstance(n, ast.Assign):
                     targets = [t for x in n.targets for t in _targets(x)]
                 elif isinstance(n, (ast.AnnAssign, ast.AugAssign)):
