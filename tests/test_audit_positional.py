@@ -1,0 +1,85 @@
+"""A parameter removed upstream that a call passes by position: the call's error names the
+argument by its place, and the checklist entry must not add that no call site passes the
+parameter (seen on a Sphinx extension whose overrides hand ``no_docstring`` on through
+``super()``, Sphinx 4.5 -> 5.0)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import Repo
+from upstream import audited_project, project_pyproject, tagged_upstream
+
+DOC_V1 = {
+    "fakepkg/doc/__init__.py": '__version__ = "1.0.0"\n',
+    "fakepkg/doc/base.py": '''
+        class Writer:
+            def add_body(self, lines, skip_doc=False):
+                return lines
+
+
+        def render(text, strict=False):
+            return text
+        ''',
+}
+DOC_V2 = {
+    "fakepkg/doc/__init__.py": '__version__ = "2.0.0"\n',
+    "fakepkg/doc/base.py": '''
+        class Writer:
+            def add_body(self, lines):
+                return lines
+
+
+        def render(text):
+            return text
+        ''',
+}
+APP_PY = '''from fakepkg.doc.base import Writer, render
+
+
+class Mine(Writer):
+    def add_body(self, lines, skip_doc=False):
+        return super().add_body(lines, skip_doc)
+
+
+def show(text):
+    return render(text)
+'''
+
+
+@pytest.fixture(scope="module")
+def upstreams(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tagged_upstream(tmp_path_factory.mktemp("doc-upstream"), "fakepkg-doc", [("1.0.0", DOC_V1), ("2.0.0", DOC_V2)])
+
+
+@pytest.fixture
+def project(tmp_path: Path, capsys, upstreams: Path) -> Repo:
+    r = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/mine.py": APP_PY,
+        "pyproject.toml": project_pyproject("fakepkg-doc", upstreams, "1.0.0")})
+    made = r.run("new", "fakepkg-doc", "--github", "example/fakepkg-doc", "--branch-template", "v${VERSION}",
+                 "--import-name", "fakepkg.doc", "--upstream-path", "fakepkg/doc/")
+    assert made.code == 0, made.lines
+    r.commit("checklist")
+    return r
+
+
+def removed(run) -> list[str]:
+    """The REMOVED_PARAM lines of an audit's text output, without their checklist reference."""
+    return sorted(line.rsplit(" (checklists/", 1)[0] for line in run.lines if " REMOVED_PARAM " in line)
+
+
+def test_a_parameter_passed_by_position_is_not_also_said_to_be_passed_by_no_call(project: Repo, upstreams: Path) -> None:
+    project.write("pyproject.toml", project_pyproject("fakepkg-doc", upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    assert r.code == 1
+    got = removed(r)
+    # the call through super() passes skip_doc as its 2nd positional argument: an error, and nothing else
+    # about skip_doc; render's strict is passed by no call: the entry says so (info)
+    assert got == [
+        "app/mine.py:10:1: REMOVED_PARAM [info] `fakepkg.doc.base.render`: `strict` was removed (no call site passes it)",
+        "app/mine.py:6:1: REMOVED_PARAM `fakepkg.doc.base.Writer.add_body`: positional argument 2 has no parameter at "
+        "2.0.0 (1 positional parameters) (subclass `Mine`, through `super()`)",
+    ]
