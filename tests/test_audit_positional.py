@@ -1,7 +1,11 @@
-"""A parameter removed upstream that a call passes by position: the call's error names the
+"""Positional arguments of calls into upstream methods.
+
+A parameter removed upstream that a call passes by position: the call's error names the
 argument by its place, and the checklist entry must not add that no call site passes the
 parameter (seen on a Sphinx extension whose overrides hand ``no_docstring`` on through
-``super()``, Sphinx 4.5 -> 5.0)."""
+``super()``, Sphinx 4.5 -> 5.0). ``__new__`` is given its class explicitly, through ``super()``
+as through the class: that argument is not one of the signature's (seen on a Django model
+metaclass, ``super().__new__(cls, name, bases, attrs)``)."""
 
 from __future__ import annotations
 
@@ -22,6 +26,11 @@ DOC_V1 = {
 
         def render(text, strict=False):
             return text
+
+
+        class Meta(type):
+            def __new__(cls, name, bases, attrs, flag=False):
+                return super().__new__(cls, name, bases, attrs)
         ''',
 }
 DOC_V2 = {
@@ -34,9 +43,14 @@ DOC_V2 = {
 
         def render(text):
             return text
+
+
+        class Meta(type):
+            def __new__(cls, name, bases, attrs, *, flag=False):
+                return super().__new__(cls, name, bases, attrs)
         ''',
 }
-APP_PY = '''from fakepkg.doc.base import Writer, render
+APP_PY = '''from fakepkg.doc.base import Meta, Writer, render
 
 
 class Mine(Writer):
@@ -46,6 +60,15 @@ class Mine(Writer):
 
 def show(text):
     return render(text)
+
+
+class MyMeta(Meta):
+    def __new__(mcs, name, bases, attrs):
+        if not attrs:
+            return Meta.__new__(mcs, name, bases, attrs)
+        if name == "Flagged":
+            return super().__new__(mcs, name, bases, attrs, True)
+        return super().__new__(mcs, name, bases, attrs)
 '''
 
 
@@ -82,4 +105,18 @@ def test_a_parameter_passed_by_position_is_not_also_said_to_be_passed_by_no_call
         "app/mine.py:10:1: REMOVED_PARAM [info] `fakepkg.doc.base.render`: `strict` was removed (no call site passes it)",
         "app/mine.py:6:1: REMOVED_PARAM `fakepkg.doc.base.Writer.add_body`: positional argument 2 has no parameter at "
         "2.0.0 (1 positional parameters) (subclass `Mine`, through `super()`)",
+    ]
+
+
+def test_new_is_given_its_class(project: Repo, upstreams: Path) -> None:
+    """``flag`` became keyword-only: only the call passing a 5th positional argument (the class and
+    four more) passes it by position; the class given to ``__new__`` is not ``name``."""
+    project.write("pyproject.toml", project_pyproject("fakepkg-doc", upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    # lines 16 (through the class), 18 and 19 (through super()) call Meta.__new__
+    got = sorted(line.rsplit(" (checklists/", 1)[0] for line in r.lines
+                 if line.startswith(tuple(f"app/mine.py:{n}:" for n in range(13, 20))))
+    assert got == [
+        "app/mine.py:18:1: POSITION_CHANGED `fakepkg.doc.base.Meta.__new__`: `flag` is now keyword-only, and this call "
+        "passes it by position (subclass `MyMeta`, through `super()`)",
     ]

@@ -533,7 +533,7 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
         b.unknown = NO_SIGNATURE if u.call is not None else ""
         return b
     b.signature = True
-    call = _unbound(u.call, a_new) if _through_class(u) else u.call
+    call = _unbound(u.call, a_new) if _through_class(u) or _is_new(a_new) else u.call
     for code, sev, param, msg in bind_call(call, a_new.path, a_old.signature if a_old else None, a_new.signature, version):
         b.problems.append((code, sev, param, _via(u, msg)))
     return b
@@ -569,13 +569,20 @@ def _through_class(u: Use) -> bool:
     return bool(callee) and len(parts) > 1 and callee.split(".")[-2:-1] == parts[-2:-1]
 
 
+def _is_new(api: Api) -> bool:
+    """``__new__``: a static method without the decorator, so every call of it names the class
+    first, through ``super()`` (``super().__new__(cls, name)``) as through the class."""
+    return api.method and api.path.rsplit(".", 1)[-1] == "__new__"
+
+
 def _unbound(call: Call, api: Api) -> Call:
     """A method called through its class (``Base.m(self, x)``) gets its instance as the first
     positional argument: the call without it (what binds to the signature, ``self`` left out).
-    A static method has no ``self``; a class method (first parameter ``cls``) binds its class."""
+    A static method has no ``self``; a class method (first parameter ``cls``) binds its class;
+    ``__new__`` (first parameter ``cls`` too) is given its class."""
     ps = api.parameters or ()
-    if (not api.method or api.signature is None or len(ps) != len(api.signature.params) + 1 or ps[0][0] in _CLASS_FIRST
-            or call.positional == 0):
+    if (not api.method or api.signature is None or len(ps) != len(api.signature.params) + 1
+            or (ps[0][0] in _CLASS_FIRST and not _is_new(api)) or call.positional == 0):
         return call
     return replace(call, positional=call.positional - 1)
 
@@ -650,7 +657,8 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
         return b
     b.signature = True
     what = f"{cls_new.path}.{u.member}" if u.member != "__init__" else cls_new.path
-    for code, sev, param, msg in bind_call(u.call, what, m_old.signature if m_old else None, m_new.signature, version):
+    call = _unbound(u.call, m_new) if _is_new(m_new) else u.call  # ``super().__new__(cls, ...)``
+    for code, sev, param, msg in bind_call(call, what, m_old.signature if m_old else None, m_new.signature, version):
         if m_old is None and code not in ("REMOVED_PARAM", "NEW_REQUIRED_PARAM"):
             continue
         if code == "RETURN_CHANGED":
