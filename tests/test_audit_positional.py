@@ -5,7 +5,8 @@ argument by its place, and the checklist entry must not add that no call site pa
 parameter (seen on a Sphinx extension whose overrides hand ``no_docstring`` on through
 ``super()``, Sphinx 4.5 -> 5.0). ``__new__`` is given its class explicitly, through ``super()``
 as through the class: that argument is not one of the signature's (seen on a Django model
-metaclass, ``super().__new__(cls, name, bases, attrs)``)."""
+metaclass, ``super().__new__(cls, name, bases, attrs)``). A class with a ``__new__`` and no
+``__init__`` (docutils' ``nodes.Text(str)``) is called with ``__new__``'s parameters."""
 
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ DOC_V1 = {
         class Meta(type):
             def __new__(cls, name, bases, attrs, flag=False):
                 return super().__new__(cls, name, bases, attrs)
+
+
+        class Word(str):
+            def __new__(cls, data, raw=None):
+                return str.__new__(cls, data)
         ''',
 }
 DOC_V2 = {
@@ -48,9 +54,14 @@ DOC_V2 = {
         class Meta(type):
             def __new__(cls, name, bases, attrs, *, flag=False):
                 return super().__new__(cls, name, bases, attrs)
+
+
+        class Word(str):
+            def __new__(cls, data):
+                return str.__new__(cls, data)
         ''',
 }
-APP_PY = '''from fakepkg.doc.base import Meta, Writer, render
+APP_PY = '''from fakepkg.doc.base import Meta, Word, Writer, render
 
 
 class Mine(Writer):
@@ -69,6 +80,10 @@ class MyMeta(Meta):
         if name == "Flagged":
             return super().__new__(mcs, name, bases, attrs, True)
         return super().__new__(mcs, name, bases, attrs)
+
+
+def words():
+    return [Word("a"), Word("b", "b")]
 '''
 
 
@@ -90,8 +105,10 @@ def project(tmp_path: Path, capsys, upstreams: Path) -> Repo:
 
 
 def removed(run) -> list[str]:
-    """The REMOVED_PARAM lines of an audit's text output, without their checklist reference."""
-    return sorted(line.rsplit(" (checklists/", 1)[0] for line in run.lines if " REMOVED_PARAM " in line)
+    """The REMOVED_PARAM lines of an audit's text output, without their checklist reference
+    (but those of ``words()``, which the last test reads)."""
+    return sorted(line.rsplit(" (checklists/", 1)[0] for line in run.lines
+                  if " REMOVED_PARAM " in line and not line.startswith("app/mine.py:23:"))
 
 
 def test_a_parameter_passed_by_position_is_not_also_said_to_be_passed_by_no_call(project: Repo, upstreams: Path) -> None:
@@ -120,3 +137,13 @@ def test_new_is_given_its_class(project: Repo, upstreams: Path) -> None:
         "app/mine.py:18:1: POSITION_CHANGED `fakepkg.doc.base.Meta.__new__`: `flag` is now keyword-only, and this call "
         "passes it by position (subclass `MyMeta`, through `super()`)",
     ]
+
+
+def test_a_class_with_only_new_is_called_with_its_parameters(project: Repo, upstreams: Path) -> None:
+    """``Word(str)`` has ``__new__(cls, data)`` at 2.0.0 (``raw`` removed) and no ``__init__``: the call
+    passing two arguments is an error, the one passing one binds."""
+    project.write("pyproject.toml", project_pyproject("fakepkg-doc", upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    got = [line.rsplit(" (checklists/", 1)[0] for line in r.lines if line.startswith("app/mine.py:23:")]
+    assert got == ["app/mine.py:23:1: REMOVED_PARAM `fakepkg.doc.base.Word`: positional argument 2 has no parameter "
+                   "at 2.0.0 (1 positional parameters)"]

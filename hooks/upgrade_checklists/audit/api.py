@@ -647,6 +647,10 @@ class UpstreamModel(ServedNames):
             return Signature(params, annotations.normalize(obj.returns, self._canon), bool(getattr(obj, "overloads", None)))
         if kind == "class":
             init = obj.all_members.get("__init__")
+            if init is None and "__new__" in obj.all_members and not (obj.decorators or _dataclass_transform(obj)):
+                init = self._final(obj.all_members["__new__"])  # ``class Text(str)`` with ``__new__(cls, data)`` only
+                if init.kind.value != "function":
+                    return None
             if init is None:  # attrs, pydantic, metaclasses...: unknown, unless a plain class
                 return Signature([], self._canon(obj.path)) if not (obj.bases or obj.decorators) else None
             if "__init__" not in obj.members and (obj.decorators or _dataclass_transform(obj)):
