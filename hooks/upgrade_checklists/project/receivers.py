@@ -25,11 +25,12 @@ from upstream's annotations, so nothing here knows the upstream source. Sources:
   annotation of its parameter PARAM, at each version (no spec of that name: not a use).
 - ``x[0]`` / ``x[1]`` with a constant index (``i:N``: the N-th of a ``tuple[A, B]``, else an item),
   ``a, b = c, d`` (a tuple display to a tuple target: pairwise);
-- PEP 484 type comments: ``x = []  # type: List[T]``, and where a parameter has no annotation: per argument
+- PEP 484 type comments: ``x = []  # type: List[T]``, ``for x in …:  # type: T`` (``for a, b in …:
+  # type: A, B``: pairwise), and where a parameter has no annotation: per argument
   (``calls,  # type: List[CallSpec2]``) and per function (``# type: (A, B) -> R``), read by
   parsing the ``def``'s header alone again (``type_comments``), only where it holds one;
-- ``self.x`` in a method of a project subclass of an upstream class (``selfs``, given by the
-  caller): ``("<base>", ("a:x",))``, upstream's declaration of ``x`` read by the model, or the
+- ``self.x`` in a method of a project subclass of an upstream class, ``cls.x`` in a class method
+  of one (``selfs``, given by the caller): ``("<base>", ("a:x",))``, upstream's declaration of ``x`` read by the model, or the
   project's own declaration of ``x`` (``x: T`` in the class or a project base, ``self.x: T = …``);
 - ``type[pkg.Cls]`` / ``Type[pkg.Cls]`` (``ClassOf``): calling it (a local name, ``self.x()``)
   gives a ``pkg.Cls``; a union with a class object among its arms is a ``Choice`` (no member use);
@@ -478,6 +479,9 @@ class Scope:
                         self._bind(t, "value", v)
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
                 self.defs.setdefault(node.target.id, []).append(("annotation", node.annotation))
+            elif isinstance(node, (ast.For, ast.AsyncFor)) and (ann := self._for_comment(node)) is not None:
+                for name, t in ann:  # ``for x in …:  # type: T``, ``for a, b in …:  # type: A, B``
+                    self.defs.setdefault(name, []).append(("annotation", t))
             elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
                 self._bind(node.target, "iter", node.iter)
             elif isinstance(node, (ast.With, ast.AsyncWith)):
@@ -506,6 +510,27 @@ class Scope:
                 self.defs.setdefault(node.name, []).append(("other", node))
             elif isinstance(node, ast.MatchMapping) and node.rest:
                 self.defs.setdefault(node.rest, []).append(("other", node))
+
+    def _for_comment(self, node: ast.For | ast.AsyncFor) -> list[tuple[str, ast.expr]] | None:
+        """The names a ``for`` binds with the types its PEP 484 type comment gives them (at the end
+        of the header's line: ``for x in xs:  # type: T``; a tuple of names takes a tuple of as many
+        types, ``# type: A, B`` or ``(A, B)``). None when there is no such comment or it does not
+        match the target (then the loop types its names as any other)."""
+        end = node.iter.end_lineno or node.lineno
+        if self.lines is None or not node.body or node.body[0].lineno <= end or end > len(self.lines):
+            return None  # ``for x in xs: body  # type: …`` is the body's comment
+        line = self.lines[end - 1]
+        m = _TYPE_COMMENT.search(line)
+        ann = _comment_expr(line[m.end():].split("#", 1)[0]) if m is not None else None
+        if ann is None:
+            return None
+        target = node.target
+        if isinstance(target, ast.Name):
+            return [(target.id, ann)]
+        if (isinstance(target, (ast.Tuple, ast.List)) and isinstance(ann, ast.Tuple) and len(ann.elts) == len(target.elts)
+                and all(isinstance(e, ast.Name) for e in target.elts)):
+            return [(e.id, t) for e, t in zip(target.elts, ann.elts)]
+        return None
 
     def _assign_comment(self, node: ast.Assign) -> ast.expr | None:
         """The PEP 484 type comment at the end of an assignment's last line, if any."""

@@ -628,9 +628,9 @@ class _SelfAttrs:
                 if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     self._methods.add(s.name)
                     args = s.args.posonlyargs + s.args.args
-                    if not args or {_decorator(d) for d in s.decorator_list} & {"staticmethod", "classmethod"}:
+                    if not args or "staticmethod" in {_decorator(d) for d in s.decorator_list}:
                         continue
-                    me = args[0].arg
+                    me = args[0].arg  # ``self``, or a class method's ``cls`` (``cls.x = …`` sets the class's)
                     for n in walk(s):
                         if isinstance(n, ast.Assign):
                             for t in n.targets:
@@ -1265,8 +1265,9 @@ class _Project:
         return memo[name]
 
     def methods_of_subclasses(self, rel: str, tree: ast.Module) -> dict[int, _SelfAttrs]:
-        """id(def) -> its class's :class:`_SelfAttrs`, for each method (not static, not a class method)
-        of each project subclass of an upstream class that ``rel`` defines at module level."""
+        """id(def) -> its class's :class:`_SelfAttrs`, for each method (not static) of each project
+        subclass of an upstream class that ``rel`` defines at module level: ``self.x`` in a method,
+        ``cls.x`` in a class method, typed the same way."""
         mod = module_name(rel)
         out: dict[int, _SelfAttrs] = {}
         for node in tree.body:
@@ -1277,7 +1278,7 @@ class _Project:
                 continue
             for f in node.body:
                 if (isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and (f.args.posonlyargs + f.args.args)
-                        and not {_decorator(d) for d in f.decorator_list} & {"staticmethod", "classmethod"}):
+                        and "staticmethod" not in {_decorator(d) for d in f.decorator_list}):
                     out[id(f)] = selfs
         return out
 
