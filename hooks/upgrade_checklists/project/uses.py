@@ -294,8 +294,31 @@ def find_uses(sources, modules: list[str], hooks: bool = False) -> list[Use]:
             if head is not None:
                 out[i] = replace(u, star=head)
         out += class_patches
+    out += _foreign_seeded(sources, modules, project)
     out += project.subclass_uses()
     return _flagged(out, project.flags)
+
+
+def _foreign_seeded(sources, modules: list[str], project: _Project) -> list[Use]:
+    """The uses a patch function of another file gains once its instance parameter is typed: a
+    function imported and installed on an instance (``obj.m = partial(f, obj)`` in another file,
+    ``project.foreign_seeds``) is typed as an in-file one is; only what the seed adds (the uses its
+    file gave without it are there already)."""
+    out: list[Use] = []
+    for frel, seeds in sorted(project.foreign_seeds.items()):
+        tree = sources.tree(frel)
+        if tree is None:
+            continue
+        text = sources.text(frel)
+        bound = bindings(tree, modules)
+        scopes, owner = _scopes(frel, tree, bound, modules, project, also={line for line, *_r in seeds})
+
+        def key(u: Use):
+            return (u.line, u.kind, u.target, u.member, u.steps)
+        before = {key(u) for u in _receivers(frel, text, scopes, set())}
+        scopes, owner = _seeded(frel, tree, bound, modules, project, scopes, owner, seeds)
+        out += [u for u in _receivers(frel, text, scopes, set()) if key(u) not in before]
+    return out
 
 
 def _flagged(uses: list[Use], flags: Flags) -> list[Use]:
@@ -1163,6 +1186,8 @@ class _Project:
         self.sources = sources
         self.modules = modules
         self.flags = Flags(self)  # the project's version flags, read when a patch's returns ask
+        #: file -> seeds for its functions that another file installs on a typed instance (``instance_patches``)
+        self.foreign_seeds: dict[str, list] = {}
         self.classes: dict[str, _Class] = {}
         self._names: dict[str, dict[str, str]] = {}  # rel -> local name -> qualified
         self.files: dict[str, list[str]] = {}  # module -> its files, in order (the last that parses is it)
@@ -1366,7 +1391,7 @@ class _Project:
         names = self.names(rel)
         out: list[Use] = []
         seeds: list = []
-        for sc in scopes:
+        for sc in [*scopes, *self._module_scope(rel, tree)]:
             for stmt in sc.nodes:
                 if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)):
                     continue
@@ -1397,11 +1422,31 @@ class _Project:
                 if returned is not None:
                     out.append(replace(returned, steps=t.steps, on_instance=True))
                 first = (fn.args.posonlyargs + fn.args.args)[:1]
-                if (args and first and frel == rel and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                if (args and first and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
                         and (ast.dump(args[0]) == ast.dump(obj) or sc.expr(args[0]) == t)):
-                    seeds.append((fn.lineno, first[0].arg, t,
-                                  f"`{first[0].arg}` is what `partial` binds it to at line {stmt.lineno}: {where}", False))
+                    at = f"line {stmt.lineno}" if frel == rel else f"{rel}:{stmt.lineno}"
+                    seed = (fn.lineno, first[0].arg, t, f"`{first[0].arg}` is what `partial` binds it to at {at}: {where}", False)
+                    if frel == rel:
+                        seeds.append(seed)
+                    else:  # a function imported from another project file: typed there (``_foreign_seeded``)
+                        self.foreign_seeds.setdefault(frel, []).append(seed)
         return out, seeds
+
+    def _module_scope(self, rel: str, tree: ast.Module) -> list[Scope]:
+        """The module's own statements as one scope (its names typed as a function's are: ``SESSION =
+        pkg.Session()``), for instance patches at module level; its imports are the file's bindings,
+        not names of the scope. Empty when the module has no statement."""
+        if not tree.body:
+            return []
+        body = [s for s in tree.body]
+        fn = ast.FunctionDef(name="<module>", args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                                                 kw_defaults=[], kwarg=None, defaults=[]),
+                             body=body, decorator_list=[], returns=None, type_comment=None, type_params=[],
+                             lineno=body[0].lineno, col_offset=0, end_lineno=body[-1].end_lineno, end_col_offset=0)
+        sc = Scope(fn, bindings(tree, self.modules), self.modules, _Returns(self, rel, self.modules), None)
+        for name in [n for n, defs in sc.defs.items() if all(isinstance(w, (ast.Import, ast.ImportFrom)) for _h, w in defs)]:
+            del sc.defs[name]
+        return [sc]
 
     def _installed(self, rel: str, tree: ast.Module, sc, value: ast.expr, names: dict[str, str]):
         """What ``obj.m = value`` installs: ``(file, function node, shown, partial's positional
