@@ -60,7 +60,8 @@ A use is reached through a file's imports of the package (any alias):
   (``steps`` ``("hook:NAME", "p:PARAM", …)``);
 - ``hook``: a function that may implement one of upstream's hooks (``_hooks``): a module-level
   function, or a method of a module-level class, in a file that imports the package, or one
-  decorated with a name the file binds to ``HookimplMarker(...)``; ``member`` the hook's name
+  decorated with a name the file binds to ``HookimplMarker(...)`` or imports from the project
+  module that binds it (``from .plugin import hookimpl``, ``@plugin.hookimpl``); ``member`` the hook's name
   (``@hookimpl(specname="…")`` wins over the function's), ``params`` its parameters (``self``
   left out), ``defaults`` those with a default; ``optional`` when declared ``optionalhook=True``.
   ``bind.py`` checks it against the spec of that name, if upstream has one (else it is no use).
@@ -239,7 +240,7 @@ def find_uses(sources, modules: list[str], hooks: bool = False) -> list[Use]:
     for rel in sources.paths:
         text = sources.text(rel)
         star = project.star_bindings(rel) if _STAR_IMPORT.search(text) else {}
-        if not star and not _mentions(text, tops) and not (hooks and _IMPL_MARKER in text):
+        if not star and not _mentions(text, tops) and not (hooks and (_IMPL_MARKER in text or project.names_impl_marker(rel, text))):
             continue
         tree = sources.tree(rel)
         if tree is None:
@@ -254,7 +255,7 @@ def find_uses(sources, modules: list[str], hooks: bool = False) -> list[Use]:
             tree.__dict__.setdefault(STAR_BOUND, {})[tuple(modules)] = star
         start = len(out)
         bound = bindings(tree, modules)
-        impls = _hooks(tree, bool(bound)) if hooks else {}
+        impls = _hooks(tree, bool(bound), project.impl_marker_names(rel, text)) if hooks else {}
         if impls and not bound:  # a hook implementation in a file that does not import the package
             scopes, _owner = _scopes(rel, tree, bound, modules, project, impls)
             out += _receivers(rel, text, scopes, set())
@@ -562,23 +563,26 @@ def _receivers(rel: str, text: str, scopes, covered: set[int]) -> list[Use]:
 _IMPL_MARKER = "HookimplMarker"
 
 
-def _hooks(tree: ast.Module, imports_package: bool) -> dict[int, tuple]:
+def _hooks(tree: ast.Module, imports_package: bool, imported: Callable[[ast.expr], bool] | None = None) -> dict[int, tuple]:
     """id(def) -> ``(def, hook name, shown, method, optional)`` of each function of ``tree`` that may
     implement one of upstream's hooks: a module-level function or a method of a module-level class,
     in a file that imports the package (``imports_package``) or decorated with a name the file binds
-    to ``HookimplMarker(...)``. Which of them do is upstream's to say (``bind.py``: a spec of that name)."""
+    to ``HookimplMarker(...)``, or to a marker imported from another project module (``imported(expr)``:
+    ``from .plugin import hookimpl``, ``@plugin.hookimpl``). Which of them do is upstream's to say
+    (``bind.py``: a spec of that name)."""
     markers = set()
     for stmt in module_level(tree.body):
         value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
         if isinstance(value, ast.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1].endswith(_IMPL_MARKER):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             markers |= {t.id for t in targets if isinstance(t, ast.Name)}
-    if not imports_package and not markers:
+    if not imports_package and not markers and imported is None:
         return {}
     out: dict[int, tuple] = {}
 
     def add(fn, cls: str | None) -> None:
-        marked = [d for d in fn.decorator_list if dotted(d.func if isinstance(d, ast.Call) else d) in markers]
+        marked = [d for d in fn.decorator_list if dotted(d.func if isinstance(d, ast.Call) else d) in markers
+                  or (imported is not None and imported(d.func if isinstance(d, ast.Call) else d))]
         if not imports_package and not marked:
             return
         name, optional = fn.name, False
@@ -1186,6 +1190,7 @@ class _Project:
         self.sources = sources
         self.modules = modules
         self.flags = Flags(self)  # the project's version flags, read when a patch's returns ask
+        self._markers: dict[str, set[str]] | None = None  # module -> its names bound to ``HookimplMarker(...)``
         #: file -> seeds for its functions that another file installs on a typed instance (``instance_patches``)
         self.foreign_seeds: dict[str, list] = {}
         self.classes: dict[str, _Class] = {}
@@ -1501,6 +1506,52 @@ class _Project:
         out += self.skipped_inits()
         out += self.forwarded_uses()
         return out
+
+    def _impl_markers(self) -> dict[str, set[str]]:
+        """module -> the module-level names its file binds to ``HookimplMarker(...)`` (files naming it only)."""
+        if self._markers is None:
+            self._markers = {}
+            for rel in self.sources.paths:
+                if _IMPL_MARKER not in self.sources.text(rel):
+                    continue
+                tree = self.sources.tree(rel)
+                for stmt in module_level(tree.body) if tree is not None else ():
+                    value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+                    if isinstance(value, ast.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1].endswith(_IMPL_MARKER):
+                        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                        self._markers.setdefault(module_name(rel), set()).update(t.id for t in targets if isinstance(t, ast.Name))
+        return self._markers
+
+    def is_impl_marker(self, q: str, hops: int = 3) -> bool:
+        """``q`` (a qualified project name) is a name a project module binds to ``HookimplMarker(...)``,
+        or imports from one that does (followed ``hops`` re-exports)."""
+        mod, _, name = q.rpartition(".")
+        if name in self._impl_markers().get(mod, ()):
+            return True
+        files = self.files.get(mod)
+        if hops <= 0 or not files or not self._impl_markers() or self.sources.tree(files[-1]) is None:
+            return False
+        nxt = self.names(files[-1]).get(name)
+        return nxt is not None and nxt != q and self.is_impl_marker(nxt, hops - 1)
+
+    def names_impl_marker(self, rel: str, text: str) -> bool:
+        """``rel`` may import a hook implementation marker of another project module (cheap: by text)."""
+        return any(n in text for names in self._impl_markers().values() for n in names) and bool(self.impl_marker_names(rel, text))
+
+    def impl_marker_names(self, rel: str, text: str) -> Callable[[ast.expr], bool] | None:
+        """A test of a decorator expression of ``rel``: it names a marker imported from another project
+        module; None when ``rel`` imports none."""
+        markers = self._impl_markers()
+        if not markers or not any(n in text for names in markers.values() for n in names):
+            return None
+        names = self.names(rel)
+        if not any(q in markers or self.is_impl_marker(q) for q in names.values()):
+            return None  # imports no marker, nor a module holding one (``@plugin.hookimpl``)
+
+        def test(expr: ast.expr) -> bool:
+            q = resolve(expr, names)
+            return q is not None and not _inside(q, self.modules) and self.is_impl_marker(q)
+        return test
 
     def _ctor_owner(self, name: str) -> str | None:
         """The project class whose ``def __init__`` an instance of ``name`` runs (None: an upstream one)."""
