@@ -15,6 +15,8 @@ from upstream's annotations, so nothing here knows the upstream source. Sources:
 - ``for x in …`` (``iter``), ``for k, v in d.items()`` (``m:items``, ``iter``, ``u0`` /
   ``u1``), ``for i, x in enumerate(…)``, ``x = seq[i]`` (``item``), ``a, b = pair``
   (``u0`` / ``u1``), comprehension targets the same way;
+- ``pm.get_plugin("name")`` (``plugin:name``, a string literal): on a pluggy ``PluginManager``, an
+  object of the class upstream registers under that name (``pm.register(self, "name")``), read by the model;
 - ``with … as x`` (``enter``: ``__enter__``'s return, or ``T`` of a context manager
   function's ``Iterator[T]``);
 - ``isinstance(x, pkg.Cls)`` narrowing ``x`` inside the ``if`` body (and the rest of an
@@ -64,7 +66,7 @@ from upgrade_checklists.project.calls import _inside, dotted, resolve
 #: the steps a descriptor can hold (``m:NAME``, ``a:NAME`` with a member's name, ``i:N`` a constant
 #: index; ``hook:NAME`` then ``p:PARAM`` first: a parameter of a hook implementation, typed by
 #: upstream's spec of that hook)
-STEPS = ("call", "m:", "a:", "iter", "item", "i:", "u0", "u1", "enter", "hook:", "p:")
+STEPS = ("call", "m:", "a:", "iter", "item", "i:", "u0", "u1", "enter", "hook:", "p:", "plugin:")
 #: the one step of a name given an upstream-typed value and something else in the same function
 REBOUND = "rebound"
 
@@ -602,6 +604,9 @@ class Scope:
             path = resolve(func, self.bound) if isinstance(func, (ast.Name, ast.Attribute)) else None
             if path is not None and (not isinstance(func, ast.Name) or func.id not in self.defs):
                 return Up(path, ("call",)) if _inside(path, self.modules) else None
+            if (isinstance(func, ast.Attribute) and func.attr == "get_plugin" and len(e.args) == 1 and not e.keywords
+                    and isinstance(e.args[0], ast.Constant) and isinstance(e.args[0].value, str)):
+                return then(self.expr(func.value), f"plugin:{e.args[0].value}", self.modules)  # pluggy's registry by name
             if isinstance(func, ast.Attribute):
                 owner = self._self_scope(func.value.id) if isinstance(func.value, ast.Name) else None
                 held = owner.selfs(func.attr) if owner is not None else None
@@ -753,6 +758,8 @@ def describe(t: Up) -> str:
             text = f"{'the first' if step == 'u0' else 'the second'} of {text}"
         elif step == "enter":
             text = f"`with {text[1:-1]}`"
+        elif step.startswith("plugin:"):
+            text = text[:-1] + f".get_plugin({step[7:]!r})`"
     return text
 
 
