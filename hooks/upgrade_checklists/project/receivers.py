@@ -162,6 +162,8 @@ class Receiver:
     why: str
     #: ``x.__class__.m(x, ...)`` / ``type(x).m(x, ...)``: the call's first argument is the instance
     unbound: bool = False
+    #: a use on one arm of a union (``x: pkg.A | pkg.B``): every arm's class path, in the union's order
+    arms: tuple[str, ...] = ()
 
 
 def _parse_text(ann: ast.expr | None) -> ast.expr | None:
@@ -794,7 +796,8 @@ def receivers(scope: Scope) -> list[Receiver]:
             t = scope.expr(value)
             if isinstance(t, Either):
                 for m in t.members:
-                    out.append(Receiver(node, calls.get(id(node)), m, _why(scope, value, m, t)))
+                    out.append(Receiver(node, calls.get(id(node)), m, _why(scope, value, m, t),
+                                        arms=tuple(x.start for x in t.members)))
                 continue
             if not isinstance(t, Up):
                 continue

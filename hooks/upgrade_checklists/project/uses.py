@@ -154,6 +154,9 @@ class Use:
     #: the ``if`` branches on the project's version flags around the use (``flags.Flags``), as one flag
     #: expression: the audit says a use in a branch the flag makes dead at the new version as ``info``
     flag: str = ""
+    #: ANNOTATED: a use on one arm of a union of upstream classes: every arm (the audit says a problem the
+    #: same call has on several arms once, naming them)
+    arms: tuple[str, ...] = ()
 
 
 def module_name(rel: str) -> str:
@@ -556,7 +559,7 @@ def _receivers(rel: str, text: str, scopes, covered: set[int]) -> list[Use]:
                 stmt, w = where[id(r.call)]
                 c = make_call(r.node.attr, w, r.call, stmt, lines)
             out.append(Use(rel, c.line if c is not None else r.node.lineno, ANNOTATED, r.type.start, r.node.attr,
-                           call=c, via=r.why, steps=r.type.steps, attr=attr, through_class=r.unbound))
+                           call=c, via=r.why, steps=r.type.steps, attr=attr, through_class=r.unbound, arms=r.arms))
     return out
 
 
