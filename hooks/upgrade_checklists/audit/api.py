@@ -38,7 +38,7 @@ from upgrade_checklists.project.calls import unpacked_into
 from upgrade_checklists.audit.aliases import (GetattrReader, Gone, Served, SourceCache, StarExports, Undecided, served,
                                               star_base)
 from upgrade_checklists.audit.deprecation import _def_at, deprecation_of, forwarded_calls, keyword_warnings
-from upgrade_checklists.audit.hookspecs import hook_specs
+from upgrade_checklists.audit.hookspecs import hook_specs, registered_plugins
 
 _STAR_IMPORT = re.compile(rb"\bimport[ \t]*\(?[ \t]*\*")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -795,7 +795,9 @@ class UpstreamModel(ServedNames):
         """The class of the object the project reaches from upstream path ``start`` through
         ``steps`` (``receivers.STEPS``: ``call``, ``m:NAME`` a method called, ``a:NAME`` an
         attribute or property read, ``iter`` an element, ``item`` ``x[i]``, ``i:N`` ``x[N]`` (the
-        N-th of a ``tuple[A, B]``), ``u0`` / ``u1`` a pair unpacked, ``enter`` what ``with`` binds;
+        N-th of a ``tuple[A, B]``), ``u0`` / ``u1`` a pair unpacked, ``enter`` what ``with`` binds,
+        ``plugin:NAME`` what ``get_plugin("NAME")`` of a pluggy ``PluginManager`` gives: an instance of
+        the class upstream registers under that name (:meth:`plugins`);
         on an upstream class: its ``__iter__``, ``__getitem__``, ``__enter__``; ``p:NAME`` first: what
         a callable's parameter ``NAME`` is given, by its annotation), each read from upstream's
         annotations; None
@@ -884,6 +886,12 @@ class UpstreamModel(ServedNames):
                 parent = fn.parent if fn.parent is not None and fn.parent.kind.value == "class" else None
                 return self._type_state(fn.returns, fn, parent)
             return None
+        if kind == "instance" and step.startswith("plugin:"):  # ``pm.get_plugin("name")`` on a PluginManager
+            if not self._plugin_manager(state[1]):
+                return None
+            path = self.plugins().get(step[7:])
+            found = self.find(path) if path else None
+            return ("instance", found) if found is not None and found.kind.value == "class" else None
         if kind in ("class", "instance"):
             cls = state[1]
             visited = getattr(self, "_visited", None)
@@ -1043,6 +1051,31 @@ class UpstreamModel(ServedNames):
     def hook_spec(self, name: str) -> str | None:
         """The dotted path of the hook spec called ``name``; None when there is none, or several."""
         return self.hook_specs().get(name) or None
+
+    def plugins(self) -> dict[str, str]:
+        """The plugins upstream registers with pluggy by name (``hookspecs.registered_plugins``): name ->
+        the dotted path of the object's class, ``""`` where not known (another object, two classes)."""
+        if getattr(self, "_plugins", None) is None:
+            self._plugins = {k: v or "" for k, v in registered_plugins(self._source_files(), self._read_bytes).items()}
+        return self._plugins
+
+    def _plugin_manager(self, cls, depth: int = 0) -> bool:
+        """``cls`` is pluggy's ``PluginManager`` or inherits from it (a base spelled ``PluginManager``,
+        ``pluggy.PluginManager``, in this source or not)."""
+        if cls.name == "PluginManager":
+            return True
+        for base in getattr(cls, "bases", ()) or ():
+            text = str(base)
+            if text.rsplit(".", 1)[-1] == "PluginManager":
+                return True
+            if depth < 5:
+                try:
+                    found = self.find(text) or self.find(f"{cls.module.path}.{text}")
+                except Exception:  # griffe's alias errors: a base not known
+                    found = None
+                if found is not None and found.kind.value == "class" and self._plugin_manager(found, depth + 1):
+                    return True
+        return False
 
     def _source_files(self) -> list[tuple[str, Path]]:
         """(dotted name, file) of each loaded module with a ``.py`` file."""

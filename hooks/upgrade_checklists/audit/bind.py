@@ -342,8 +342,41 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         except Unresolved:  # an alias into a package not loaded (torch, ...): not bound
             out.append(Bound(u, None, None, unknown=NOT_RESOLVABLE))
     _once_a_line(out)
+    _union_arms(out)
     _dead_branches(out, version)
     return out
+
+
+def _union_arms(bound: list[Bound]) -> None:
+    """The same use failing on several arms of a union (``x: pkg.A | pkg.B``; ``x.m(…)`` breaks against
+    ``A.m`` and ``B.m``) is one problem per code and severity, said on the first arm's use and naming
+    each arm: ``<A's message>; <B's message> (`x` annotated `A | B` in `f`: on the arms `A`, `B`)``."""
+    groups: dict[tuple, list[Bound]] = {}
+    for b in bound:
+        u = b.use
+        if u.arms and b.problems:
+            groups.setdefault((u.file, u.line, u.kind, u.member, u.arms, u.steps, u.via.split(": a `")[0]), []).append(b)
+    for (*_k, shown), group in groups.items():
+        if len(group) < 2:
+            continue
+        by_kind: dict[tuple[str, str], list[tuple[Bound, Problem]]] = {}
+        for b in group:
+            for p in b.problems:
+                by_kind.setdefault((p[0], p[1]), []).append((b, p))
+        for (_code, _sev), found in by_kind.items():
+            arms = list(dict.fromkeys(b.use.target for b, _p in found))
+            if len(arms) < 2:
+                continue
+            cores = []
+            for b, p in found:
+                mark = f" ({b.use.via}"
+                cores.append(p[3][:p[3].index(mark)] if mark in p[3] else p[3])
+            first_b, first_p = found[0]
+            named = ", ".join(f"`{a}`" for a in arms)
+            merged = (first_p[0], first_p[1], first_p[2], "; ".join(dict.fromkeys(cores)) + f" ({shown}: on the arms {named})")
+            for b, p in found:
+                b.problems = [x for x in b.problems if x is not p]
+            first_b.problems.append(merged)
 
 
 def _dead_branches(bound: list[Bound], version: str) -> None:
