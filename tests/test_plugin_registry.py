@@ -176,3 +176,45 @@ def test_registered_plugins_are_read_structurally(tmp_path: Path) -> None:
     assert got == {"by-call": "fw.plugins.Cache", "by-module": "fw.plugins.Cache", "by-name": "fw.plugins.Cache",
                    "cache": "fw.plugins.Cache", "assigned-twice": None, "rebound": None, "static": None,
                    "unknown-class": None}
+
+
+# pytest's own shape: `Config.__init__(self, pluginmanager: PytestPluginManager, ...)` stores the parameter
+# (`self.pluginmanager = pluginmanager`) and nothing annotates the attribute itself
+INIT_STORED = FIXTURES_V1.replace('''    class Config:
+        pluginmanager: AppPluginManager
+''', '''    class Config:
+        def __init__(self, pluginmanager: AppPluginManager, other: AppPluginManager, plain) -> None:
+            self.pluginmanager = pluginmanager
+            other = plain
+            self.other = other
+            self.plain = plain
+''')
+
+INIT_PY = '''\
+from fakepkg.pm import Config
+
+
+def use(config: Config):
+    config.pluginmanager.get_plugin("funcmanage").closure(["a"], None)
+    config.other.get_plugin("funcmanage").closure(["b"], None)
+    config.plain.get_plugin("funcmanage").closure(["c"], None)
+'''
+
+
+def test_an_attribute_init_stores_from_an_annotated_parameter_has_that_type(tmp_path: Path, capsys,
+                                                                             tmp_path_factory) -> None:
+    assert INIT_STORED != FIXTURES_V1
+    ups = tagged_upstream(tmp_path_factory.mktemp("pm-init"), "fakepkg-pm", [
+        ("1.0.0", _release(INIT_STORED)),
+        ("2.0.0", _release(INIT_STORED.replace("def closure(self, names, node):",
+                                               "def closure(self, node, names, ignore):")))])
+    project: Repo = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/plugin.py": INIT_PY, "checklists/fakepkg-pm.md": CHECKLIST,
+        "pyproject.toml": project_pyproject("fakepkg-pm", ups, "1.0.0")})
+    project.write("pyproject.toml", project_pyproject("fakepkg-pm", ups, "2.0.0"))
+    r = project.run("audit", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
+    assert r.code == 1
+    # `pluginmanager` is the annotated parameter stored as it is; `other` is rebound before it is stored,
+    # and `plain` has no annotation: those two stay untyped
+    errors = {(w, c) for w, c, m in app_findings(r) if not m.startswith("[")}
+    assert errors == {("app/plugin.py:5", "NEW_REQUIRED_PARAM"), ("app/plugin.py:5", "POSITION_CHANGED")}

@@ -913,6 +913,8 @@ class UpstreamModel(ServedNames):
                 ann = getattr(member, "annotation", None)
                 if ann is None:
                     value = getattr(member, "value", None)
+                    if type(value).__name__ == "ExprName" and "instance-attribute" in member.labels:
+                        return self._init_param_state(member, str(value))
                     func = getattr(value, "function", None) if type(value).__name__ == "ExprCall" else None
                     return self._type_state(func, member, cls) if func is not None else None
                 return self._type_state(ann, member, cls)
@@ -941,6 +943,23 @@ class UpstreamModel(ServedNames):
         if kind == "pair" and step in ("u0", "u1", "i:0", "i:1"):
             return self._type_state(state[1][int(step[-1])], *state[2])
         return None
+
+    def _init_param_state(self, member, name: str) -> tuple | None:
+        """``self.x = x`` in ``__init__`` (griffe reads instance attributes there only), where
+        ``x`` is an annotated parameter of that ``__init__``: the parameter's type."""
+        owner = member.parent
+        init = self._member_of(owner, "__init__") if owner is not None and owner.kind.value == "class" else None
+        if init is None or init.kind.value != "function" or init.parent is not owner:
+            return None
+        param = next((p for p in init.parameters if p.name == name), None)
+        if param is None or param.annotation is None:
+            return None
+        fp = getattr(init, "filepath", None)
+        tree = self.sources.tree(fp if isinstance(fp, Path) else None)
+        node = _def_at(tree, "__init__", init.lineno) if tree is not None and init.lineno is not None else None
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or _rebinds(node, name):
+            return None
+        return self._type_state(param.annotation, init, owner)
 
     def _member_of(self, cls, name: str):
         try:
@@ -1297,6 +1316,19 @@ _CONCRETE = {"List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set", "Fr
              "DefaultDict": "dict", "OrderedDict": "dict", "defaultdict": "dict", "Counter": "dict", "Deque": "deque"}
 #: sequences whose ``pop()`` gives an element
 _POPPED = frozenset({"list", "List", "MutableSequence", "deque", "Deque", "set", "Set", "MutableSet"})
+
+
+def _rebinds(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Whether ``fn``'s body binds ``name`` again (an assignment, a loop, ``with … as``, a walrus, an
+    import, ``del``): then a read of it is no longer the parameter."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name:
+            return True
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return True
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return True
+    return False
 
 
 def _type_paths(ann) -> list[str]:
