@@ -459,6 +459,9 @@ def gone(name: str, api_old: Api, new: UpstreamModel, version: str) -> tuple[str
     """An API the old version had and the new one does not: (MOVED_API or REMOVED_API, message)."""
     last = api_old.path.rsplit(".", 1)[-1]
     elsewhere = new.by_name(last, kinds=(api_old.kind,))
+    if api_old.kind == "function" and api_old.method:  # a method moves with its class, not to another class's
+        owner = api_old.path.rsplit(".", 2)[-2]
+        elsewhere = [p for p in elsewhere if p.rsplit(".", 2)[-2] == owner]
     if elsewhere:
         return "MOVED_API", f"`{name}` is gone from `{api_old.path}` at {version}; found at `{elsewhere[0]}`"
     shown = f"`{name}`" if name == api_old.path else f"`{name}` (`{api_old.path}`)"
