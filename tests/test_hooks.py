@@ -442,3 +442,38 @@ def test_hook_uses_are_found_only_when_asked_for() -> None:
     # only what pluggy passes and the project does not annotate is typed by the spec
     typed = sorted((u.line, u.steps) for u in uses if u.kind == ANNOTATED)
     assert typed == [(5, ("hook:pkg_start", "p:app")), (12, ("hook:pkg_stop", "p:app")), (16, ("hook:pkg_static", "p:app"))]
+
+
+# -- a HookimplMarker bound in another project module ------------------------------------------
+
+IMPORTED_MARKER_FILES = {
+    "app/hooks/__init__.py": "from .marker import hookimpl\n",
+    "app/hooks/marker.py": "import pluggy\n\nhookimpl = pluggy.HookimplMarker('plug')\nplain = object()\n",
+    # line numbers matter: the assertions name them
+    "app/hooks/impl.py": "from .marker import hookimpl\n\n\n@hookimpl\ndef plug_collection(session):\n    session.fixtures.resolve(['e'])\n",
+    "app/reexported.py": "from app.hooks import hookimpl as mark\n\n\n@mark(tryfirst=True)\ndef plug_collection(session):\n"
+                         "    session.fixtures.resolve(['f'])\n",
+    "app/through_module.py": "from app.hooks import marker\n\n\n@marker.hookimpl\ndef plug_collection(session):\n"
+                             "    session.fixtures.resolve(['g'])\n",
+    "app/not_a_marker.py": "from app.hooks.marker import plain\n\n\n@plain\ndef plug_collection(session):\n"
+                           "    session.fixtures.resolve(['h'])\n",
+}
+
+
+def test_a_hookimpl_marker_imported_from_another_project_module(tmp_path: Path, capsys, upstreams: Path) -> None:
+    project = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", **IMPORTED_MARKER_FILES, "checklists/fakepkg-plug.md": CHECKLIST,
+        "pyproject.toml": project_pyproject("fakepkg-plug", upstreams, "1.0.0")})
+    project.write("pyproject.toml", project_pyproject("fakepkg-plug", upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    resolve = "`fakepkg.plug.main.FixtureManager.resolve`: `node` is required at 2.0.0 and this call does not pass it"
+    fixtures = ("(`session.fixtures` in `plug_collection` (`session`: a parameter of hook `plug_collection`, typed by "
+                "upstream's spec): a `fakepkg.plug.main.FixtureManager`)")
+    # none of these files imports the package: the marker, bound in app/hooks/marker.py, says they are hooks
+    # (imported from its module, re-exported by the package's __init__, or read as an attribute of its module)
+    assert sorted((w, c, m) for w, c, m in app_findings(r) if c != "NEW_OPTIONAL_PARAM") == [
+        ("app/hooks/impl.py:6", "NEW_REQUIRED_PARAM", f"{resolve} {fixtures}"),
+        ("app/reexported.py:6", "NEW_REQUIRED_PARAM", f"{resolve} {fixtures}"),
+        ("app/through_module.py:6", "NEW_REQUIRED_PARAM", f"{resolve} {fixtures}"),
+    ]  # app/not_a_marker.py: `plain` is bound to no HookimplMarker: no hook
+    assert r.code == 1
