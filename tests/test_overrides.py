@@ -483,3 +483,88 @@ def test_reads_through_an_attribute_of_self_are_typed_uses() -> None:
                  if u.kind == "typed")
     # self.mine is the project's own: not upstream's to declare
     assert got == [(6, "kind", "grow", False), (6, "kind", "size", True)]
+
+
+# A context-manager base whose dunders name their parameters at 2.0.0 (``*exc`` at 1.0.0), and a plain
+# method that does the same: the interpreter calls ``__exit__`` / ``__getitem__`` with positional
+# arguments only, so an override that takes the positions cannot fail on the names; ``close`` is
+# called by whoever holds the object, by keyword too, so the same gap there stays an error.
+RES_V1 = {
+    "fakepkg/res/__init__.py": "from fakepkg.res.base import Resource\n",
+    "fakepkg/res/base.py": '''
+        class Resource:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return None
+
+            def __getitem__(self, *key):
+                return None
+
+            def close(self, *how):
+                return None
+        ''',
+}
+RES_V2 = {
+    **RES_V1,
+    "fakepkg/res/base.py": '''
+        class Resource:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, exc_type, exc_value, traceback):
+                return None
+
+            def __getitem__(self, key):
+                return None
+
+            def close(self, how):
+                return None
+        ''',
+}
+RES_APP = '''\
+from fakepkg.res import Resource
+
+
+class Handle(Resource):
+    def __exit__(self, *args):
+        return None
+
+    def __getitem__(self, index):
+        return index
+
+    def close(self, *args):
+        return None
+
+    def __enter__(self, extra):
+        return self
+'''
+
+
+def test_dunders_the_interpreter_calls_need_the_positions_not_the_names(tmp_path: Path, capsys) -> None:
+    ups = tagged_upstream(tmp_path / "ups", "fakepkg-res", [("1.0.0", RES_V1), ("2.0.0", RES_V2)])
+    checklist = CHECKLIST.replace("fakepkg-cmd", "fakepkg-res").replace("fakepkg/cmd/", "fakepkg/res/").replace(
+        "fakepkg.cmd", "fakepkg.res").replace("`app/greet.py` | `Command`", "`app/res.py` | `Resource`")
+    project = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/res.py": RES_APP, "checklists/fakepkg-res.md": checklist,
+        "pyproject.toml": project_pyproject("fakepkg-res", ups, "1.0.0")})
+    project.write("pyproject.toml", project_pyproject("fakepkg-res", ups, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    got = findings(r)
+    # __exit__(*args) takes the three positions `with` passes; the new names are no gap a caller meets
+    assert sorted(got["app/res.py:5"]) == [
+        f"[info] `fakepkg.res.base.Resource.__exit__(exc_type, exc_value, traceback)` at 2.0.0: the override "
+        f"`Handle.__exit__(*args)` cannot accept what the base accepts: the base takes `{name}` by keyword; the override "
+        f"has no parameter `{name}` and no `**kwargs` (Python calls `__exit__` with positional arguments, which the override takes)"
+        for name in ("exc_type", "exc_value", "traceback")]
+    # __getitem__(index) takes the one position `x[k]` passes
+    assert [m.startswith("[info] ") and "`key` by keyword" in m for m in got["app/res.py:8"]] == [True]
+    # close is no interpreter protocol: a caller may pass `how=` by keyword, as for any method
+    assert [m for m in got["app/res.py:11"] if not m.startswith("[")] == [
+        "`fakepkg.res.base.Resource.close(how)` at 2.0.0: the override `Handle.close(*args)` cannot accept what the base "
+        "accepts: the base takes `how` by keyword; the override has no parameter `how` and no `**kwargs`"]
+    # a position the interpreter does not pass is still a gap: __enter__ is called with none, the override requires one
+    # (already so at 1.0.0: info)
+    assert got["app/res.py:14"] and all(m.startswith("[info] ") for m in got["app/res.py:14"])
+    assert r.code == 1

@@ -493,6 +493,9 @@ def gone(name: str, api_old: Api, new: UpstreamModel, version: str) -> tuple[str
     """An API the old version had and the new one does not: (MOVED_API or REMOVED_API, message)."""
     last = api_old.path.rsplit(".", 1)[-1]
     elsewhere = new.by_name(last, kinds=(api_old.kind,))
+    if api_old.kind == "function" and api_old.method:  # a method moves with its class, not to another class's
+        owner = api_old.path.rsplit(".", 2)[-2]
+        elsewhere = [p for p in elsewhere if p.rsplit(".", 2)[-2] == owner]
     if elsewhere:
         return "MOVED_API", f"`{name}` is gone from `{api_old.path}` at {version}; found at `{elsewhere[0]}`"
     shown = f"`{name}`" if name == api_old.path else f"`{name}` (`{api_old.path}`)"
@@ -1043,6 +1046,27 @@ def override_signature(u: Use) -> Signature:
     return Signature([Param(n, k, "..." if n in u.defaults else None) for n, k in u.params], None)
 
 
+#: methods of Python's data model that the interpreter itself calls with positional arguments only
+#: (``with`` calls ``__exit__(t, v, tb)``, ``x[k]`` calls ``__getitem__(k)``): an override needs the base's
+#: positions, not its parameter names. Data about Python, not about a project. Left out: ``__call__``,
+#: ``__init_subclass__``, ``__replace__`` (called with keywords) and the dunders of other libraries'
+#: protocols (numpy passes ``__array__(copy=...)`` by keyword).
+POSITIONAL_DUNDERS = frozenset("""
+    __enter__ __exit__ __aenter__ __aexit__ __iter__ __next__ __aiter__ __anext__ __await__ __len__
+    __length_hint__ __contains__ __getitem__ __setitem__ __delitem__ __missing__ __reversed__ __bool__
+    __getattr__ __getattribute__ __setattr__ __delattr__ __dir__ __get__ __set__ __delete__ __set_name__
+    __repr__ __str__ __bytes__ __format__ __hash__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__
+    __add__ __sub__ __mul__ __matmul__ __truediv__ __floordiv__ __mod__ __divmod__ __pow__ __lshift__
+    __rshift__ __and__ __xor__ __or__ __radd__ __rsub__ __rmul__ __rmatmul__ __rtruediv__ __rfloordiv__
+    __rmod__ __rdivmod__ __rpow__ __rlshift__ __rrshift__ __rand__ __rxor__ __ror__ __iadd__ __isub__
+    __imul__ __imatmul__ __itruediv__ __ifloordiv__ __imod__ __ipow__ __ilshift__ __irshift__ __iand__
+    __ixor__ __ior__ __neg__ __pos__ __abs__ __invert__ __complex__ __int__ __float__ __index__ __round__
+    __trunc__ __floor__ __ceil__ __copy__ __deepcopy__ __reduce__ __reduce_ex__ __getstate__ __setstate__
+    __getnewargs__ __getnewargs_ex__ __sizeof__ __fspath__ __instancecheck__ __subclasscheck__
+    __class_getitem__ __del__
+""".split())
+
+
 def _spelled(params) -> str:
     return ", ".join(_spell(p.name, p.kind) for p in params)
 
@@ -1185,6 +1209,8 @@ def _bind_override(u: Use, old, new, version) -> Bound:
             continue  # said with the upstream call that passes it
         if old_gaps is not None and param in old_gaps:
             sev, tail = "info", " (so did the old version's base: not a change of this upgrade)"
+        elif by_keyword_only and u.member in POSITIONAL_DUNDERS:
+            sev, tail = "info", f" (Python calls `{u.member}` with positional arguments, which the override takes)"
         elif required and not (by_keyword_only and calls_bind):
             sev, tail = ("error" if old is not None else "warning"), ""  # no old version: binding only
         else:

@@ -69,13 +69,40 @@ def entry_uses(resolved: list[ResolvedEntry], sources: dict[str, tuple[str, ast.
         for rel in sorted({cs.file for cs in r.entry.call_sites if cs.file in sources}):
             text, tree = sources[rel]
             recorded = [(cs.line, cs.end_line or cs.line) for cs in r.entry.call_sites if cs.file == rel and cs.line]
+            within = _recorded_functions(tree, [cs for cs in r.entry.call_sites if cs.file == rel and not cs.line])
             for c in _calls_named(text, tree, last):
                 at_record = any(a <= c.line <= b for a, b in recorded)
                 if (rel, c.line) in explained or not (method or at_record):
                     continue
+                if not at_record and within is not None and not any(a <= c.line <= b for a, b in within):
+                    continue  # a call of that name outside the functions the catalog records (``rows.append``)
                 explained.add((rel, c.line))
                 out.append(Use(rel, c.line, CALL, api.path, call=c))
     return out
+
+
+def _recorded_functions(tree: ast.Module, sites: list) -> list[tuple[int, int]] | None:
+    """The line spans of the functions the call sites recorded without a line name
+    (``Called in `app/x.py` (`Table.grow`)``), where a call of the method's name is taken for
+    a call of it; None (the whole file) when a site names no function (module level, or a
+    hand-written reference) or none of the names is defined in the file any more."""
+    if not sites or any(not cs.qualname for cs in sites):
+        return None
+    wanted = {cs.qualname for cs in sites}
+    spans: list[tuple[int, int]] = []
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for n in ast.iter_child_nodes(node):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                q = prefix + n.name
+                if any(q == w or q.endswith("." + w) for w in wanted):
+                    spans.append((n.lineno, n.end_lineno or n.lineno))
+                walk(n, q + ".")
+            else:
+                walk(n, prefix)
+
+    walk(tree, "")
+    return spans or None
 
 
 def _calls_named(text: str, tree: ast.Module, name: str):
