@@ -76,7 +76,7 @@ import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
-from upgrade_checklists.core.astwalk import imports, module_level, statements, walk
+from upgrade_checklists.core.astwalk import imports, module_level, statements, stored_on, walk
 from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
 from upgrade_checklists.project.flags import Flags, branch_conditions, return_conditions
 from upgrade_checklists.project.receivers import (REBOUND, Scope, Up, annotation_type, describe, hook_params, is_rebound, rebound,
@@ -1304,9 +1304,7 @@ class _Project:
         for name in chain:
             for fn in self.node(self.classes[name]).body:
                 if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and (fn.args.posonlyargs + fn.args.args):
-                    me = (fn.args.posonlyargs + fn.args.args)[0].arg
-                    out |= {n.attr for n in walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
-                            and isinstance(n.value, ast.Name) and n.value.id == me}
+                    out |= set(stored_on(fn, (fn.args.posonlyargs + fn.args.args)[0].arg, nested=True, setattrs=False))
         return out
 
     def function(self, rel: str, path: str) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
