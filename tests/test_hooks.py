@@ -482,3 +482,38 @@ def test_hook_names_known_leave_other_functions_out() -> None:
     assert not [u for u in named if u.line in (9, 10) and hooky(u)]
     assert seen(find_uses(files, ["pkg"], hooks=frozenset())) == seen(find_uses(files, ["pkg"])) == seen(
         u for u in every if not hooky(u))
+
+
+# -- a HookimplMarker bound in another project module ------------------------------------------
+
+IMPORTED_MARKER_FILES = {
+    "app/hooks/__init__.py": "from .marker import hookimpl\n",
+    "app/hooks/marker.py": "import pluggy\n\nhookimpl = pluggy.HookimplMarker('plug')\nplain = object()\n",
+    # line numbers matter: the assertions name them
+    "app/hooks/impl.py": "from .marker import hookimpl\n\n\n@hookimpl\ndef plug_collection(session):\n    session.fixtures.resolve(['e'])\n",
+    "app/reexported.py": "from app.hooks import hookimpl as mark\n\n\n@mark(tryfirst=True)\ndef plug_collection(session):\n"
+                         "    session.fixtures.resolve(['f'])\n",
+    "app/through_module.py": "from app.hooks import marker\n\n\n@marker.hookimpl\ndef plug_collection(session):\n"
+                             "    session.fixtures.resolve(['g'])\n",
+    "app/not_a_marker.py": "from app.hooks.marker import plain\n\n\n@plain\ndef plug_collection(session):\n"
+                           "    session.fixtures.resolve(['h'])\n",
+}
+
+
+def test_a_hookimpl_marker_imported_from_another_project_module(tmp_path: Path, capsys, upstreams: Path) -> None:
+    project = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", **IMPORTED_MARKER_FILES, "checklists/fakepkg-plug.md": CHECKLIST,
+        "pyproject.toml": project_pyproject("fakepkg-plug", upstreams, "1.0.0")})
+    project.write("pyproject.toml", project_pyproject("fakepkg-plug", upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    resolve = "`fakepkg.plug.main.FixtureManager.resolve`: `node` is required at 2.0.0 and this call does not pass it"
+    fixtures = ("(`session.fixtures` in `plug_collection` (`session`: a parameter of hook `plug_collection`, typed by "
+                "upstream's spec): a `fakepkg.plug.main.FixtureManager`)")
+    # none of these files imports the package: the marker, bound in app/hooks/marker.py, says they are hooks
+    # (imported from its module, re-exported by the package's __init__, or read as an attribute of its module)
+    assert sorted((w, c, m) for w, c, m in app_findings(r) if c != "NEW_OPTIONAL_PARAM") == [
+        ("app/hooks/impl.py:6", "NEW_REQUIRED_PARAM", f"{resolve} {fixtures}"),
+        ("app/reexported.py:6", "NEW_REQUIRED_PARAM", f"{resolve} {fixtures}"),
+        ("app/through_module.py:6", "NEW_REQUIRED_PARAM", f"{resolve} {fixtures}"),
+    ]  # app/not_a_marker.py: `plain` is bound to no HookimplMarker: no hook
+    assert r.code == 1

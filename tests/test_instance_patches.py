@@ -366,3 +366,58 @@ def test_what_is_not_typed_by_a_patch_or_called_through_a_class() -> None:
     got = [(u.line, u.member, u.through_class) for u in uses if u.line >= 15 and u.call is not None]
     assert got == [(18, "pair", True)]
     assert not [u for u in uses if u.line in (15, 16, 17)]
+
+
+# -- a patch installed at module level, and a patch function from another project file ---------
+
+# line numbers matter: the assertions name them
+ELSEWHERE_FUNCS_PY = '''\
+def close_elsewhere(fm, names, node, ignore=()):
+    initial, found, defs = fm.__class__.close(fm, names, node, ignore=ignore)
+    return initial, found, defs
+
+
+def keep_other(a, extra):
+    return a
+'''
+
+ELSEWHERE_PY = '''\
+from functools import partial
+
+from fakepkg.fix import Manager, Session
+
+from app.patchfns import close_elsewhere, keep_other
+
+SESSION = Session()
+SESSION.manager.close = partial(close_elsewhere, SESSION.manager)
+MANAGER = Manager()
+MANAGER.kept = keep_other
+LOOSE = object()
+LOOSE.kept = keep_other
+'''
+
+
+def test_a_patch_installed_at_module_level_from_a_function_of_another_file(project: Repo, upstreams: Path) -> None:
+    project.write("app/patchfns.py", ELSEWHERE_FUNCS_PY)
+    project.write("app/elsewhere.py", ELSEWHERE_PY)
+    project.commit("patches elsewhere")
+    _r, got = audited(project, upstreams)
+    at = {(w, c): m for w, c, m in got if w.startswith(("app/elsewhere.py", "app/patchfns.py"))}
+    # module level: SESSION is a Session, so SESSION.manager a Manager: the partial is a patch of its close
+    assert at[("app/elsewhere.py:8", "PATCH_MISMATCH")].startswith(
+        "`fakepkg.fix.core.Manager.close(self, node, initial, ignore)` at 2.0.0 differs from the patch "
+        "`partial(close_elsewhere, …)(self, names, node, ignore)` (`app/patchfns.py:1`) assigned in its place")
+    # a plain function of another file installed on a module-level Manager: upstream's use_kept never passes `extra`
+    assert at[("app/elsewhere.py:10", "PATCH_MISMATCH")].startswith(
+        "[warning] `fakepkg.fix.core.Manager.kept(self, a, b)` at 2.0.0 differs from the patch `keep_other(self, a, extra)` "
+        "(`app/patchfns.py:6`) assigned in its place")
+    # the function's instance parameter, in its own file, is what `partial` binds it to in the other file
+    assert at[("app/patchfns.py:2", "POSITION_CHANGED")] == (
+        "`fakepkg.fix.core.Manager.close`: `node` moved from position 2 to 1, and this call passes it by position "
+        "(`fm` is what `partial` binds it to at app/elsewhere.py:8: `fakepkg.fix.Session().manager`; called through "
+        "its class, `fm` as `self`: a `fakepkg.fix.core.Manager`)")
+    # the patch's returns, in its own file, against upstream's unpacking
+    assert at[("app/patchfns.py:1", "RETURN_CHANGED")].endswith(
+        "the patch `partial(close_elsewhere, …)` installed on `SESSION.manager` (`fakepkg.fix.Session().manager`) (line 1) "
+        "returns line 3: a tuple of 3 (the old version unpacked 3)")
+    assert not [k for k in at if k[0] == "app/elsewhere.py:12"]  # an object of no upstream class: no patch

@@ -257,3 +257,143 @@ def test_a_return_after_an_early_return_on_a_flag() -> None:
            "    return 1, 2, x\n\n\nManager.m = m\nManager.k = k\n")
     # m: the triple runs only when NEW is false; k: only when NEW is true (its else raises)
     assert _flags({"app/p.py": src}) == {8: "(S >= '2')", 10: "(not (S >= '2'))", 18: "(S >= '2')"}
+
+
+# -- the version's numbers, and flags a project function computes ------------------------------
+
+NUMBERS_PY = '''\
+import packaging.version
+from packaging.version import Version
+
+import fakepkg.flag
+
+__version_info__ = tuple(int(part) for part in fakepkg.flag.__version__.split("."))
+MAJOR_MINOR = tuple(map(int, fakepkg.flag.__version__.split(".")[:2]))
+
+
+def flag_at_least(text):
+    """Whether the installed fakepkg.flag is at least ``text``."""
+    return Version(fakepkg.flag.__version__) >= Version(text)
+
+
+def twice(text):
+    found = Version(fakepkg.flag.__version__)
+    return found >= Version(text)
+
+
+OLD_BY_INFO = __version_info__ < (2, 0)
+OLD_BY_CALL = not flag_at_least("2.0")
+'''
+
+# line numbers matter: the assertions name them
+NUMBERS_CALLS_PY = '''\
+from fakepkg.flag import core
+
+from app.numbers import MAJOR_MINOR, OLD_BY_CALL, OLD_BY_INFO, flag_at_least, twice
+
+
+def call_legacy(other):
+    if OLD_BY_INFO:
+        core.legacy()
+    if OLD_BY_CALL:
+        core.legacy()
+    if not flag_at_least("2"):
+        core.legacy()
+    if MAJOR_MINOR <= (1, 9):
+        core.legacy()
+    if twice("2") is False:
+        core.legacy()
+    if not flag_at_least(other):
+        core.legacy()
+'''
+
+
+def test_version_numbers_and_project_function_flags_in_an_audit(project: Repo, upstreams: Path) -> None:
+    project.write("app/numbers.py", NUMBERS_PY)
+    project.write("app/numbers_calls.py", NUMBERS_CALLS_PY)
+    project.commit("numbers")
+    project.write("pyproject.toml", project_pyproject("fakepkg-flag", upstreams, "2.0.0"))
+    r = project.run("audit", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
+    got = {w: m for w, c, m in app_findings(r) if c == "REMOVED_API" and w.startswith("app/numbers_calls.py")}
+    removed = "`fakepkg.flag.core.legacy` was removed at 2.0.0"
+    dead = f"[info] {removed} (in a branch the project's version flag makes dead at 2.0.0)"
+    assert got == {
+        "app/numbers_calls.py:8": dead,  # __version_info__ < (2, 0): a tuple of the version's ints
+        "app/numbers_calls.py:10": dead,  # not flag_at_least("2.0"): the project function's return, "2.0" in place of text
+        "app/numbers_calls.py:12": dead,  # the function called in the test itself
+        "app/numbers_calls.py:14": dead,  # the first two numbers
+        "app/numbers_calls.py:16": removed,  # twice() has two statements: not read, so not known
+        "app/numbers_calls.py:18": removed,  # an argument that is no literal: not known
+    }
+
+
+def test_version_numbers_read_as_flags() -> None:
+    compat = ("import packaging.version\nfrom packaging import version\nfrom packaging.version import Version\nimport fakepkg\n"
+              "INFO = tuple(int(x) for x in fakepkg.__version__.split('.'))\n"
+              "A = INFO >= (2, 0)\n"
+              "B = tuple(map(int, fakepkg.__version__.split('.')[:2])) < (2, 1)\n"
+              "C = int(fakepkg.__version__.split('.')[0]) >= 2\n"
+              "D = packaging.version.parse(fakepkg.__version__) >= Version('2')\n"
+              "E = Version(fakepkg.__version__).release >= (2,)\n"
+              "F = version.parse(fakepkg.__version__).major < 3\n"
+              "G = INFO[:2] == (2, 0)\n"
+              "def ge(v, strict=False):\n    return Version(fakepkg.__version__) >= Version(v)\n"
+              "def info():\n    return INFO\n"
+              "H = ge('2.1')\n"
+              "I = info() >= (2, 1)\n"
+              "J = ge(v='3')\n")
+    head = "from app.compat import A, B, C, D, E, F, G, H, I, J, ge\n"
+
+    def at(test):
+        files = {"app/__init__.py": "", "app/compat.py": compat, "app/p.py": _patch(test).replace(PATCH_HEAD, PATCH_HEAD + head, 1)}
+        return _flags(files).get(8)
+
+    assert at("A") == "(T >= (2, 0))"
+    assert at("B") == "(T[:2] < (2, 1))"
+    assert at("C") == "(T[0] >= 2)"
+    assert at("D") == "(V >= '2')"
+    assert at("E") == "(R >= (2,))"
+    assert at("F") == "(R[0] < 3)"
+    assert at("G") == "(T[:2] == (2, 0))"
+    assert at("H") == "(V >= '2.1')"  # the function's return with '2.1' for v (strict's default unused)
+    assert at("I") == "(T >= (2, 1))"
+    assert at("J") == "(V >= '3')"
+    assert at("ge('4')") == "(V >= '4')"  # imported, then called in the test itself
+    assert at("(2, 0) <= INFO") is None  # INFO itself is not imported into p.py: a name of nothing
+
+
+@pytest.mark.parametrize("compat", [
+    "import fakepkg\nNEW = tuple(int(x) for x in fakepkg.__version__.split('-')) >= (2,)\n",  # not split on dots
+    "import fakepkg\nNEW = tuple(int(x) for x in fakepkg.__version__.split('.') if x) >= (2,)\n",  # filtered
+    "import fakepkg\nNEW = tuple(float(x) for x in fakepkg.__version__.split('.')) >= (2,)\n",  # not int
+    "import fakepkg\nNEW = tuple(int(x) for x in fakepkg.__version__.split('.')) >= '2'\n",  # a tuple against a string
+    "import fakepkg\nNEW = tuple(int(x) for x in fakepkg.__version__.split('.')) >= 2\n",  # a tuple against an int
+    "import fakepkg\nNEW = int(fakepkg.__version__.split('.')[0]) >= (2,)\n",  # an int against a tuple
+    "import fakepkg\nNEW = tuple(int(x) for x in fakepkg.__version__.split('.'))[1:] >= (2,)\n",  # a slice not from the start
+    "import other\nNEW = tuple(int(x) for x in other.__version__.split('.')) >= (2,)\n",  # another package
+    "import fakepkg\ndef ge(v):\n    x = 1\n    return fakepkg.__version__ >= v\nNEW = ge('2')\n",  # two statements
+    "import fakepkg\ndef ge(*v):\n    return fakepkg.__version__ >= v[0]\nNEW = ge('2')\n",  # *args
+    "import fakepkg\ndef ge(v):\n    return fakepkg.__version__ >= v\nNEW = ge(fakepkg.x)\n",  # no literal
+    "import fakepkg\ndef ge(v):\n    return fakepkg.__version__ >= v\nNEW = ge()\n",  # a parameter without a value
+    "import fakepkg\ndef ge(v):\n    return fakepkg.__version__ >= v\nNEW = ge('2', '3')\n",  # too many arguments
+    "import fakepkg\ndef ge(v):\n    return fakepkg.__version__ >= v\nge = len\nNEW = ge('2')\n",  # rebound
+    "import fakepkg, functools\n@functools.cache\ndef ge(v):\n    return fakepkg.__version__ >= v\nNEW = ge('2')\n",  # decorated
+])
+def test_what_is_no_numbers_flag(compat: str) -> None:
+    files = {"app/__init__.py": "", "app/compat.py": compat,
+             "app/p.py": _patch("NEW").replace(PATCH_HEAD, PATCH_HEAD + "from app.compat import NEW\n", 1)}
+    assert _flags(files) == {}
+
+
+def test_numbers_flag_value_at_a_version() -> None:
+    assert flag_value("T >= (8, 0)", "8.0.0") is True
+    assert flag_value("T >= (8, 0)", "7.4.4") is False
+    assert flag_value("T[:2] == (8, 1)", "8.1.2") is True
+    assert flag_value("T[0] >= 8", "10.0") is True
+    assert flag_value("T >= (8, 0)", "8.0.0rc1") is None  # int('0rc1') raises in the project: not known
+    assert flag_value("R >= (8,)", "8.0.0rc1") is True  # the parsed release is (8, 0, 0)
+    assert flag_value("R[1] < 2", "8.1") is True
+    assert flag_value("R[2] < 2", "8.1") is None  # no third number: an IndexError
+    assert flag_value("T >= '8'", "8.0") is None  # a tuple against a string: a TypeError in Python
+    assert flag_value("T >= 8", "8.0") is None
+    assert flag_value("T >= (8, __import__('os'))", "8.0") is None  # read, never run

@@ -38,7 +38,7 @@ from upgrade_checklists.project.calls import unpacked_into
 from upgrade_checklists.audit.aliases import (GetattrReader, Gone, Served, SourceCache, StarExports, Undecided, served,
                                               star_base)
 from upgrade_checklists.audit.deprecation import _def_at, deprecation_of, forwarded_calls, keyword_warnings
-from upgrade_checklists.audit.hookspecs import hook_specs
+from upgrade_checklists.audit.hookspecs import hook_specs, registered_plugins
 
 _STAR_IMPORT = re.compile(rb"\bimport[ \t]*\(?[ \t]*\*")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -647,6 +647,10 @@ class UpstreamModel(ServedNames):
             return Signature(params, annotations.normalize(obj.returns, self._canon), bool(getattr(obj, "overloads", None)))
         if kind == "class":
             init = obj.all_members.get("__init__")
+            if init is None and "__new__" in obj.all_members and not (obj.decorators or _dataclass_transform(obj)):
+                init = self._final(obj.all_members["__new__"])  # ``class Text(str)`` with ``__new__(cls, data)`` only
+                if init.kind.value != "function":
+                    return None
             if init is None:  # attrs, pydantic, metaclasses...: unknown, unless a plain class
                 return Signature([], self._canon(obj.path)) if not (obj.bases or obj.decorators) else None
             if "__init__" not in obj.members and (obj.decorators or _dataclass_transform(obj)):
@@ -791,7 +795,9 @@ class UpstreamModel(ServedNames):
         """The class of the object the project reaches from upstream path ``start`` through
         ``steps`` (``receivers.STEPS``: ``call``, ``m:NAME`` a method called, ``a:NAME`` an
         attribute or property read, ``iter`` an element, ``item`` ``x[i]``, ``i:N`` ``x[N]`` (the
-        N-th of a ``tuple[A, B]``), ``u0`` / ``u1`` a pair unpacked, ``enter`` what ``with`` binds;
+        N-th of a ``tuple[A, B]``), ``u0`` / ``u1`` a pair unpacked, ``enter`` what ``with`` binds,
+        ``plugin:NAME`` what ``get_plugin("NAME")`` of a pluggy ``PluginManager`` gives: an instance of
+        the class upstream registers under that name (:meth:`plugins`);
         on an upstream class: its ``__iter__``, ``__getitem__``, ``__enter__``; ``p:NAME`` first: what
         a callable's parameter ``NAME`` is given, by its annotation), each read from upstream's
         annotations; None
@@ -880,6 +886,12 @@ class UpstreamModel(ServedNames):
                 parent = fn.parent if fn.parent is not None and fn.parent.kind.value == "class" else None
                 return self._type_state(fn.returns, fn, parent)
             return None
+        if kind == "instance" and step.startswith("plugin:"):  # ``pm.get_plugin("name")`` on a PluginManager
+            if not self._plugin_manager(state[1]):
+                return None
+            path = self.plugins().get(step[7:])
+            found = self.find(path) if path else None
+            return ("instance", found) if found is not None and found.kind.value == "class" else None
         if kind in ("class", "instance"):
             cls = state[1]
             visited = getattr(self, "_visited", None)
@@ -901,6 +913,8 @@ class UpstreamModel(ServedNames):
                 ann = getattr(member, "annotation", None)
                 if ann is None:
                     value = getattr(member, "value", None)
+                    if type(value).__name__ == "ExprName" and "instance-attribute" in member.labels:
+                        return self._init_param_state(member, str(value))
                     func = getattr(value, "function", None) if type(value).__name__ == "ExprCall" else None
                     return self._type_state(func, member, cls) if func is not None else None
                 return self._type_state(ann, member, cls)
@@ -929,6 +943,23 @@ class UpstreamModel(ServedNames):
         if kind == "pair" and step in ("u0", "u1", "i:0", "i:1"):
             return self._type_state(state[1][int(step[-1])], *state[2])
         return None
+
+    def _init_param_state(self, member, name: str) -> tuple | None:
+        """``self.x = x`` in ``__init__`` (griffe reads instance attributes there only), where
+        ``x`` is an annotated parameter of that ``__init__``: the parameter's type."""
+        owner = member.parent
+        init = self._member_of(owner, "__init__") if owner is not None and owner.kind.value == "class" else None
+        if init is None or init.kind.value != "function" or init.parent is not owner:
+            return None
+        param = next((p for p in init.parameters if p.name == name), None)
+        if param is None or param.annotation is None:
+            return None
+        fp = getattr(init, "filepath", None)
+        tree = self.sources.tree(fp if isinstance(fp, Path) else None)
+        node = _def_at(tree, "__init__", init.lineno) if tree is not None and init.lineno is not None else None
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or _rebinds(node, name):
+            return None
+        return self._type_state(param.annotation, init, owner)
 
     def _member_of(self, cls, name: str):
         try:
@@ -1039,6 +1070,31 @@ class UpstreamModel(ServedNames):
     def hook_spec(self, name: str) -> str | None:
         """The dotted path of the hook spec called ``name``; None when there is none, or several."""
         return self.hook_specs().get(name) or None
+
+    def plugins(self) -> dict[str, str]:
+        """The plugins upstream registers with pluggy by name (``hookspecs.registered_plugins``): name ->
+        the dotted path of the object's class, ``""`` where not known (another object, two classes)."""
+        if getattr(self, "_plugins", None) is None:
+            self._plugins = {k: v or "" for k, v in registered_plugins(self._source_files(), self._read_bytes).items()}
+        return self._plugins
+
+    def _plugin_manager(self, cls, depth: int = 0) -> bool:
+        """``cls`` is pluggy's ``PluginManager`` or inherits from it (a base spelled ``PluginManager``,
+        ``pluggy.PluginManager``, in this source or not)."""
+        if cls.name == "PluginManager":
+            return True
+        for base in getattr(cls, "bases", ()) or ():
+            text = str(base)
+            if text.rsplit(".", 1)[-1] == "PluginManager":
+                return True
+            if depth < 5:
+                try:
+                    found = self.find(text) or self.find(f"{cls.module.path}.{text}")
+                except Exception:  # griffe's alias errors: a base not known
+                    found = None
+                if found is not None and found.kind.value == "class" and self._plugin_manager(found, depth + 1):
+                    return True
+        return False
 
     def _source_files(self) -> list[tuple[str, Path]]:
         """(dotted name, file) of each loaded module with a ``.py`` file."""
@@ -1260,6 +1316,19 @@ _CONCRETE = {"List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set", "Fr
              "DefaultDict": "dict", "OrderedDict": "dict", "defaultdict": "dict", "Counter": "dict", "Deque": "deque"}
 #: sequences whose ``pop()`` gives an element
 _POPPED = frozenset({"list", "List", "MutableSequence", "deque", "Deque", "set", "Set", "MutableSet"})
+
+
+def _rebinds(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Whether ``fn``'s body binds ``name`` again (an assignment, a loop, ``with … as``, a walrus, an
+    import, ``del``): then a read of it is no longer the parameter."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name:
+            return True
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return True
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return True
+    return False
 
 
 def _type_paths(ann) -> list[str]:

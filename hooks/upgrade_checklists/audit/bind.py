@@ -342,8 +342,41 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         except Unresolved:  # an alias into a package not loaded (torch, ...): not bound
             out.append(Bound(u, None, None, unknown=NOT_RESOLVABLE))
     _once_a_line(out)
+    _union_arms(out)
     _dead_branches(out, version)
     return out
+
+
+def _union_arms(bound: list[Bound]) -> None:
+    """The same use failing on several arms of a union (``x: pkg.A | pkg.B``; ``x.m(…)`` breaks against
+    ``A.m`` and ``B.m``) is one problem per code and severity, said on the first arm's use and naming
+    each arm: ``<A's message>; <B's message> (`x` annotated `A | B` in `f`: on the arms `A`, `B`)``."""
+    groups: dict[tuple, list[Bound]] = {}
+    for b in bound:
+        u = b.use
+        if u.arms and b.problems:
+            groups.setdefault((u.file, u.line, u.kind, u.member, u.arms, u.steps, u.via.split(": a `")[0]), []).append(b)
+    for (*_k, shown), group in groups.items():
+        if len(group) < 2:
+            continue
+        by_kind: dict[tuple[str, str], list[tuple[Bound, Problem]]] = {}
+        for b in group:
+            for p in b.problems:
+                by_kind.setdefault((p[0], p[1]), []).append((b, p))
+        for (_code, _sev), found in by_kind.items():
+            arms = list(dict.fromkeys(b.use.target for b, _p in found))
+            if len(arms) < 2:
+                continue
+            cores = []
+            for b, p in found:
+                mark = f" ({b.use.via}"
+                cores.append(p[3][:p[3].index(mark)] if mark in p[3] else p[3])
+            first_b, first_p = found[0]
+            named = ", ".join(f"`{a}`" for a in arms)
+            merged = (first_p[0], first_p[1], first_p[2], "; ".join(dict.fromkeys(cores)) + f" ({shown}: on the arms {named})")
+            for b, p in found:
+                b.problems = [x for x in b.problems if x is not p]
+            first_b.problems.append(merged)
 
 
 def _dead_branches(bound: list[Bound], version: str) -> None:
@@ -547,7 +580,7 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
         b.unknown = NO_SIGNATURE if u.call is not None else ""
         return b
     b.signature = True
-    call = _unbound(u.call, a_new) if _through_class(u) else u.call
+    call = _unbound(u.call, a_new) if _through_class(u) or _is_new(a_new) else u.call
     for code, sev, param, msg in bind_call(call, a_new.path, a_old.signature if a_old else None, a_new.signature, version):
         b.problems.append((code, sev, param, _via(u, msg)))
     return b
@@ -583,13 +616,20 @@ def _through_class(u: Use) -> bool:
     return bool(callee) and len(parts) > 1 and callee.split(".")[-2:-1] == parts[-2:-1]
 
 
+def _is_new(api: Api) -> bool:
+    """``__new__``: a static method without the decorator, so every call of it names the class
+    first, through ``super()`` (``super().__new__(cls, name)``) as through the class."""
+    return api.method and api.path.rsplit(".", 1)[-1] == "__new__"
+
+
 def _unbound(call: Call, api: Api) -> Call:
     """A method called through its class (``Base.m(self, x)``) gets its instance as the first
     positional argument: the call without it (what binds to the signature, ``self`` left out).
-    A static method has no ``self``; a class method (first parameter ``cls``) binds its class."""
+    A static method has no ``self``; a class method (first parameter ``cls``) binds its class;
+    ``__new__`` (first parameter ``cls`` too) is given its class."""
     ps = api.parameters or ()
-    if (not api.method or api.signature is None or len(ps) != len(api.signature.params) + 1 or ps[0][0] in _CLASS_FIRST
-            or call.positional == 0):
+    if (not api.method or api.signature is None or len(ps) != len(api.signature.params) + 1
+            or (ps[0][0] in _CLASS_FIRST and not _is_new(api)) or call.positional == 0):
         return call
     return replace(call, positional=call.positional - 1)
 
@@ -664,7 +704,8 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
         return b
     b.signature = True
     what = f"{cls_new.path}.{u.member}" if u.member != "__init__" else cls_new.path
-    for code, sev, param, msg in bind_call(u.call, what, m_old.signature if m_old else None, m_new.signature, version):
+    call = _unbound(u.call, m_new) if _is_new(m_new) else u.call  # ``super().__new__(cls, ...)``
+    for code, sev, param, msg in bind_call(call, what, m_old.signature if m_old else None, m_new.signature, version):
         if m_old is None and code not in ("REMOVED_PARAM", "NEW_REQUIRED_PARAM"):
             continue
         if code == "RETURN_CHANGED":

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from upgrade_checklists.audit.api import Api, Unresolved, UpstreamModel
+from upgrade_checklists.audit.api import Api, Signature, Unresolved, UpstreamModel
 from upgrade_checklists.audit.bind import Bound, gone, moved_fix, signature_changes
 from upgrade_checklists.project.calls import make_call, statement_calls
 from upgrade_checklists.core.checklist import Checklist, Entry
@@ -135,10 +135,23 @@ def entry_findings(resolved: list[ResolvedEntry], bound: list[Bound], old: Upstr
             if a_old is None or a_old.signature is None:
                 continue
             hit = {(code, param) for b in sites for code, _s, param, _m in b.problems}
+            hit |= _positions_hit(hit, a_old.signature)
             first = sites[0].use if sites else None
             for code, sev, param, msg in signature_changes(path, a_old.signature, a_new.signature):
                 if (code, param) not in hit and not (code == "REMOVED_PARAM" and ("RENAMED_PARAM", param) in hit):
                     out.append((e.line, code, sev, msg, first.file if first else None, first.line if first else None, None))
+    return out
+
+
+def _positions_hit(hit: set[tuple[str, str]], old: Signature) -> set[tuple[str, str]]:
+    """A call's finding about a positional argument left without a parameter names it by place
+    (``#2``); the old signature's parameter at that place is the one the call passes, so the
+    entry does not also say that no call site passes it."""
+    pos = old.positional()
+    out = set()
+    for code, param in hit:
+        if param and param.startswith("#") and param[1:].isdigit() and 0 < int(param[1:]) <= len(pos):
+            out.add((code, pos[int(param[1:]) - 1].name))
     return out
 
 

@@ -224,8 +224,10 @@ def _version_literal(node: ast.AST) -> Version | None:
 
 
 def flag_value(flag: str, version: str) -> bool | None:
-    """A project flag (``flags.Flags``: an expression over ``V``, ``S``, string literals and ``U``) at
-    ``version``: True, False, or None (a part not known, a version not PEP 440). Read, never run."""
+    """A project flag (``flags.Flags``: an expression over ``V``, ``S``, ``T``, ``R``, string, int and
+    tuple literals and ``U``) at ``version``: True, False, or None (a part not known, a version not
+    PEP 440, a text whose dotted parts are not all numbers for ``T``, as ``int()`` would refuse). Read,
+    never run."""
     try:
         tree = ast.parse(flag, mode="eval").body
     except SyntaxError:
@@ -242,6 +244,16 @@ def _flag(node: ast.AST, at: str) -> bool | None:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         inner = _flag(node.operand, at)
         return None if inner is None else not inner
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+        numbers = _numbers(node.left, at)
+        if numbers is not None:
+            try:
+                literal = ast.literal_eval(node.comparators[0])
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return None
+            if type(literal) is not type(numbers) or (isinstance(literal, tuple) and not all(type(x) is int for x in literal)):
+                return None
+            return _COMPARE[type(node.ops[0])](numbers, literal)
     if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE
             and isinstance(node.left, ast.Name) and node.left.id in ("V", "S")
             and isinstance(node.comparators[0], ast.Constant) and isinstance(node.comparators[0].value, str)):
@@ -253,6 +265,28 @@ def _flag(node: ast.AST, at: str) -> bool | None:
         return compare(Version(at), Version(literal))
     except InvalidVersion:
         return None
+
+
+def _numbers(node: ast.AST, at: str) -> tuple[int, ...] | int | None:
+    """``T`` / ``R`` (``[:n]``, ``[i]``) at version ``at``: the text's dotted parts ``int``-ed, or the
+    parsed version's release; None when it is not one of those or has no value there."""
+    cut = None
+    if isinstance(node, ast.Subscript):
+        cut, node = node.slice, node.value
+    if not (isinstance(node, ast.Name) and node.id in ("T", "R")):
+        return None
+    try:
+        whole = tuple(int(x) for x in at.split(".")) if node.id == "T" else Version(at).release
+    except (ValueError, InvalidVersion):
+        return None  # ``int("0rc1")`` raises: the project's own line fails there, not known
+    if cut is None:
+        return whole
+    if isinstance(cut, ast.Constant) and type(cut.value) is int:
+        return whole[cut.value] if 0 <= cut.value < len(whole) else None
+    if isinstance(cut, ast.Slice) and cut.lower is None and cut.step is None and isinstance(cut.upper, ast.Constant) \
+            and type(cut.upper.value) is int:
+        return whole[:cut.upper.value]
+    return None
 
 
 _COMPARE = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,

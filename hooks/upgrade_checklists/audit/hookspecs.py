@@ -131,3 +131,79 @@ def _specs(tree: ast.Module, is_marker: Callable[[ast.AST], bool]) -> list[tuple
         prefix = f"{prefixes.pop()}_"
         out += [(n, n) for n in plain if n.startswith(prefix) and n != prefix]
     return out
+
+
+def registered_plugins(files: Iterable[tuple[str, Path]], read: Callable[[Path], bytes]) -> dict[str, str | None]:
+    """Plugin name -> the dotted path of the class of the object upstream registers under it with
+    pluggy (``pm.register(obj, "name")`` / ``register(obj, name="name")``: the name a string literal),
+    None where two places register that name with different classes (which one a plugin manager
+    holds depends on the run). ``obj`` is known when it is ``self`` in a method of a module-level
+    class (``self.config.pluginmanager.register(self, "funcmanage")`` in ``FixtureManager.__init__``),
+    a call of a module-level class of the loaded source (``register(LoggingPlugin(config), "logging-plugin")``),
+    or a local name the function assigns once, such a call; any other object registers no class.
+    Read as text and AST, nothing imported."""
+    files = [(d, p) for d, p in files if d and p.suffix == ".py"]
+    found: dict[str, set[str]] = {}
+    texts = []
+    classes: set[str] = set()
+    for dotted, path in files:
+        data = read(path)
+        if b"class " in data or b".register(" in data:
+            try:
+                tree = ast.parse(data)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue
+            classes |= {f"{dotted}.{s.name}" for s in tree.body if isinstance(s, ast.ClassDef)}
+            if b".register(" in data:
+                texts.append((dotted, path, tree))
+    for dotted, path, tree in texts:
+        imported = _import_map(tree, _package(dotted, path))
+
+        def class_of(call: ast.AST) -> str | None:
+            if not isinstance(call, ast.Call):
+                return None
+            name = _dotted(call.func)
+            if name is None:
+                return None
+            head, _, rest = name.partition(".")
+            q = ".".join(x for x in (imported[head], rest) if x) if head in imported else f"{dotted}.{name}"
+            return q if q in classes else None
+
+        def scan(fn: ast.AST, me: str | None, cls: str | None) -> None:
+            assigned: dict[str, list[ast.AST]] = {}
+            for n in ast.walk(fn):
+                if isinstance(n, ast.Assign):
+                    for t in n.targets:
+                        for x in ast.walk(t):
+                            if isinstance(x, ast.Name):
+                                assigned.setdefault(x.id, []).append(n.value if t is x else None)
+                elif isinstance(n, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and isinstance(n.target, ast.Name):
+                    assigned.setdefault(n.target.id, []).append(n.value if isinstance(n, ast.AnnAssign) else None)
+            for n in ast.walk(fn):
+                if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "register"
+                        and n.args and not any(isinstance(a, ast.Starred) for a in n.args)):
+                    continue
+                names = [n.args[1]] if len(n.args) == 2 else []
+                names += [k.value for k in n.keywords if k.arg == "name"]
+                if len(names) != 1 or not (isinstance(names[0], ast.Constant) and isinstance(names[0].value, str)):
+                    continue
+                obj = n.args[0]
+                path = None
+                if isinstance(obj, ast.Name) and obj.id == me and me not in assigned:
+                    path = cls
+                elif isinstance(obj, ast.Name) and len(assigned.get(obj.id, [])) == 1:
+                    path = class_of(assigned[obj.id][0])
+                else:
+                    path = class_of(obj)
+                found.setdefault(names[0].value, set()).add(path or "")
+
+        for stmt in module_level(tree.body):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                scan(stmt, None, None)
+            elif isinstance(stmt, ast.ClassDef):
+                for fn in stmt.body:
+                    if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        args = fn.args.posonlyargs + fn.args.args
+                        static = any(_dotted(d) in ("staticmethod", "classmethod") for d in fn.decorator_list)
+                        scan(fn, args[0].arg if args and not static else None, f"{dotted}.{stmt.name}")
+    return {name: (next(iter(paths)) if len(paths) == 1 and "" not in paths else None) for name, paths in sorted(found.items())}

@@ -12,11 +12,19 @@ version literal, ``not`` / ``and`` / ``or`` of such, and module-level names boun
 package's version is ``pkg.__version__`` (``pkg`` one of the audited import names),
 ``Version(...)`` / ``parse(...)`` / ``parse_version(...)`` / ``LooseVersion(...)`` of it,
 ``importlib.metadata.version("pkg")`` (a distribution spelled as an import name), or a
-module-level name bound to one of those. Anything else is unknown.
+module-level name bound to one of those. Its numbers too, compared with a tuple of ints (or an
+int): ``tuple(int(x) for x in pkg.__version__.split("."))``, ``tuple(map(int, ….split(".")))``
+(sliced or indexed: ``[:2]``, ``[0]``; ``int(….split(".")[0])``) and a parsed version's
+``.release`` / ``.major`` / ``.minor`` / ``.micro``. A call of a project function whose body is one
+``return`` of such an expression, with literal arguments (``def _ge(v): return Version(pkg.__version__)
+>= Version(v)`` then ``GE8 = _ge("8")``), is that expression with the arguments in place of the
+parameters. Anything else is unknown.
 
 A flag is kept as text, a Python expression over ``V`` (the package's version, parsed),
-``S`` (its text, compared with a string as Python compares strings), string literals and
-``U`` (a part not known): ``V >= '3.7.0' and not (U)``. The audit evaluates
+``S`` (its text, compared with a string as Python compares strings), ``T`` (its text's numbers
+``int``-ed, as a tuple; ``T[:2]``, ``T[0]``), ``R`` (the parsed version's ``release`` tuple; ``R[0]``
+its major), string, int and tuple literals and ``U`` (a part not known): ``V >= '3.7.0' and not (U)``,
+``T >= (8, 0)``. The audit evaluates
 it at a version (``audit/guards.flag_value``): this layer reads the project, the audit
 judges.
 """
@@ -24,6 +32,7 @@ judges.
 from __future__ import annotations
 
 import ast
+import copy
 
 from upgrade_checklists.core.astwalk import module_level
 from upgrade_checklists.project.calls import _inside, resolve
@@ -33,6 +42,7 @@ _PARSERS = {"Version", "parse", "parse_version", "LooseVersion", "StrictVersion"
 _OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 _HOPS = 3  # names followed from one module-level binding to the next
+_PARTS = {"major": "[0]", "minor": "[1]", "micro": "[2]"}  # a parsed version's numbers, as ``R``'s items
 
 
 def version_text(node: ast.AST) -> str | None:
@@ -79,6 +89,10 @@ class Flags:
             bound = self._binding(rel, node)
             if bound is not None:
                 return self._cond(bound[0], bound[1], hops + 1)
+        if isinstance(node, ast.Call) and hops < _HOPS:
+            inlined = self._inline(rel, node)
+            if inlined is not None:
+                return self._cond(inlined[0], inlined[1], hops + 1)
         return UNKNOWN
 
     def _compare(self, rel: str, node: ast.Compare, hops: int) -> str:
@@ -93,10 +107,75 @@ class Flags:
                     text = f"{left} {sym} {version_text(b)!r}"
                 elif right and version_text(a) is not None and (right == "V" or _is_str(a)):
                     text = f"{right} {_FLIP[sym]} {version_text(a)!r}"
+                else:
+                    text = self._numbers_compare(rel, a, b, sym, hops)
             out.append(text or UNKNOWN)
         if all(t == UNKNOWN for t in out):
             return UNKNOWN
         return out[0] if len(out) == 1 else " and ".join(f"({t})" for t in out)
+
+    def _numbers_compare(self, rel: str, a: ast.expr, b: ast.expr, sym: str, hops: int) -> str | None:
+        """``T >= (8, 0)``: the version's numbers (a tuple, or one of them) against a literal of the
+        same shape (a tuple of ints, an int); None when it is not that."""
+        left, right = self._numbers(rel, a, hops), self._numbers(rel, b, hops)
+        if left and _int_literal(b, tuple_=not left.endswith("]") or ":" in left) is not None:
+            return f"{left} {sym} {_int_literal(b, tuple_=not left.endswith(']') or ':' in left)!r}"
+        if right and _int_literal(a, tuple_=not right.endswith("]") or ":" in right) is not None:
+            return f"{right} {_FLIP[sym]} {_int_literal(a, tuple_=not right.endswith(']') or ':' in right)!r}"
+        return None
+
+    def _numbers(self, rel: str, node: ast.expr, hops: int) -> str:
+        """``"T"`` / ``"R"`` (sliced: ``"T[:2]"``, indexed: ``"T[0]"``): ``node`` is the version's numbers
+        (``T``: its text split on dots, each ``int``-ed; ``R``: the parsed version's ``release``);
+        ``""``: not that."""
+        if isinstance(node, ast.Subscript):
+            inner = self._numbers(rel, node.value, hops)
+            if inner in ("T", "R"):
+                cut = _cut(node.slice)
+                return f"{inner}{cut}" if cut else ""
+            return ""
+        if isinstance(node, ast.Attribute) and (node.attr == "release" or node.attr in _PARTS):
+            if self._version(rel, node.value, hops) == "V":
+                return "R" if node.attr == "release" else "R" + _PARTS[node.attr]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords and len(node.args) == 1:
+            arg = node.args[0]
+            if node.func.id == "tuple":
+                if isinstance(arg, ast.GeneratorExp) or isinstance(arg, ast.ListComp):
+                    split = _int_each(arg)
+                elif isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "map" \
+                        and len(arg.args) == 2 and isinstance(arg.args[0], ast.Name) and arg.args[0].id == "int":
+                    split = arg.args[1]
+                else:
+                    return ""
+                return self._split(rel, split, hops, "")
+            if node.func.id == "int" and isinstance(arg, ast.Subscript) and isinstance(_cut(arg.slice), str) \
+                    and ":" not in _cut(arg.slice):
+                return self._split(rel, arg.value, hops, _cut(arg.slice))  # ``int(v.split(".")[0])``
+            return ""
+        if isinstance(node, (ast.Name, ast.Attribute)) and hops < _HOPS:
+            bound = self._binding(rel, node)
+            if bound is not None:
+                return self._numbers(bound[0], bound[1], hops + 1)
+        if isinstance(node, ast.Call) and hops < _HOPS:
+            inlined = self._inline(rel, node)
+            if inlined is not None:
+                return self._numbers(inlined[0], inlined[1], hops + 1)
+        return ""
+
+    def _split(self, rel: str, node: ast.expr, hops: int, index: str) -> str:
+        """``"T"`` + ``index`` when ``node`` is the version's text split on dots (``….split(".")``,
+        maybe sliced ``[:2]``, which ``index`` then applies within)."""
+        cut = ""
+        if isinstance(node, ast.Subscript):
+            cut = _cut(node.slice) or "?"
+            node = node.value
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split"
+                and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant)
+                and node.args[0].value == "." and self._version(rel, node.func.value, hops) == "S"):
+            return ""
+        if cut == "?" or (cut and index):
+            return ""  # a slice then an index: not one we spell
+        return "T" + (cut or index)
 
     # -- the package's version ----------------------------------------------------------------
 
@@ -112,7 +191,9 @@ class Flags:
             if fname == "version" and isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                 dist = arg.value.lower().replace("-", "_").replace(".", "_")
                 return "S" if any(dist == m.split(".")[0].lower() for m in modules) else ""  # importlib.metadata.version("pkg")
-            return ""
+            return self._version_call(rel, node, hops)
+        if isinstance(node, ast.Call):
+            return self._version_call(rel, node, hops)
         if isinstance(node, (ast.Name, ast.Attribute)):
             q = resolve(node, self.p.names(rel))
             if q is not None and q.endswith(".__version__") and _inside(q.rpartition(".")[0], modules):
@@ -122,6 +203,72 @@ class Flags:
                 if bound is not None:
                     return self._version(bound[0], bound[1], hops + 1)
         return ""
+
+    def _version_call(self, rel: str, node: ast.Call, hops: int) -> str:
+        inlined = self._inline(rel, node) if hops < _HOPS else None
+        return self._version(inlined[0], inlined[1], hops + 1) if inlined is not None else ""
+
+    # -- project functions --------------------------------------------------------------------
+
+    def _inline(self, rel: str, call: ast.Call) -> tuple[str, ast.expr] | None:
+        """A call of a project function whose body is one ``return EXPR`` (a docstring aside), with
+        literal arguments: (the function's file, EXPR with each parameter replaced by its argument
+        or its literal default). None for anything else (a name not bound once, ``*args``, an
+        argument that is no literal, a parameter without a value)."""
+        found = self._function(rel, call.func)
+        if found is None:
+            return None
+        frel, fn = found
+        a = fn.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or fn.decorator_list:
+            return None
+        body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+            return None
+        names = [x.arg for x in a.args]
+        values: dict[str, ast.expr] = dict(zip(names[len(names) - len(a.defaults):], a.defaults))
+        if len(call.args) > len(names) or any(isinstance(x, ast.Starred) for x in call.args):
+            return None
+        values.update(zip(names, call.args))
+        for k in call.keywords:
+            if k.arg is None or k.arg not in names:
+                return None
+            values[k.arg] = k.value
+        if set(values) != set(names) or not all(_literal(v) for v in values.values()):
+            return None
+        return frel, _Substitute(values).visit(copy.deepcopy(body[0].value))
+
+    def _function(self, rel: str, node: ast.expr) -> tuple[str, ast.FunctionDef] | None:
+        """The module-level ``def`` (bound once, nothing else binding its name) ``node`` names: in
+        ``rel``, or imported from another project module."""
+        if isinstance(node, ast.Name) and node.id in self._module_names(rel):
+            return self._def(rel, node.id)
+        q = resolve(node, self.p.names(rel))
+        if q is None or _inside(q, self.p.modules):
+            return None
+        mod, _, name = q.rpartition(".")
+        files = self.p.files.get(mod)
+        return self._def(files[-1], name) if files else None
+
+    def _def(self, rel: str, name: str) -> tuple[str, ast.FunctionDef] | None:
+        tree = self.p.sources.tree(rel)
+        if tree is None:
+            return None
+        found = []
+        for stmt in module_level(tree.body):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                binds = stmt.name == name
+            elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                binds = any((x.asname or x.name.split(".")[0]) == name for x in stmt.names)
+            else:
+                heads = [t for t in (getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]) if t is not None]
+                heads += [i.optional_vars for i in getattr(stmt, "items", ()) if i.optional_vars is not None]
+                binds = any(isinstance(n, ast.Name) and n.id == name for h in heads for n in ast.walk(h))
+            if binds:
+                found.append(stmt)
+        if len(found) != 1 or not isinstance(found[0], ast.FunctionDef):
+            return None
+        return rel, found[0]
 
     # -- module-level names -------------------------------------------------------------------
 
@@ -179,6 +326,56 @@ class Flags:
                 out.update({g: None for g in n.names})
         self._assigned[rel] = out
         return out
+
+
+class _Substitute(ast.NodeTransformer):
+    """A function's parameters replaced by the literal values a call gives them."""
+
+    def __init__(self, values: dict[str, ast.expr]) -> None:
+        self.values = values
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return copy.deepcopy(self.values[node.id]) if node.id in self.values else node
+
+
+def _literal(node: ast.expr) -> bool:
+    """A string, number, bool or None, or a tuple of them."""
+    if isinstance(node, ast.Tuple):
+        return all(_literal(e) for e in node.elts)
+    return isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (str, int, float)))
+
+
+def _int_literal(node: ast.expr, tuple_: bool):
+    """A tuple of ints (``tuple_``) or an int: its value; None for anything else."""
+    if tuple_:
+        if isinstance(node, ast.Tuple) and node.elts and all(_int_literal(e, False) is not None for e in node.elts):
+            return tuple(e.value for e in node.elts)
+        return None
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+
+
+def _cut(node: ast.expr) -> str | None:
+    """``[0]`` / ``[:2]`` for an int index or a slice from the start to an int; None otherwise."""
+    if isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0:
+        return f"[{node.value}]"
+    if isinstance(node, ast.Slice) and node.lower is None and node.step is None and isinstance(node.upper, ast.Constant) \
+            and type(node.upper.value) is int and node.upper.value >= 0:
+        return f"[:{node.upper.value}]"
+    return None
+
+
+def _int_each(gen: ast.GeneratorExp | ast.ListComp) -> ast.expr | None:
+    """``X`` of ``int(x) for x in X`` (one generator, no condition), else None."""
+    if len(gen.generators) != 1:
+        return None
+    g = gen.generators[0]
+    elt = gen.elt
+    if g.ifs or g.is_async or not isinstance(g.target, ast.Name):
+        return None
+    if isinstance(elt, ast.Call) and isinstance(elt.func, ast.Name) and elt.func.id == "int" and len(elt.args) == 1 \
+            and not elt.keywords and isinstance(elt.args[0], ast.Name) and elt.args[0].id == g.target.id:
+        return g.iter
+    return None
 
 
 def return_conditions(fn: ast.AST, flags, rel: str) -> tuple[tuple[int, str], ...]:

@@ -15,6 +15,8 @@ from upstream's annotations, so nothing here knows the upstream source. Sources:
 - ``for x in …`` (``iter``), ``for k, v in d.items()`` (``m:items``, ``iter``, ``u0`` /
   ``u1``), ``for i, x in enumerate(…)``, ``x = seq[i]`` (``item``), ``a, b = pair``
   (``u0`` / ``u1``), comprehension targets the same way;
+- ``pm.get_plugin("name")`` (``plugin:name``, a string literal): on a pluggy ``PluginManager``, an
+  object of the class upstream registers under that name (``pm.register(self, "name")``), read by the model;
 - ``with … as x`` (``enter``: ``__enter__``'s return, or ``T`` of a context manager
   function's ``Iterator[T]``);
 - ``isinstance(x, pkg.Cls)`` narrowing ``x`` inside the ``if`` body (and the rest of an
@@ -25,11 +27,12 @@ from upstream's annotations, so nothing here knows the upstream source. Sources:
   annotation of its parameter PARAM, at each version (no spec of that name: not a use).
 - ``x[0]`` / ``x[1]`` with a constant index (``i:N``: the N-th of a ``tuple[A, B]``, else an item),
   ``a, b = c, d`` (a tuple display to a tuple target: pairwise);
-- PEP 484 type comments: ``x = []  # type: List[T]``, and where a parameter has no annotation: per argument
+- PEP 484 type comments: ``x = []  # type: List[T]``, ``for x in …:  # type: T`` (``for a, b in …:
+  # type: A, B``: pairwise), and where a parameter has no annotation: per argument
   (``calls,  # type: List[CallSpec2]``) and per function (``# type: (A, B) -> R``), read by
   parsing the ``def``'s header alone again (``type_comments``), only where it holds one;
-- ``self.x`` in a method of a project subclass of an upstream class (``selfs``, given by the
-  caller): ``("<base>", ("a:x",))``, upstream's declaration of ``x`` read by the model, or the
+- ``self.x`` in a method of a project subclass of an upstream class, ``cls.x`` in a class method
+  of one (``selfs``, given by the caller): ``("<base>", ("a:x",))``, upstream's declaration of ``x`` read by the model, or the
   project's own declaration of ``x`` (``x: T`` in the class or a project base, ``self.x: T = …``);
 - ``type[pkg.Cls]`` / ``Type[pkg.Cls]`` (``ClassOf``): calling it (a local name, ``self.x()``)
   gives a ``pkg.Cls``; a union with a class object among its arms is a ``Choice`` (no member use);
@@ -63,7 +66,7 @@ from upgrade_checklists.project.calls import _inside, dotted, resolve
 #: the steps a descriptor can hold (``m:NAME``, ``a:NAME`` with a member's name, ``i:N`` a constant
 #: index; ``hook:NAME`` then ``p:PARAM`` first: a parameter of a hook implementation, typed by
 #: upstream's spec of that hook)
-STEPS = ("call", "m:", "a:", "iter", "item", "i:", "u0", "u1", "enter", "hook:", "p:")
+STEPS = ("call", "m:", "a:", "iter", "item", "i:", "u0", "u1", "enter", "hook:", "p:", "plugin:")
 #: the one step of a name given an upstream-typed value and something else in the same function
 REBOUND = "rebound"
 
@@ -159,6 +162,8 @@ class Receiver:
     why: str
     #: ``x.__class__.m(x, ...)`` / ``type(x).m(x, ...)``: the call's first argument is the instance
     unbound: bool = False
+    #: a use on one arm of a union (``x: pkg.A | pkg.B``): every arm's class path, in the union's order
+    arms: tuple[str, ...] = ()
 
 
 def _parse_text(ann: ast.expr | None) -> ast.expr | None:
@@ -478,6 +483,9 @@ class Scope:
                         self._bind(t, "value", v)
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
                 self.defs.setdefault(node.target.id, []).append(("annotation", node.annotation))
+            elif isinstance(node, (ast.For, ast.AsyncFor)) and (ann := self._for_comment(node)) is not None:
+                for name, t in ann:  # ``for x in …:  # type: T``, ``for a, b in …:  # type: A, B``
+                    self.defs.setdefault(name, []).append(("annotation", t))
             elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
                 self._bind(node.target, "iter", node.iter)
             elif isinstance(node, (ast.With, ast.AsyncWith)):
@@ -506,6 +514,27 @@ class Scope:
                 self.defs.setdefault(node.name, []).append(("other", node))
             elif isinstance(node, ast.MatchMapping) and node.rest:
                 self.defs.setdefault(node.rest, []).append(("other", node))
+
+    def _for_comment(self, node: ast.For | ast.AsyncFor) -> list[tuple[str, ast.expr]] | None:
+        """The names a ``for`` binds with the types its PEP 484 type comment gives them (at the end
+        of the header's line: ``for x in xs:  # type: T``; a tuple of names takes a tuple of as many
+        types, ``# type: A, B`` or ``(A, B)``). None when there is no such comment or it does not
+        match the target (then the loop types its names as any other)."""
+        end = node.iter.end_lineno or node.lineno
+        if self.lines is None or not node.body or node.body[0].lineno <= end or end > len(self.lines):
+            return None  # ``for x in xs: body  # type: …`` is the body's comment
+        line = self.lines[end - 1]
+        m = _TYPE_COMMENT.search(line)
+        ann = _comment_expr(line[m.end():].split("#", 1)[0]) if m is not None else None
+        if ann is None:
+            return None
+        target = node.target
+        if isinstance(target, ast.Name):
+            return [(target.id, ann)]
+        if (isinstance(target, (ast.Tuple, ast.List)) and isinstance(ann, ast.Tuple) and len(ann.elts) == len(target.elts)
+                and all(isinstance(e, ast.Name) for e in target.elts)):
+            return [(e.id, t) for e, t in zip(target.elts, ann.elts)]
+        return None
 
     def _assign_comment(self, node: ast.Assign) -> ast.expr | None:
         """The PEP 484 type comment at the end of an assignment's last line, if any."""
@@ -577,6 +606,9 @@ class Scope:
             path = resolve(func, self.bound) if isinstance(func, (ast.Name, ast.Attribute)) else None
             if path is not None and (not isinstance(func, ast.Name) or func.id not in self.defs):
                 return Up(path, ("call",)) if _inside(path, self.modules) else None
+            if (isinstance(func, ast.Attribute) and func.attr == "get_plugin" and len(e.args) == 1 and not e.keywords
+                    and isinstance(e.args[0], ast.Constant) and isinstance(e.args[0].value, str)):
+                return then(self.expr(func.value), f"plugin:{e.args[0].value}", self.modules)  # pluggy's registry by name
             if isinstance(func, ast.Attribute):
                 owner = self._self_scope(func.value.id) if isinstance(func.value, ast.Name) else None
                 held = owner.selfs(func.attr) if owner is not None else None
@@ -728,6 +760,8 @@ def describe(t: Up) -> str:
             text = f"{'the first' if step == 'u0' else 'the second'} of {text}"
         elif step == "enter":
             text = f"`with {text[1:-1]}`"
+        elif step.startswith("plugin:"):
+            text = text[:-1] + f".get_plugin({step[7:]!r})`"
     return text
 
 
@@ -762,7 +796,8 @@ def receivers(scope: Scope) -> list[Receiver]:
             t = scope.expr(value)
             if isinstance(t, Either):
                 for m in t.members:
-                    out.append(Receiver(node, calls.get(id(node)), m, _why(scope, value, m, t)))
+                    out.append(Receiver(node, calls.get(id(node)), m, _why(scope, value, m, t),
+                                        arms=tuple(x.start for x in t.members)))
                 continue
             if not isinstance(t, Up):
                 continue

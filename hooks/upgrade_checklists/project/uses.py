@@ -60,7 +60,8 @@ A use is reached through a file's imports of the package (any alias):
   (``steps`` ``("hook:NAME", "p:PARAM", …)``);
 - ``hook``: a function that may implement one of upstream's hooks (``_hooks``): a module-level
   function, or a method of a module-level class, in a file that imports the package, or one
-  decorated with a name the file binds to ``HookimplMarker(...)``; ``member`` the hook's name
+  decorated with a name the file binds to ``HookimplMarker(...)`` or imports from the project
+  module that binds it (``from .plugin import hookimpl``, ``@plugin.hookimpl``); ``member`` the hook's name
   (``@hookimpl(specname="…")`` wins over the function's), ``params`` its parameters (``self``
   left out), ``defaults`` those with a default; ``optional`` when declared ``optionalhook=True``.
   ``bind.py`` checks it against the spec of that name, if upstream has one (else it is no use).
@@ -153,6 +154,9 @@ class Use:
     #: the ``if`` branches on the project's version flags around the use (``flags.Flags``), as one flag
     #: expression: the audit says a use in a branch the flag makes dead at the new version as ``info``
     flag: str = ""
+    #: ANNOTATED: a use on one arm of a union of upstream classes: every arm (the audit says a problem the
+    #: same call has on several arms once, naming them)
+    arms: tuple[str, ...] = ()
 
 
 def module_name(rel: str) -> str:
@@ -240,7 +244,7 @@ def find_uses(sources, modules: list[str], hooks: bool | Collection[str] = False
     for rel in sources.paths:
         text = sources.text(rel)
         star = project.star_bindings(rel) if _STAR_IMPORT.search(text) else {}
-        if not star and not _mentions(text, tops) and not (hooks and _IMPL_MARKER in text):
+        if not star and not _mentions(text, tops) and not (hooks and (_IMPL_MARKER in text or project.names_impl_marker(rel, text))):
             continue
         tree = sources.tree(rel)
         if tree is None:
@@ -255,7 +259,7 @@ def find_uses(sources, modules: list[str], hooks: bool | Collection[str] = False
             tree.__dict__.setdefault(STAR_BOUND, {})[tuple(modules)] = star
         start = len(out)
         bound = bindings(tree, modules)
-        impls = _hooks(tree, bool(bound), None if hooks is True else hooks) if hooks else {}
+        impls = _hooks(tree, bool(bound), project.impl_marker_names(rel, text), None if hooks is True else hooks) if hooks else {}
         if impls and not bound:  # a hook implementation in a file that does not import the package
             scopes, _owner = _scopes(rel, tree, bound, modules, project, impls)
             out += _receivers(rel, text, scopes, set())
@@ -295,8 +299,31 @@ def find_uses(sources, modules: list[str], hooks: bool | Collection[str] = False
             if head is not None:
                 out[i] = replace(u, star=head)
         out += class_patches
+    out += _foreign_seeded(sources, modules, project)
     out += project.subclass_uses()
     return _flagged(out, project.flags)
+
+
+def _foreign_seeded(sources, modules: list[str], project: _Project) -> list[Use]:
+    """The uses a patch function of another file gains once its instance parameter is typed: a
+    function imported and installed on an instance (``obj.m = partial(f, obj)`` in another file,
+    ``project.foreign_seeds``) is typed as an in-file one is; only what the seed adds (the uses its
+    file gave without it are there already)."""
+    out: list[Use] = []
+    for frel, seeds in sorted(project.foreign_seeds.items()):
+        tree = sources.tree(frel)
+        if tree is None:
+            continue
+        text = sources.text(frel)
+        bound = bindings(tree, modules)
+        scopes, owner = _scopes(frel, tree, bound, modules, project, also={line for line, *_r in seeds})
+
+        def key(u: Use):
+            return (u.line, u.kind, u.target, u.member, u.steps)
+        before = {key(u) for u in _receivers(frel, text, scopes, set())}
+        scopes, owner = _seeded(frel, tree, bound, modules, project, scopes, owner, seeds)
+        out += [u for u in _receivers(frel, text, scopes, set()) if key(u) not in before]
+    return out
 
 
 def _flagged(uses: list[Use], flags: Flags) -> list[Use]:
@@ -533,31 +560,34 @@ def _receivers(rel: str, text: str, scopes, covered: set[int]) -> list[Use]:
                 stmt, w = where[id(r.call)]
                 c = make_call(r.node.attr, w, r.call, stmt, lines)
             out.append(Use(rel, c.line if c is not None else r.node.lineno, ANNOTATED, r.type.start, r.node.attr,
-                           call=c, via=r.why, steps=r.type.steps, attr=attr, through_class=r.unbound))
+                           call=c, via=r.why, steps=r.type.steps, attr=attr, through_class=r.unbound, arms=r.arms))
     return out
 
 
 _IMPL_MARKER = "HookimplMarker"
 
 
-def _hooks(tree: ast.Module, imports_package: bool, names: Collection[str] | None = None) -> dict[int, tuple]:
+def _hooks(tree: ast.Module, imports_package: bool, imported: Callable[[ast.expr], bool] | None = None,
+           names: Collection[str] | None = None) -> dict[int, tuple]:
     """id(def) -> ``(def, hook name, shown, method, optional)`` of each function of ``tree`` that may
     implement one of upstream's hooks: a module-level function or a method of a module-level class,
     in a file that imports the package (``imports_package``) or decorated with a name the file binds
-    to ``HookimplMarker(...)``. Which of them do is upstream's to say (``bind.py``: a spec of that name);
-    ``names``, when given, says it already (the others are left out)."""
+    to ``HookimplMarker(...)``, or to a marker imported from another project module (``imported(expr)``:
+    ``from .plugin import hookimpl``, ``@plugin.hookimpl``). Which of them do is upstream's to say
+    (``bind.py``: a spec of that name); ``names``, when given, says it already (the others are left out)."""
     markers = set()
     for stmt in module_level(tree.body):
         value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
         if isinstance(value, ast.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1].endswith(_IMPL_MARKER):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             markers |= {t.id for t in targets if isinstance(t, ast.Name)}
-    if not imports_package and not markers:
+    if not imports_package and not markers and imported is None:
         return {}
     out: dict[int, tuple] = {}
 
     def add(fn, cls: str | None) -> None:
-        marked = [d for d in fn.decorator_list if dotted(d.func if isinstance(d, ast.Call) else d) in markers]
+        marked = [d for d in fn.decorator_list if dotted(d.func if isinstance(d, ast.Call) else d) in markers
+                  or (imported is not None and imported(d.func if isinstance(d, ast.Call) else d))]
         if not imports_package and not marked:
             return
         name, optional = fn.name, False
@@ -632,9 +662,9 @@ class _SelfAttrs:
                 if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     self._methods.add(s.name)
                     args = s.args.posonlyargs + s.args.args
-                    if not args or {_decorator(d) for d in s.decorator_list} & {"staticmethod", "classmethod"}:
+                    if not args or "staticmethod" in {_decorator(d) for d in s.decorator_list}:
                         continue
-                    me = args[0].arg
+                    me = args[0].arg  # ``self``, or a class method's ``cls`` (``cls.x = …`` sets the class's)
                     for n in walk(s):
                         if isinstance(n, ast.Assign):
                             for t in n.targets:
@@ -1167,6 +1197,9 @@ class _Project:
         self.sources = sources
         self.modules = modules
         self.flags = Flags(self)  # the project's version flags, read when a patch's returns ask
+        self._markers: dict[str, set[str]] | None = None  # module -> its names bound to ``HookimplMarker(...)``
+        #: file -> seeds for its functions that another file installs on a typed instance (``instance_patches``)
+        self.foreign_seeds: dict[str, list] = {}
         self.classes: dict[str, _Class] = {}
         self._names: dict[str, dict[str, str]] = {}  # rel -> local name -> qualified
         self.files: dict[str, list[str]] = {}  # module -> its files, in order (the last that parses is it)
@@ -1269,8 +1302,9 @@ class _Project:
         return memo[name]
 
     def methods_of_subclasses(self, rel: str, tree: ast.Module) -> dict[int, _SelfAttrs]:
-        """id(def) -> its class's :class:`_SelfAttrs`, for each method (not static, not a class method)
-        of each project subclass of an upstream class that ``rel`` defines at module level."""
+        """id(def) -> its class's :class:`_SelfAttrs`, for each method (not static) of each project
+        subclass of an upstream class that ``rel`` defines at module level: ``self.x`` in a method,
+        ``cls.x`` in a class method, typed the same way."""
         mod = module_name(rel)
         out: dict[int, _SelfAttrs] = {}
         for node in tree.body:
@@ -1281,7 +1315,7 @@ class _Project:
                 continue
             for f in node.body:
                 if (isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and (f.args.posonlyargs + f.args.args)
-                        and not {_decorator(d) for d in f.decorator_list} & {"staticmethod", "classmethod"}):
+                        and "staticmethod" not in {_decorator(d) for d in f.decorator_list}):
                     out[id(f)] = selfs
         return out
 
@@ -1367,7 +1401,7 @@ class _Project:
         names = self.names(rel)
         out: list[Use] = []
         seeds: list = []
-        for sc in scopes:
+        for sc in [*scopes, *self._module_scope(rel, tree)]:
             for stmt in sc.nodes:
                 if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)):
                     continue
@@ -1398,11 +1432,31 @@ class _Project:
                 if returned is not None:
                     out.append(replace(returned, steps=t.steps, on_instance=True))
                 first = (fn.args.posonlyargs + fn.args.args)[:1]
-                if (args and first and frel == rel and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                if (args and first and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
                         and (ast.dump(args[0]) == ast.dump(obj) or sc.expr(args[0]) == t)):
-                    seeds.append((fn.lineno, first[0].arg, t,
-                                  f"`{first[0].arg}` is what `partial` binds it to at line {stmt.lineno}: {where}", False))
+                    at = f"line {stmt.lineno}" if frel == rel else f"{rel}:{stmt.lineno}"
+                    seed = (fn.lineno, first[0].arg, t, f"`{first[0].arg}` is what `partial` binds it to at {at}: {where}", False)
+                    if frel == rel:
+                        seeds.append(seed)
+                    else:  # a function imported from another project file: typed there (``_foreign_seeded``)
+                        self.foreign_seeds.setdefault(frel, []).append(seed)
         return out, seeds
+
+    def _module_scope(self, rel: str, tree: ast.Module) -> list[Scope]:
+        """The module's own statements as one scope (its names typed as a function's are: ``SESSION =
+        pkg.Session()``), for instance patches at module level; its imports are the file's bindings,
+        not names of the scope. Empty when the module has no statement."""
+        if not tree.body:
+            return []
+        body = [s for s in tree.body]
+        fn = ast.FunctionDef(name="<module>", args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                                                 kw_defaults=[], kwarg=None, defaults=[]),
+                             body=body, decorator_list=[], returns=None, type_comment=None, type_params=[],
+                             lineno=body[0].lineno, col_offset=0, end_lineno=body[-1].end_lineno, end_col_offset=0)
+        sc = Scope(fn, bindings(tree, self.modules), self.modules, _Returns(self, rel, self.modules), None)
+        for name in [n for n, defs in sc.defs.items() if all(isinstance(w, (ast.Import, ast.ImportFrom)) for _h, w in defs)]:
+            del sc.defs[name]
+        return [sc]
 
     def _installed(self, rel: str, tree: ast.Module, sc, value: ast.expr, names: dict[str, str]):
         """What ``obj.m = value`` installs: ``(file, function node, shown, partial's positional
@@ -1457,6 +1511,52 @@ class _Project:
         out += self.skipped_inits()
         out += self.forwarded_uses()
         return out
+
+    def _impl_markers(self) -> dict[str, set[str]]:
+        """module -> the module-level names its file binds to ``HookimplMarker(...)`` (files naming it only)."""
+        if self._markers is None:
+            self._markers = {}
+            for rel in self.sources.paths:
+                if _IMPL_MARKER not in self.sources.text(rel):
+                    continue
+                tree = self.sources.tree(rel)
+                for stmt in module_level(tree.body) if tree is not None else ():
+                    value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+                    if isinstance(value, ast.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1].endswith(_IMPL_MARKER):
+                        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                        self._markers.setdefault(module_name(rel), set()).update(t.id for t in targets if isinstance(t, ast.Name))
+        return self._markers
+
+    def is_impl_marker(self, q: str, hops: int = 3) -> bool:
+        """``q`` (a qualified project name) is a name a project module binds to ``HookimplMarker(...)``,
+        or imports from one that does (followed ``hops`` re-exports)."""
+        mod, _, name = q.rpartition(".")
+        if name in self._impl_markers().get(mod, ()):
+            return True
+        files = self.files.get(mod)
+        if hops <= 0 or not files or not self._impl_markers() or self.sources.tree(files[-1]) is None:
+            return False
+        nxt = self.names(files[-1]).get(name)
+        return nxt is not None and nxt != q and self.is_impl_marker(nxt, hops - 1)
+
+    def names_impl_marker(self, rel: str, text: str) -> bool:
+        """``rel`` may import a hook implementation marker of another project module (cheap: by text)."""
+        return any(n in text for names in self._impl_markers().values() for n in names) and bool(self.impl_marker_names(rel, text))
+
+    def impl_marker_names(self, rel: str, text: str) -> Callable[[ast.expr], bool] | None:
+        """A test of a decorator expression of ``rel``: it names a marker imported from another project
+        module; None when ``rel`` imports none."""
+        markers = self._impl_markers()
+        if not markers or not any(n in text for names in markers.values() for n in names):
+            return None
+        names = self.names(rel)
+        if not any(q in markers or self.is_impl_marker(q) for q in names.values()):
+            return None  # imports no marker, nor a module holding one (``@plugin.hookimpl``)
+
+        def test(expr: ast.expr) -> bool:
+            q = resolve(expr, names)
+            return q is not None and not _inside(q, self.modules) and self.is_impl_marker(q)
+        return test
 
     def _ctor_owner(self, name: str) -> str | None:
         """The project class whose ``def __init__`` an instance of ``name`` runs (None: an upstream one)."""
