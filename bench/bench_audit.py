@@ -13,7 +13,9 @@ its peak memory (max RSS, its children's included):
 - griffe alone: a full griffe load of both versions' source (the baseline);
 - audit, cold: empty cache (download and unpack of both versions included);
 - audit, sources cached, model cache empty;
-- audit, warm: sources cached and model cache filled (what a second audit costs).
+- audit, warm: sources cached and model cache filled (what a second audit costs);
+- audit, project uncached: the same with ``--no-cache`` (the project's imports and uses found
+  again: the uncached project scan, whose cost is this step's time less the warm one's).
 
 It prints each step's time, its ratio to the baseline and its peak RSS, and whether the
 audits' findings are the same in every step. ``--find-links DIR`` serves the downloads
@@ -171,10 +173,10 @@ def main() -> int:
                 root, config = small_project(work, package, module)
             cache = work / "cache"
 
-            def audit(name: str) -> tuple[float, int]:
+            def audit(name: str, *extra: str) -> tuple[float, int]:
                 out = work / f"{name}.json"
                 argv = ["audit", f"{package}=={new}", "--from", old, "--config", str(config), "--source", "index",
-                        "--cache-dir", str(cache), "--summary", str(work / f"{name}.md"), "--output-format", "json"]
+                        "--cache-dir", str(cache), "--summary", str(work / f"{name}.md"), "--output-format", "json", *extra]
                 spec = {"step": "audit", "root": str(root), "argv": argv}
                 with open(out, "w") as f:  # the child's stdout is the JSON report
                     t = time.perf_counter()
@@ -194,23 +196,27 @@ def main() -> int:
             dirs = [str(cache / "index" / package / v) for v in (old, new)]
             files = [sum(1 for _ in Path(d).rglob("*.py")) for d in dirs]
             base = [measure({"step": "griffe", "dirs": dirs, "module": module}, env) for _ in range(args.repeat)]
-            empty, warm = [], []
+            empty, warm, scan = [], [], []
             for i in range(args.repeat):
                 shutil.rmtree(cache / "models", ignore_errors=True)
                 empty.append(audit(f"empty{i}"))
                 warm.append(audit(f"warm{i}"))
+                scan.append(audit(f"scan{i}", "--no-cache"))
             same = len({json.dumps(f) for f in findings.values()}) == 1
             med = lambda runs: (statistics.median(r[0] for r in runs), max(r[1] for r in runs))  # noqa: E731
-            rows.append((package, old, new, files, len(findings["cold"]), same, med(base), cold, med(empty), med(warm)))
+            rows.append((package, old, new, files, len(findings["cold"]), same, med(base), cold, med(empty), med(warm), med(scan)))
     print(f"project: {'AReaL corpus (' + str(args.corpus) + ')' if args.corpus else 'a small project per package'}")
-    for package, old, new, files, n, same, base, cold, empty, warm in rows:
+    for package, old, new, files, n, same, base, cold, empty, warm, scan in rows:
         print(f"\n{package} {old} -> {new}: {files[0]} / {files[1]} Python files; {n} findings, "
               f"{'the same in every step' if same else 'DIFFERENT between steps'}")
         print(f"  {'step':42} {'wall':>8}  {'ratio':>6}  {'peak RSS':>9}")
         for label, (wall, rss) in [("griffe alone, both versions (baseline)", base), ("audit, cold (download + unpack)", cold),
                                    ("audit, sources cached, model cache empty", empty),
-                                   ("audit, warm (sources and model cached)", warm)]:
+                                   ("audit, warm (sources and model cached)", warm),
+                                   ("audit, warm, project uncached (--no-cache)", scan)]:
             print(f"  {label:42} {wall:7.2f}s  {wall / base[0]:6.2f}  {rss / 1024:7.0f}MB")
+        cost = scan[0] - warm[0]
+        print(f"  {'project scan (uncached less warm)':42} {cost:7.2f}s  {cost / base[0]:6.2f}")
     return 0
 
 

@@ -445,6 +445,46 @@ def test_hook_uses_are_found_only_when_asked_for() -> None:
     assert typed == [(5, ("hook:pkg_start", "p:app")), (12, ("hook:pkg_stop", "p:app")), (16, ("hook:pkg_static", "p:app"))]
 
 
+def test_hook_names_known_leave_other_functions_out() -> None:
+    """The audit passes upstream's hook names: a function of another name is not read as a hook
+    implementation (no HOOK use, its parameters untyped), and what is left is exactly what the
+    binding stage keeps of ``hooks=True`` for those names; no names: as ``hooks=False``."""
+    src = textwrap.dedent('''
+        import pkg
+
+        def pkg_start(app):
+            app.go()
+            pkg.run(app)
+
+        def helper(app, n):
+            app.go()
+            return pkg.make(n)
+
+        class Plugin:
+            @hookimpl(specname="pkg_stop")
+            def stop(self, app):
+                app.halt()
+        ''')
+    files = {"app/x.py": (src, ast.parse(src))}
+
+    def seen(uses):
+        return sorted((u.line, u.kind, u.member, u.steps) for u in uses)
+
+    def hooky(u):
+        return u.kind == HOOK or u.kind == ANNOTATED and bool(u.steps[:1]) and u.steps[0].startswith("hook:")
+
+    every = find_uses(files, ["pkg"], hooks=True)
+    assert {u.member for u in every if u.kind == HOOK} == {"pkg_start", "helper", "pkg_stop"}
+    named = find_uses(files, ["pkg"], hooks={"pkg_stop", "pkg_start", "not_in_the_file"})
+    assert {u.member for u in named if u.kind == HOOK} == {"pkg_start", "pkg_stop"}
+    assert seen(named) == seen(u for u in every if not hooky(u) or (u.member if u.kind == HOOK else u.steps[0][5:]) != "helper")
+    assert (5, ANNOTATED, "go", ("hook:pkg_start", "p:app")) in seen(named)
+    assert (15, ANNOTATED, "halt", ("hook:pkg_stop", "p:app")) in seen(named)
+    assert not [u for u in named if u.line in (9, 10) and hooky(u)]
+    assert seen(find_uses(files, ["pkg"], hooks=frozenset())) == seen(find_uses(files, ["pkg"])) == seen(
+        u for u in every if not hooky(u))
+
+
 # -- a HookimplMarker bound in another project module ------------------------------------------
 
 IMPORTED_MARKER_FILES = {

@@ -17,7 +17,7 @@ from test_audit import BREAKING, OTHER, audit, bump, project, upstreams  # noqa:
 from upgrade_checklists.project import usecache
 from upgrade_checklists.project.uses import Sources, find_uses
 
-KEY = 'uses:["fakepkg.core"]'
+KEY = 'uses:[["fakepkg.core"], []]'  # the import names, and upstream's hook names (none)
 
 
 def age(project) -> None:
@@ -202,3 +202,38 @@ def test_a_record_gives_back_the_same_uses_and_calls() -> None:
                                                                                    "call": {"api": "t", "line": 1, "end_line": 1, "snippet": "t()", "node": [1]}}]])
 def test_from_record_refuses_what_it_did_not_write(record) -> None:
     assert usecache.from_record(record) is None
+
+
+class _Store:
+    """A stand-in for the scan cache's stamped records (``get_stamped`` / ``put_stamped`` / ``forget``)."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, tuple[str, object]] = {}
+
+    def get_stamped(self, key, digest):
+        stamped = self.records.get(key)
+        return (True, stamped[1]) if stamped is not None and stamped[0] == digest else (False, None)
+
+    def put_stamped(self, key, digest, record) -> None:
+        self.records[key] = (digest, record)
+
+    def forget(self, key) -> None:
+        self.records.pop(key, None)
+
+
+def test_the_hook_names_are_part_of_the_key(tmp_path: Path, monkeypatch) -> None:
+    """The uses found for one set of upstream hook names are not served for another: a function named
+    like a hook of the new set must be read as one."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "x.py").write_text("import pkg\n\ndef pkg_start(app):\n    app.go()\n")
+    settle()  # not racy: the record is stored
+    sources = Sources(["app/x.py"], read=lambda rel: (tmp_path / rel).read_text())
+    store, analyses = _Store(), Analyses(monkeypatch)
+    hooks = {u.member for u in usecache.cached_uses(store, tmp_path, sources, ["pkg"], hooks=frozenset()) if u.kind == "hook"}
+    assert hooks == set() and analyses.count == 1
+    hooks = {u.member for u in usecache.cached_uses(store, tmp_path, sources, ["pkg"], hooks={"pkg_start"}) if u.kind == "hook"}
+    assert hooks == {"pkg_start"} and analyses.count == 2
+    usecache.cached_uses(store, tmp_path, sources, ["pkg"], hooks={"pkg_start"})
+    usecache.cached_uses(store, tmp_path, sources, ["pkg"], hooks=())
+    assert analyses.count == 2  # each answer kept under its own key
+    assert set(store.records) == {'uses:[["pkg"], []]', 'uses:[["pkg"], ["pkg_start"]]'}

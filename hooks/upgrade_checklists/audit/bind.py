@@ -389,6 +389,20 @@ def _dead_branches(bound: list[Bound], version: str) -> None:
             b.problems = [(p[0], "info", *p[2:-1], p[-1] + note) if p[1] in ("error", "warning") else p for p in b.problems]
 
 
+def hook_names(old, new) -> frozenset[str]:
+    """The hook names upstream specifies in one place at either version (``hook_spec`` answers for them):
+    the project's functions of other names are no hook implementations (``find_uses`` need not read them)."""
+    out: set[str] = set()
+    for model in (old, new):
+        if model is None:
+            continue
+        try:
+            out |= {name for name, spec in model.hook_specs().items() if spec}
+        except Unresolved:
+            continue
+    return frozenset(out)
+
+
 def hook_uses(uses: list[Use], old, new) -> list[Use]:
     """``uses`` without the possible hook implementations (and the uses on their parameters) whose name
     is no hook spec of upstream's at either version: functions of the project's own, not uses."""

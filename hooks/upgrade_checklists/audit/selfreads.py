@@ -29,6 +29,9 @@ from __future__ import annotations
 
 import ast
 
+from upgrade_checklists.core.astwalk import own_nodes as _own_nodes
+from upgrade_checklists.core.astwalk import stored_on
+
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -51,17 +54,6 @@ def self_name(fn) -> str | None:
         return None
     first = (fn.args.posonlyargs + fn.args.args)[:1]
     return first[0].arg if first else None
-
-
-def _own_nodes(node: ast.AST):
-    """``node`` and what is below it, not entering nested functions, classes or lambdas."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        for child in ast.iter_child_nodes(n):
-            if not isinstance(child, _NESTED):
-                stack.append(child)
 
 
 def _leaves(stmt: ast.stmt) -> bool:
@@ -151,19 +143,8 @@ def evaluated(fn) -> list[tuple[ast.AST, bool]]:
 
 def stores(fn, me: str) -> dict[str, int]:
     """Attributes a function sets on ``me`` (``me.x = ...``, ``me.x: T = ...``, ``setattr(me, "x", ...)``,
-    ``object.__setattr__(me, "x", ...)``): attr -> first line."""
-    out: dict[str, int] = {}
-    for n in _own_nodes(fn):
-        if (isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)
-                and n.value.id == me):
-            out.setdefault(n.attr, n.lineno)
-        elif isinstance(n, ast.Call):
-            args = n.args
-            if _name(n.func) in ("setattr", "__setattr__") and len(args) >= 2:
-                if (isinstance(args[0], ast.Name) and args[0].id == me and isinstance(args[1], ast.Constant)
-                        and isinstance(args[1].value, str)):
-                    out.setdefault(args[1].value, n.lineno)
-    return out
+    ``object.__setattr__(me, "x", ...)``), not in nested functions: attr -> first line."""
+    return stored_on(fn, me)
 
 
 def dynamic_stores(fn, me: str) -> bool:

@@ -6,7 +6,8 @@ file they parse, so this is on the check's cold path.
 clauses): a statement never sits inside an expression, so it yields exactly the
 statements ``ast.walk`` would, in the same relative order (breadth first keeps the
 order of a parent-closed subset of nodes), without visiting the expressions.
-:func:`imports` is that walk's import statements, computed once per tree."""
+:func:`imports` is that walk's import statements, computed once per tree. :func:`stored_on` is
+what a method stores on its ``self``, for upstream's classes and the project's alike."""
 
 from __future__ import annotations
 
@@ -77,3 +78,44 @@ def module_level(body: list[ast.stmt]):
         elif isinstance(stmt, ast.Try):
             for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
                 yield from module_level(part)
+
+
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def own_nodes(node: ast.AST):
+    """``node`` and what is below it, not entering nested functions, classes or lambdas (depth first)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        for child in ast.iter_child_nodes(n):
+            if not isinstance(child, _NESTED):
+                stack.append(child)
+
+
+def _callee(func: ast.AST) -> str:
+    func = func.func if isinstance(func, ast.Call) else func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
+
+
+def stored_on(fn: ast.AST, me: str, nested: bool = False, setattrs: bool = True) -> dict[str, int]:
+    """The attributes function ``fn`` sets on the name ``me`` (its ``self``): ``me.x`` stored (``me.x = ...``,
+    ``me.x: T = ...``, ``me.x += ...``, a ``for`` or ``with`` target) and, with ``setattrs``, ``setattr(me, "x",
+    ...)`` / ``object.__setattr__(me, "x", ...)``: attr -> the line of the first one met (:func:`own_nodes`'
+    order). ``nested``: in the functions, classes and lambdas ``fn`` holds too (a closure's ``me``). One walk
+    for both sides: upstream's constructors (``audit/selfreads.py``) and the project's classes (``uses.py``)."""
+    out: dict[str, int] = {}
+    for n in walk(fn) if nested else own_nodes(fn):
+        if (isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)
+                and n.value.id == me):
+            out.setdefault(n.attr, n.lineno)
+        elif setattrs and isinstance(n, ast.Call):
+            args = n.args
+            if _callee(n.func) in ("setattr", "__setattr__") and len(args) >= 2:
+                if (isinstance(args[0], ast.Name) and args[0].id == me and isinstance(args[1], ast.Constant)
+                        and isinstance(args[1].value, str)):
+                    out.setdefault(args[1].value, n.lineno)
+    return out

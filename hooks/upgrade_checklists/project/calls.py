@@ -288,6 +288,7 @@ def statement_calls(tree: ast.AST) -> list[tuple[ast.stmt, ast.Call, ast.AST]]:
 
 _SCOPE = "_upgrade_checklists_scope"
 _NAMES = "_upgrade_checklists_names"
+_NESTED = "_upgrade_checklists_nested"
 _BODY_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -340,10 +341,12 @@ def _own_locals(scope: ast.AST, name: str) -> set[int]:
     """The ``Name`` nodes of ``name`` inside functions nested in ``scope`` that bind ``name`` themselves
     (a parameter, or an assignment in their body): another variable than ``scope``'s."""
     out: set[int] = set()
-    for fn in ast.walk(scope):
-        if fn is scope or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue
-        nodes = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name]
+    nested = scope.__dict__.get(_NESTED)
+    if nested is None:  # once per scope: its nested functions (a call's result is asked about per call)
+        nested = scope.__dict__[_NESTED] = [fn for fn in ast.walk(scope) if fn is not scope
+                                            and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+    for fn in nested:
+        nodes = [n for n, _parent in _name_index(fn).get(name, ())]
         params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg, fn.args.kwarg) if a]
         if name in params or any(isinstance(n.ctx, ast.Store) for n in nodes):
             out.update(id(n) for n in nodes)
@@ -417,7 +420,8 @@ def make_call(api: str, where: ast.AST, node: ast.Call, stmt: ast.stmt, lines: l
         # ``r = api(...)`` then only ``r.x`` / ``r.m()`` in the same function: each member is checked where read
         members_only=(isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1
                       and isinstance(stmt.targets[0], ast.Name) and _only_members(stmt, stmt.targets[0].id))
-        or any(isinstance(p, ast.Attribute) and p.value is node for p in ast.walk(stmt)),  # ``api(...).x``
+        or any(isinstance(p, ast.Attribute) and p.value is node
+               for r in _roots(stmt, isinstance(stmt, _SIMPLE)) for p in ast.walk(r)),  # ``api(...).x``
         targets=unpacked_into(stmt, node),
     )
 
@@ -435,15 +439,18 @@ def unpacked_into(stmt: ast.stmt, node: ast.AST) -> int:
 
 def _calls_in(stmt: ast.stmt, simple: bool):
     """Calls belonging to this statement: all of a simple one, the header of a compound one."""
-    if simple:
-        roots = [stmt]
-    else:
-        roots = [getattr(stmt, f) for f in ("test", "iter", "items", "subject", "value", "decorator_list") if getattr(stmt, f, None)]
-        roots = [x for r in roots for x in (r if isinstance(r, list) else [r])]
-    for root in roots:
+    for root in _roots(stmt, simple):
         for node in walk(root):
             if isinstance(node, ast.Call):
                 yield node
+
+
+def _roots(stmt: ast.stmt, simple: bool) -> list[ast.AST]:
+    """What a statement's own calls are under: a simple statement whole, a compound one's header (not its body)."""
+    if simple:
+        return [stmt]
+    roots = [getattr(stmt, f) for f in ("test", "iter", "items", "subject", "value", "decorator_list") if getattr(stmt, f, None)]
+    return [x for r in roots for x in (r if isinstance(r, list) else [r])]
 
 
 def _segment(lines: list[str], node: ast.AST) -> str:

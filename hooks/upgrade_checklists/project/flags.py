@@ -420,15 +420,21 @@ def branch_conditions(rel: str, flags) -> list[tuple[int, int, str]]:
     if tree is None or "if" not in flags.p.sources.text(rel):
         return []
     out = []
-    todo: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]
+    todo: list[tuple[ast.AST, tuple]] = [(tree, ())]
+    locals_: dict[int, frozenset[str]] = {}
     while todo:
-        node, local = todo.pop()
+        node, fns = todo.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            local = local | _locals(node)
-        todo.extend((c, local) for c in ast.iter_child_nodes(node))
+            fns = (*fns, node)
+        todo.extend((c, fns) for c in ast.iter_child_nodes(node))
         if not isinstance(node, ast.If):
             continue
-        c = flags.condition(rel, node.test, local)
+        if flags.condition(rel, node.test) is None:
+            continue  # no flag in it (the enclosing functions' own names, read only for a flag, cannot make one)
+        for fn in fns:
+            if id(fn) not in locals_:
+                locals_[id(fn)] = _locals(fn)
+        c = flags.condition(rel, node.test, frozenset().union(*(locals_[id(fn)] for fn in fns)))
         if c is None:
             continue
         for block, cond in ((node.body, c), (node.orelse, f"not ({c})")):

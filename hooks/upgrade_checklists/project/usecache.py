@@ -1,9 +1,11 @@
 """The project side of a warm audit: what ``uses.find_uses`` found, kept as plain JSON.
 
-``find_uses`` reads two things: the project's Python files (their paths and texts) and
-the import names. It consults neither the upstream model nor the checklists (``bind.py``
-and ``entries.py`` do that afterwards, on every run). So its answer is kept in the
-audit's cache file (``audit.json``, see ``audit.project_store``) under the import names,
+``find_uses`` reads three things: the project's Python files (their paths and texts),
+the import names, and the names of upstream's hook specifications (only functions of those
+names are hook implementations to look into). It consults neither the upstream model nor
+the checklists (``bind.py`` and ``entries.py`` do that afterwards, on every run). So its
+answer is kept in the audit's cache file (``audit.json``, see ``audit.project_store``)
+under the import names and the hook names,
 stamped with a digest of every project file's path, mode, size, mtime, ctime and inode
 (git's index keys, as ``runcache.py`` keys a check). The file's header carries the
 format, the tool build (a hash of our own sources: another analysis never reads an
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Collection
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,7 +33,7 @@ from upgrade_checklists.core.plain import PlainError, from_plain, to_plain
 from upgrade_checklists.project.cache import hash_stats, racy_since
 from upgrade_checklists.project.uses import Sources, Use, find_uses
 
-PREFIX = "uses:"  # the record's key in audit.json: "uses:" and the import names, as JSON
+PREFIX = "uses:"  # the record's key in audit.json: "uses:" and the import names (with the hook names), as JSON
 
 
 def stamp(root: Path, paths: list[str]) -> tuple[str, bool]:
@@ -41,20 +44,21 @@ def stamp(root: Path, paths: list[str]) -> tuple[str, bool]:
     return h.hexdigest(), racy_since(newest)
 
 
-def cached_uses(store, root: Path, sources: Sources, names: list[str]) -> list[Use]:
-    """``find_uses(sources, names, hooks=True)``, from ``store`` (a ``cache.ScanCache``) when it holds the
+def cached_uses(store, root: Path, sources: Sources, names: list[str], hooks: bool | Collection[str] = True) -> list[Use]:
+    """``find_uses(sources, names, hooks=hooks)``, from ``store`` (a ``cache.ScanCache``) when it holds the
     answer for exactly these files in this state; else found and kept there. ``store`` None:
-    found, nothing kept."""
+    found, nothing kept. ``hooks``: upstream's hook names (part of the record's key), or True for every
+    possible hook implementation."""
     if store is None:
-        return find_uses(sources, names, hooks=True)
-    key = PREFIX + json.dumps(list(names))
+        return find_uses(sources, names, hooks=hooks)
+    key = PREFIX + json.dumps(list(names) if hooks is True else [list(names), sorted(hooks or ())])
     digest, racy = stamp(root, sources.paths)
     hit, record = store.get_stamped(key, digest)
     if hit:
         uses = from_record(record)
         if uses is not None:
             return uses
-    found = find_uses(sources, names, hooks=True)
+    found = find_uses(sources, names, hooks=hooks)
     if racy:
         store.forget(key)
     else:

@@ -74,10 +74,10 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
-from upgrade_checklists.core.astwalk import imports, module_level, statements, walk
+from upgrade_checklists.core.astwalk import imports, module_level, statements, stored_on, walk
 from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
 from upgrade_checklists.project.flags import Flags, branch_conditions, return_conditions
 from upgrade_checklists.project.receivers import (REBOUND, Scope, Up, annotation_type, describe, hook_params, is_rebound, rebound,
@@ -231,11 +231,12 @@ def _mentions(text: str, words) -> bool:
     return any(w in text for w in words)
 
 
-def find_uses(sources, modules: list[str], hooks: bool = False) -> list[Use]:
+def find_uses(sources, modules: list[str], hooks: bool | Collection[str] = False) -> list[Use]:
     """Every use of ``modules`` in the project files ``sources`` (rel -> (text, tree), or :class:`Sources`).
     ``hooks``: also the possible hook implementations (HOOK uses, and ANNOTATED uses on their parameters
     with ``hook:`` steps): uses only where upstream has a spec of that name, which the binding stage
-    decides (``bind.hook_uses``); the audit asks for them, ``new`` does not."""
+    decides (``bind.hook_uses``); the audit asks for them, ``new`` does not. A collection of hook names
+    (upstream's specs, when the caller knows them) keeps only the functions implementing one of those."""
     sources = Sources.of(sources)
     out: list[Use] = []
     project = _Project(sources, modules)
@@ -258,7 +259,7 @@ def find_uses(sources, modules: list[str], hooks: bool = False) -> list[Use]:
             tree.__dict__.setdefault(STAR_BOUND, {})[tuple(modules)] = star
         start = len(out)
         bound = bindings(tree, modules)
-        impls = _hooks(tree, bool(bound), project.impl_marker_names(rel, text)) if hooks else {}
+        impls = _hooks(tree, bool(bound), project.impl_marker_names(rel, text), None if hooks is True else hooks) if hooks else {}
         if impls and not bound:  # a hook implementation in a file that does not import the package
             scopes, _owner = _scopes(rel, tree, bound, modules, project, impls)
             out += _receivers(rel, text, scopes, set())
@@ -566,13 +567,14 @@ def _receivers(rel: str, text: str, scopes, covered: set[int]) -> list[Use]:
 _IMPL_MARKER = "HookimplMarker"
 
 
-def _hooks(tree: ast.Module, imports_package: bool, imported: Callable[[ast.expr], bool] | None = None) -> dict[int, tuple]:
+def _hooks(tree: ast.Module, imports_package: bool, imported: Callable[[ast.expr], bool] | None = None,
+           names: Collection[str] | None = None) -> dict[int, tuple]:
     """id(def) -> ``(def, hook name, shown, method, optional)`` of each function of ``tree`` that may
     implement one of upstream's hooks: a module-level function or a method of a module-level class,
     in a file that imports the package (``imports_package``) or decorated with a name the file binds
     to ``HookimplMarker(...)``, or to a marker imported from another project module (``imported(expr)``:
     ``from .plugin import hookimpl``, ``@plugin.hookimpl``). Which of them do is upstream's to say
-    (``bind.py``: a spec of that name)."""
+    (``bind.py``: a spec of that name); ``names``, when given, says it already (the others are left out)."""
     markers = set()
     for stmt in module_level(tree.body):
         value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
@@ -596,6 +598,8 @@ def _hooks(tree: ast.Module, imports_package: bool, imported: Callable[[ast.expr
                         name = k.value.value
                     elif k.arg == "optionalhook" and isinstance(k.value, ast.Constant) and k.value.value is True:
                         optional = True
+        if names is not None and name not in names:
+            return
         decorators = {_decorator(d) for d in fn.decorator_list}
         method = cls is not None and "staticmethod" not in decorators
         if decorators & _NOT_METHODS:
@@ -1334,9 +1338,7 @@ class _Project:
         for name in chain:
             for fn in self.node(self.classes[name]).body:
                 if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and (fn.args.posonlyargs + fn.args.args):
-                    me = (fn.args.posonlyargs + fn.args.args)[0].arg
-                    out |= {n.attr for n in walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
-                            and isinstance(n.value, ast.Name) and n.value.id == me}
+                    out |= set(stored_on(fn, (fn.args.posonlyargs + fn.args.args)[0].arg, nested=True, setattrs=False))
         return out
 
     def function(self, rel: str, path: str) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:

@@ -117,10 +117,8 @@ class Values:
             return ()
         at = positional.index(name) if name in positional else None
         out: list = []
-        callers = [self.module] + [n for n in statements(self.module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        for caller in callers:
-            calls = [c for c in _own_nodes(caller) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == fn.name]
-            if not calls or caller is fn:
+        for caller, calls in _callers(self.module).get(fn.name, ()):
+            if caller is fn:
                 continue
             values = Values(caller, self.module, self.imports)
             for env in values.choices(depth):
@@ -211,6 +209,28 @@ def assignments_onto(tree: ast.Module, imports: dict[str, str]):
                             if key not in seen:
                                 seen.add(key)
                                 yield cls, n, f, stmt
+
+
+_CALLERS = "_uc_callers"  # a module's calls of plain names, by name, kept on its tree (``_callers``)
+
+
+def _callers(module: ast.Module) -> dict[str, list[tuple[ast.AST, list[ast.Call]]]]:
+    """Function name -> ``(scope, its calls of that name)`` for the module and each function of it
+    (``statements`` order; the calls in ``_own_nodes`` order), found once per tree: a parameter's
+    values are asked for every ``self.x = ...`` of a file."""
+    index = module.__dict__.get(_CALLERS)
+    if index is None:
+        index = {}
+        scopes = [module] + [n for n in statements(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for scope in scopes:
+            mine: dict[str, list[ast.Call]] = {}
+            for c in _own_nodes(scope):
+                if isinstance(c, ast.Call) and isinstance(c.func, ast.Name):
+                    mine.setdefault(c.func.id, []).append(c)
+            for name, calls in mine.items():
+                index.setdefault(name, []).append((scope, calls))
+        module.__dict__[_CALLERS] = index
+    return index
 
 
 def _own_nodes(scope: ast.AST):
