@@ -40,6 +40,12 @@ from upstream's annotations, so nothing here knows the upstream source. Sources:
   patch replaces is that receiver (``self`` of a class patch is only used for the next rule:
   its other uses are the patch's ``self`` uses).
 
+- an unannotated parameter of a project function typed by its callers (``callsites.py``: seeded as
+  a patch's instance parameter is, with ``Scope.seed``), or given string constants by them
+  (``Scope.consts``); ``copy.copy(x)`` / ``copy.deepcopy(x)`` has ``x``'s type (``Scope.copies``);
+- ``getattr(x, "a")`` (``a`` a constant, or a parameter of constants): a read of ``a`` on ``x``;
+  ``getattr(x, "a", default)`` and ``hasattr(x, "a")`` are guarded reads (``Receiver.guarded``).
+
 ``x.__class__.m(x, ...)`` and ``type(x).m(x, ...)`` with ``x`` typed: a call of ``m`` on ``x``
 (``Receiver.unbound``: the first argument is the instance, not one of ``m``'s parameters); the
 class object itself (``x.__class__``, ``type(x)``) is no member use.

@@ -57,7 +57,10 @@ A use is reached through a file's imports of the package (any alias):
   ``a:x``, ``attr`` is ``x``: no use at all where no version of the base has ``x``); PEP 484 type
   comments type parameters, returns and assignments that have no annotation. An unannotated
   parameter of a hook implementation is typed by upstream's hook specification of that name
-  (``steps`` ``("hook:NAME", "p:PARAM", …)``);
+  (``steps`` ``("hook:NAME", "p:PARAM", …)``); an unannotated parameter of a project function by what
+  every caller gives it (``callsites.py``; ``steps`` ``("rebound", "callers:…")`` where they do not
+  agree or the function escapes: counted unknown); ``getattr(x, "a")`` is a read of ``a`` (``guarded``
+  with a default, and for ``hasattr``);
 - ``hook``: a function that may implement one of upstream's hooks (``_hooks``): a module-level
   function, or a method of a module-level class, in a file that imports the package, or one
   decorated with a name the file binds to ``HookimplMarker(...)``; ``member`` the hook's name
