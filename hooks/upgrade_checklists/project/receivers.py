@@ -870,6 +870,12 @@ def _why(scope: Scope, value: ast.expr, t: Up, either: Either | None = None) -> 
         return f"`{value.id}` annotated `{' | '.join(m.start for m in either.members)}` in `{fn}`: a `{t.start}`"
     if is_rebound(t):
         shown = value.id if isinstance(value, ast.Name) else ast.unparse(value)
+        root = value
+        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+            root = root.func if isinstance(root, ast.Call) else root.value
+        held = scope.seeds.get(root.id) if isinstance(root, ast.Name) else None
+        if any(s.startswith(CALLERS) for s in t.steps) and held is not None:
+            return f"`{shown}` in `{fn}` ({held[1]})"  # a parameter its callers do not type (``callsites.py``)
         return f"`{shown}` is assigned more than one kind of value in `{fn}`"
     prefix = hook_prefix(t.steps)
     root = value
