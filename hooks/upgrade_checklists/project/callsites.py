@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from upgrade_checklists.core.astwalk import statements, walk
-from upgrade_checklists.project.receivers import CALLERS, REBOUND, Scope, Up, describe, hook_prefix, is_rebound
+from upgrade_checklists.project.receivers import CALLERS, REBOUND, Scope, Up, describe, is_rebound
 
 #: rounds of the fixed point (each follows one more level of callers)
 ROUNDS = 8
@@ -332,12 +332,12 @@ class CallerTypes:
                 if p in sc.seeds and (c.fn.lineno, p) not in self.mine:
                     continue  # typed otherwise (the instance a patch receives)
                 self.mine.add((c.fn.lineno, p))
+                sc.unseed(p)  # ``Scope.seed`` keeps a type it had over one from a hook: this pass's own is replaced
                 if isinstance(v, Up):
-                    sc.seed(p, v, f"`{p}` is {describe(v) if not hook_prefix(v.steps) else describe(v)}, typed by the "
+                    sc.seed(p, v, f"`{p}` is {describe(v)}, typed by the "
                             f"{n} caller(s) of `{shown}` (line(s) {at})")
                     sc.consts.pop(p, None)
                 elif isinstance(v, Consts):
-                    sc.unseed(p)
                     listed = ", ".join(repr(x) for x in sorted(v.values))
                     sc.consts[p] = (v.values, f"`{p}` is {listed}, given by the {n} caller(s) of `{shown}` (line(s) {at})")
                 elif isinstance(v, Unknown) and v.seen is not None:
@@ -345,7 +345,6 @@ class CallerTypes:
                     sc.seed(p, Up(v.seen.start, (REBOUND, CALLERS + v.why)),
                             f"`{p}`: its callers do not agree on its type" if v.why == DISAGREE else f"`{p}`: `{shown}` {c.escape}")
                 else:
-                    sc.unseed(p)
                     sc.consts.pop(p, None)
         for sc in scopes:
             sc.memo.clear()
