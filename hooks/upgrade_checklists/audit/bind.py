@@ -17,7 +17,7 @@ from upgrade_checklists.audit.deprecation import split_where
 from upgrade_checklists.audit.guards import flag_value
 from upgrade_checklists.audit.subclasses import providers
 from upgrade_checklists.project.calls import Call
-from upgrade_checklists.project.receivers import REBOUND, hook_prefix
+from upgrade_checklists.project.receivers import CALLERS, REBOUND, hook_prefix
 from upgrade_checklists.project.uses import (ANNOTATED, ATTRIBUTE, CALL, HOOK, IMPORT, INIT_SKIPPED, MEMBER, OVERRIDE, PATCH, RESULT, RETURNED,
                                              TYPED, WRAPPED, Use)
 
@@ -283,6 +283,8 @@ NO_ATTRIBUTE_CLASS = "the class of an attribute upstream declares is not known"
 NOT_RESOLVABLE = "not resolvable statically"
 NO_RECEIVER_CLASS = "the class of a receiver reached from upstream is not known"
 RECEIVER_REBOUND = "a receiver the function assigns more than one kind of value"
+CALLERS_DISAGREE = "a parameter its callers give different or unknown values"
+CALLERS_ESCAPE = "a parameter of a function that escapes (passed as a value, named elsewhere, decorated, called with `*args`)"
 NOT_FOLLOWED = "a member of a base in another distribution that could not be followed"
 INIT_UNKNOWN = "a constructor chain with a base outside the loaded source or a `__getattr__`"
 
@@ -331,7 +333,7 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
         ATTRIBUTE: lambda u: _bind_attribute(u, old, new, version),
         OVERRIDE: lambda u: _bind_override(u, old, new, version),
         TYPED: lambda u: _bind_typed(u, old, new, version),
-        ANNOTATED: lambda u: _bind_annotated(u, old, new, version),
+        ANNOTATED: lambda u: _guarded_read(_bind_annotated(u, old, new, version)),
         WRAPPED: lambda u: _bind_wrapped(u, old, new, version),
         HOOK: lambda u: _bind_hook(u, old, new, version),
         RETURNED: lambda u: _bind_returned(u, old, new, version),
@@ -1420,6 +1422,9 @@ def _bind_annotated(u: Use, old, new, version) -> Bound:
     b = Bound(u, None, None)
     if hook_prefix(u.steps):
         return _bind_hook_param(b, old, new, version)
+    if u.steps[:1] == (REBOUND,) and u.steps[1:2] and u.steps[1].startswith(CALLERS):
+        b.unknown = CALLERS_ESCAPE if u.steps[1] == CALLERS + "escapes" else CALLERS_DISAGREE
+        return b
     if u.steps[:1] == (REBOUND,):
         gone = u.attr and _declares(new, u.target, u.attr) is False and not _declares(old, u.target, u.attr)
         b.unknown = NOT_A_USE if gone else RECEIVER_REBOUND  # ``self.x…`` where upstream has no ``x``: the project's own
@@ -1443,6 +1448,16 @@ def _bind_annotated(u: Use, old, new, version) -> Bound:
         t_old = _receiver_class(old, u.target, u.steps)
         t_old = t_old if t_old is not None and t_old.kind == "class" else None
     return _bind_on(b, t_new, t_old, old, new, version, u.via if not u.steps else f"{u.via}: a `{t_new.path}`")
+
+
+def _guarded_read(b: Bound) -> Bound:
+    """A read through ``getattr`` with a default or ``hasattr`` (``Use.guarded``): the code handles the
+    attribute's absence, so a member gone is ``info``, said so."""
+    if b.use.guarded and b.use.kind == ANNOTATED:
+        b.problems = [(code, "info" if sev in ("error", "warning") else sev, param,
+                       msg + "; read through `getattr` with a default or `hasattr`: the code handles its absence"
+                       if sev in ("error", "warning") else msg) for code, sev, param, msg in b.problems]
+    return b
 
 
 def _hook_spec(model, name: str) -> str | None:

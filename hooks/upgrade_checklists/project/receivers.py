@@ -43,6 +43,12 @@ from upstream's annotations, so nothing here knows the upstream source. Sources:
   patch replaces is that receiver (``self`` of a class patch is only used for the next rule:
   its other uses are the patch's ``self`` uses).
 
+- an unannotated parameter of a project function typed by its callers (``callsites.py``: seeded as
+  a patch's instance parameter is, with ``Scope.seed``), or given string constants by them
+  (``Scope.consts``); ``copy.copy(x)`` / ``copy.deepcopy(x)`` has ``x``'s type (``Scope.copies``);
+- ``getattr(x, "a")`` (``a`` a constant, or a parameter of constants): a read of ``a`` on ``x``;
+  ``getattr(x, "a", default)`` and ``hasattr(x, "a")`` are guarded reads (``Receiver.guarded``).
+
 ``x.__class__.m(x, ...)`` and ``type(x).m(x, ...)`` with ``x`` typed: a call of ``m`` on ``x``
 (``Receiver.unbound``: the first argument is the instance, not one of ``m``'s parameters); the
 class object itself (``x.__class__``, ``type(x)``) is no member use.
@@ -69,6 +75,9 @@ from upgrade_checklists.project.calls import _inside, dotted, resolve
 STEPS = ("call", "m:", "a:", "iter", "item", "i:", "u0", "u1", "enter", "hook:", "p:", "plugin:")
 #: the one step of a name given an upstream-typed value and something else in the same function
 REBOUND = "rebound"
+#: after REBOUND: a parameter typed by no agreement of its callers (``callsites.py``), and why
+#: (``CALLERS + "disagree"``, ``CALLERS + "escapes"``)
+CALLERS = "callers:"
 
 _ITERABLES = frozenset({"list", "List", "Sequence", "MutableSequence", "Iterable", "Iterator", "Generator",
                         "AsyncIterator", "AsyncIterable", "AsyncGenerator", "set", "Set", "frozenset", "FrozenSet",
@@ -164,6 +173,8 @@ class Receiver:
     unbound: bool = False
     #: a use on one arm of a union (``x: pkg.A | pkg.B``): every arm's class path, in the union's order
     arms: tuple[str, ...] = ()
+    #: ``getattr(x, "a", default)`` / ``hasattr(x, "a")``: a read whose absence the code handles
+    guarded: bool = False
 
 
 def _parse_text(ann: ast.expr | None) -> ast.expr | None:
@@ -428,6 +439,11 @@ class Scope:
         self.classes_only: set[str] = set()
         #: the enclosing function's scope: a name this one does not bind is the closure's (``link``)
         self.parent: Scope | None = None
+        #: parameters every call site gives string constants (``callsites.py``): name -> (constants, how)
+        self.consts: dict[str, tuple[frozenset[str], str]] = {}
+        #: the names this file binds to the standard library's ``copy.copy`` / ``copy.deepcopy``
+        #: (``copy.copy`` spelled so, or a name imported from ``copy``): a copy has its argument's type
+        self.copies: frozenset[str] = frozenset()
 
     def seed(self, param: str, t: Up, how: str, classes_only: bool = False) -> None:
         """Parameter ``param`` (unannotated) receives an object of type ``t`` (``how``: why, as text). A
@@ -440,6 +456,11 @@ class Scope:
         if classes_only:
             self.classes_only.add(param)
         self.memo.clear()
+
+    def unseed(self, param: str) -> None:
+        """Forget the seed of ``param`` (a type its callers no longer agree on)."""
+        if self.seeds.pop(param, None) is not None:
+            self.memo.clear()
 
     def link(self, parent: Scope) -> None:
         """``parent`` encloses this function: names this one does not bind are read from it, and a
@@ -603,6 +624,10 @@ class Scope:
             return self.forced[id(e)] if id(e) in self.forced else self.name(e.id)
         if isinstance(e, ast.Call):
             func = e.func
+            spelled = dotted(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+            if (spelled in self.copies and spelled.split(".")[0] not in self.defs and len(e.args) == 1
+                    and not e.keywords and not isinstance(e.args[0], ast.Starred)):
+                return self.expr(e.args[0])  # ``copy.copy(x)``: typeshed's ``def copy(x: _T) -> _T``
             path = resolve(func, self.bound) if isinstance(func, (ast.Name, ast.Attribute)) else None
             if path is not None and (not isinstance(func, ast.Name) or func.id not in self.defs):
                 return Up(path, ("call",)) if _inside(path, self.modules) else None
@@ -803,6 +828,51 @@ def receivers(scope: Scope) -> list[Receiver]:
                 continue
             why = _why(scope, value, t)
         out.append(Receiver(node, calls.get(id(node)), t, why))
+    return out + _getattr_reads(scope, narrowed)
+
+
+def _getattr_reads(scope: Scope, narrowed: dict) -> list[Receiver]:
+    """``getattr(x, "a")`` on a typed receiver: a read of ``a`` on ``x`` (as ``x.a``); the name may be a
+    parameter every caller gives a constant (``Scope.consts``: a read of each). ``getattr`` with a
+    default and ``hasattr`` are guarded reads (``Receiver.guarded``): the code handles the absence."""
+    out: list[Receiver] = []
+    for call in scope.nodes:
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in ("getattr", "hasattr")
+                and call.func.id not in scope.defs and not call.keywords and len(call.args) in ((2, 3) if call.func.id == "getattr" else (2,))
+                and not any(isinstance(a, ast.Starred) for a in call.args)):
+            continue
+        value, name = call.args[0], call.args[1]
+        how = ""
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            names = [name.value]
+        elif isinstance(name, ast.Name) and name.id in scope.consts and selfs_only_param(scope.defs.get(name.id, [])):
+            got, how = scope.consts[name.id]
+            names = sorted(got)
+        else:
+            continue
+        if not all(n.isidentifier() for n in names):
+            continue
+        if isinstance(value, ast.Name) and id(value) in narrowed:
+            t, why = narrowed[id(value)]
+            types = [(t, why)]
+        else:
+            if isinstance(value, (ast.Name, ast.Attribute)) and resolve(value, scope.bound) is not None:
+                continue
+            t = scope.expr(value)
+            if isinstance(t, Either):
+                types = [(m, _why(scope, value, m, t)) for m in t.members]
+            elif isinstance(t, Up):
+                types = [(t, _why(scope, value, t))]
+            else:
+                continue
+        guarded = call.func.id == "hasattr" or len(call.args) == 3
+        spelled = ast.unparse(call)
+        for n in names:
+            node = ast.Attribute(value=value, attr=n, ctx=ast.Load())
+            ast.copy_location(node, call)
+            for t, why in types:
+                said = f"{why}; read as `{spelled}`" + (f" ({how})" if how else "")
+                out.append(Receiver(node, None, t, said, guarded=guarded))
     return out
 
 
@@ -835,8 +905,24 @@ def _why(scope: Scope, value: ast.expr, t: Up, either: Either | None = None) -> 
         return f"`{value.id}` annotated `{' | '.join(m.start for m in either.members)}` in `{fn}`: a `{t.start}`"
     if is_rebound(t):
         shown = value.id if isinstance(value, ast.Name) else ast.unparse(value)
+        root = value
+        while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+            root = root.func if isinstance(root, ast.Call) else root.value
+        held = scope.seeds.get(root.id) if isinstance(root, ast.Name) else None
+        if any(s.startswith(CALLERS) for s in t.steps) and held is not None:
+            return f"`{shown}` in `{fn}` ({held[1]})"  # a parameter its callers do not type (``callsites.py``)
         return f"`{shown}` is assigned more than one kind of value in `{fn}`"
     prefix = hook_prefix(t.steps)
+    root = value
+    while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+        root = root.func if isinstance(root, ast.Call) else root.value
+    seeded = scope.seeds.get(root.id) if isinstance(root, ast.Name) and root.id not in scope.classes_only else None
+    if seeded is not None and [h for h, _w in scope.defs.get(root.id, [])] == ["param"] and seeded[1].startswith(f"`{root.id}`"):
+        if root is value and seeded[0] == t:
+            return seeded[1]
+        shown = ast.unparse(value)
+        head = f"`{shown}`" if len(shown) > 60 else f"`{shown}` is {describe(t)}"
+        return f"{head} in `{fn}` ({seeded[1]})"  # a parameter typed by its callers (``callsites.py``)
     if prefix:
         hook, param = prefix[0][5:], prefix[1][2:]
         shown, inner = ast.unparse(value), describe(t)

@@ -57,7 +57,10 @@ A use is reached through a file's imports of the package (any alias):
   ``a:x``, ``attr`` is ``x``: no use at all where no version of the base has ``x``); PEP 484 type
   comments type parameters, returns and assignments that have no annotation. An unannotated
   parameter of a hook implementation is typed by upstream's hook specification of that name
-  (``steps`` ``("hook:NAME", "p:PARAM", …)``);
+  (``steps`` ``("hook:NAME", "p:PARAM", …)``); an unannotated parameter of a project function by what
+  every caller gives it (``callsites.py``; ``steps`` ``("rebound", "callers:…")`` where they do not
+  agree or the function escapes: counted unknown); ``getattr(x, "a")`` is a read of ``a`` (``guarded``
+  with a default, and for ``hasattr``);
 - ``hook``: a function that may implement one of upstream's hooks (``_hooks``): a module-level
   function, or a method of a module-level class, in a file that imports the package, or one
   decorated with a name the file binds to ``HookimplMarker(...)`` or imports from the project
@@ -78,6 +81,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.core.astwalk import imports, module_level, statements, stored_on, walk
+from upgrade_checklists.project import callsites
 from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
 from upgrade_checklists.project.flags import Flags, branch_conditions, return_conditions
 from upgrade_checklists.project.receivers import (REBOUND, Scope, Up, annotation_type, describe, hook_params, is_rebound, rebound,
@@ -121,7 +125,9 @@ class Use:
     params: tuple[tuple[str, str], ...] = ()  # PATCH: the function's parameters (name, griffe kind)
     function_line: int = 0  # PATCH: where the function is defined
     function_file: str = ""  # PATCH: ... and in which file
-    guarded: bool = False  # PATCH: under a ``hasattr(Cls, "m")`` test (applied only where upstream lacks it)
+    #: PATCH: under a ``hasattr(Cls, "m")`` test (applied only where upstream lacks it); ANNOTATED: read through
+    #: ``getattr`` with a default or ``hasattr`` (its absence handled)
+    guarded: bool = False
     guard_line: int | None = None  # PATCH and its MEMBER uses: the ``if`` around the assignment
     defaults: tuple[str, ...] = ()  # OVERRIDE (``params`` leaves ``self`` out) and PATCH: the parameters with a default
     attr: str = ""  # TYPED: the attribute of ``self`` the method is called on (its class: the upstream declaration's)
@@ -276,6 +282,7 @@ def find_uses(sources, modules: list[str], hooks: bool | Collection[str] = False
             seeds += _class_patch_seeds(rel, class_patches)
             if seeds:
                 scopes, owner = _seeded(rel, tree, bound, modules, project, scopes, owner, seeds, impls)
+            scopes, owner = _callers_typed(rel, tree, bound, modules, project, scopes, owner, seeds, impls)
             chained, at_once = _chained_calls(tree), []
             for c in find_calls(text, tree, modules):
                 out.append(Use(rel, c.line, CALL, c.api, call=c))
@@ -464,7 +471,7 @@ def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str
     scopes, owner = [], {}
     lines = project.sources.text(rel).splitlines()
     methods = project.methods_of_subclasses(rel, tree)
-    words = None
+    words = copies = None
     kept: list[tuple[int, int]] = []  # the line ranges of the functions kept: what they enclose is kept too
     for fn in sorted((n for n in statements(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
                      key=lambda n: n.lineno):
@@ -479,6 +486,7 @@ def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str
         if selfs is not None or (not any(a <= fn.lineno <= b for a, b in kept) and fn.lineno not in also):
             kept.append((fn.lineno, end))
         sc = Scope(fn, bound, modules, returns, lines, selfs, hook)
+        sc.copies = copies = copies if copies is not None else _copy_names(tree)
         scopes.append(sc)
         for n in sc.nodes:
             owner[id(n)] = sc
@@ -487,6 +495,18 @@ def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str
         if parent is not None:
             sc.link(parent)
     return scopes, owner
+
+
+def _copy_names(tree: ast.Module) -> frozenset[str]:
+    """How ``tree`` spells the standard library's ``copy.copy`` / ``copy.deepcopy`` (``import copy``,
+    ``from copy import copy as c``)."""
+    out = set()
+    for node in imports(tree):
+        if isinstance(node, ast.Import):
+            out |= {f"{a.asname or 'copy'}.{f}" for a in node.names if a.name == "copy" for f in ("copy", "deepcopy")}
+        elif node.module == "copy" and not node.level:
+            out |= {a.asname or a.name for a in node.names if a.name in ("copy", "deepcopy")}
+    return frozenset(out)
 
 
 def _class_patch_seeds(rel: str, uses: list[Use]) -> list[tuple[int, str, Up, str, bool]]:
@@ -513,6 +533,36 @@ def _seeded(rel, tree, bound, modules, project, scopes, owner, seeds, hooks=None
         sc = by_line.get(line)
         if sc is not None:
             sc.seed(param, t, how, classes_only)
+    return scopes, owner
+
+
+def _callers_typed(rel, tree, bound, modules, project, scopes, owner, seeds, impls):
+    """The scopes with the parameters their callers type (``callsites.py``): the functions holding a
+    call site of a callee are added to the scopes (what they pass is read there)."""
+    mod = module_name(rel)
+
+    def outside(cls: ast.ClassDef) -> bool:
+        known = project.classes.get(f"{mod}.{cls.name}")
+        if not cls.bases and not cls.keywords:
+            return False
+        return known is None or len(known.bases) != len(cls.bases) or any(b not in project.classes for b in known.bases)
+
+    items = callsites.callees(tree, outside, lambda n: project.elsewhere(n, rel), set())
+    if not items:
+        return scopes, owner
+    need = {c.fn.lineno for c in items}
+    spans = [(fn.lineno, fn.end_lineno or fn.lineno) for fn in statements(tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for c in items:
+        for call in c.sites:
+            need |= {a for a, b in spans if a <= call.lineno <= b}
+    have = {sc.fn.lineno for sc in scopes}
+    if need - have:
+        scopes, owner = _scopes(rel, tree, bound, modules, project, impls, also=need | {line for line, *_r in seeds} | have)
+        by_line = {sc.fn.lineno: sc for sc in scopes}
+        for line, param, t, how, classes_only in seeds:
+            if line in by_line:
+                by_line[line].seed(param, t, how, classes_only)
+    callsites.CallerTypes(items, project.inferred, lambda n: f"{mod}.{n}").run(scopes, owner)
     return scopes, owner
 
 
@@ -560,7 +610,8 @@ def _receivers(rel: str, text: str, scopes, covered: set[int]) -> list[Use]:
                 stmt, w = where[id(r.call)]
                 c = make_call(r.node.attr, w, r.call, stmt, lines)
             out.append(Use(rel, c.line if c is not None else r.node.lineno, ANNOTATED, r.type.start, r.node.attr,
-                           call=c, via=r.why, steps=r.type.steps, attr=attr, through_class=r.unbound, arms=r.arms))
+                           call=c, via=r.why, steps=r.type.steps, attr=attr, through_class=r.unbound, arms=r.arms,
+                           guarded=r.guarded))
     return out
 
 
@@ -805,6 +856,8 @@ class _Returns:
         q = resolve(func, self.names)
         if q is None:
             return None
+        if q in self.p.inferred:  # an unannotated function typed by its returns (``callsites.py``)
+            return self.p.inferred[q]
         if q not in self.memo:
             self.memo[q] = self._returns(q)
         return self.memo[q]
@@ -1220,6 +1273,17 @@ class _Project:
         self._stars: dict[str, dict[str, str]] = {}
         #: project class -> (method, line, file) called on its instances elsewhere (``_callers``)
         self._instance_calls: dict[str, list[tuple[str, int, str]]] = {}
+        #: unannotated project functions whose every ``return`` gives one upstream type (``callsites.py``)
+        self.inferred: dict[str, object] = {}
+        self._named: dict[str, frozenset[str]] = {}
+
+    def elsewhere(self, name: str, rel: str) -> bool:
+        """A project file other than ``rel`` names ``name`` (as a word)."""
+        if name not in self._named:
+            pat = re.compile(rf"\b{re.escape(name)}\b")
+            self._named[name] = frozenset(r for r in self.sources.paths
+                                          if name in (t := self.sources.text(r)) and pat.search(t))
+        return bool(self._named[name] - {rel})
 
     def _bind(self, rel: str, tree: ast.Module) -> dict[str, str]:
         """The names ``rel`` binds at module level (imports, classes, runtime aliases), qualified."""
