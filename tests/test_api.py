@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from upgrade_checklists.audit.api import Unresolved, UpstreamModel
+from upgrade_checklists.audit.lazy_model import LazyModel
 
 
 def tree(root: Path, files: dict[str, str]) -> Path:
@@ -112,3 +113,20 @@ def test_family_members_sharing_a_namespace_load_it_once(tmp_path: Path, monkeyp
     step = model.lookup("ns.bridge.Bridge.step")  # inherited across the two trees
     assert (step.path, names(step)) == ("ns.core.base.Base.step", ["lr"])
     assert model.lookup("ns.bridge.Base").path == "ns.core.base.Base"
+
+
+def test_what_griffe_cannot_read_in_upstream_stays_off_the_terminal(tmp_path: Path, caplog) -> None:
+    # an annotation in a function that shadows a failed optional import: griffe logs an *error* resolving it
+    # (seen in torch's ``_logging/scribe.py``); the audit's findings say what it could not bind, griffe's log does not
+    src = tree(tmp_path / "src", {"lib/__init__.py": """
+        from collections.abc import Callable
+        try:
+            from optional_pkg import make
+        except ImportError:
+            def make(name: str) -> Callable[..., None]:
+                return print
+        """})
+    caplog.set_level("DEBUG")
+    for model in (UpstreamModel([src], ["lib"]), LazyModel([src], ["lib"])):
+        assert names(model.lookup("lib.make")) == ["name"]
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("griffe")] == []

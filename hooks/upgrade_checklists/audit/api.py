@@ -160,6 +160,13 @@ class ServedNames:
         return self.declared_deprecation(api)
 
 
+def quiet_griffe() -> None:
+    """Keep griffe's log off the user's terminal: what it cannot read in upstream's source (an annotation
+    naming an alias to a package that is not loaded, logged at *error* level) is upstream's, not the user's,
+    and the audit says what it could not bind in its own findings (UNRESOLVED, with the reason)."""
+    logging.getLogger("griffe").setLevel(logging.CRITICAL + 1)
+
+
 class UpstreamModel(ServedNames):
     """Every module of ``modules`` found below ``roots``, loaded together with griffe."""
 
@@ -169,7 +176,7 @@ class UpstreamModel(ServedNames):
 
         LOADS += 1
 
-        logging.getLogger("griffe").setLevel(logging.ERROR)
+        quiet_griffe()
         self._griffe = griffe
         search = search_paths(roots)
         self.search = search

@@ -39,7 +39,6 @@ loudly when griffe changes them).
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 from pathlib import Path
@@ -144,7 +143,7 @@ class LazyModel(UpstreamModel):
         import griffe
 
         api.LOADS += 1
-        logging.getLogger("griffe").setLevel(logging.ERROR)
+        api.quiet_griffe()
         self._griffe = griffe
         self._private = griffe_private()
         self.search = search_paths(roots)
