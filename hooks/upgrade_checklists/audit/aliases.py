@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from upgrade_checklists.core.astwalk import module_level
+from upgrade_checklists.core.astwalk import import_map, module_level, star_base
 from upgrade_checklists.audit.deprecation import warning_in
 
 
@@ -679,15 +679,6 @@ def warn_message(node: ast.AST) -> str | None:
 # -- ``from M import *`` as Python runs it ---------------------------------------------------------------
 
 
-def star_base(node: ast.ImportFrom, package: str) -> str:
-    """The module an ``ImportFrom`` (maybe relative to ``package``) names."""
-    if not node.level:
-        return node.module or ""
-    parts = package.split(".")
-    keep = len(parts) - node.level + 1
-    return ".".join(parts[:max(keep, 0)] + ([node.module] if node.module else []))
-
-
 class StarExports:
     """What ``from M import *`` binds, read statically from M's source as Python runs it: M's
     ``__all__`` when it has one (lists, tuples and sets of strings, ``+``, ``+=``, ``.extend``,
@@ -763,7 +754,7 @@ class StarExports:
 
     def _all_of(self, tree: ast.Module, st: _AllState):
         value: list[str] | None | object = _MISSING
-        st.imports = _import_map(tree, st.package)
+        st.imports = import_map(tree, st.package)
         helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)
                    and any(isinstance(x, ast.Name) and x.id == "__all__" for x in ast.walk(n))}
         read: set[int] = set()
@@ -917,23 +908,3 @@ def _all_of_param(node: ast.AST, params: list[str]) -> str | None:
             and isinstance(node.args[1], ast.Constant) and node.args[1].value == "__all__"):
         return node.args[0].id
     return None
-
-
-def _import_map(tree: ast.Module, package: str) -> dict[str, str]:
-    """Local name (or dotted local path) -> the module path a module-level import binds it to."""
-    out: dict[str, str] = {}
-    for node in module_level(tree.body):
-        if isinstance(node, ast.ImportFrom):
-            base = star_base(node, package)
-            for a in node.names:
-                if a.name != "*":
-                    out[a.asname or a.name] = f"{base}.{a.name}" if base else a.name
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.asname:
-                    out[a.asname] = a.name
-                else:
-                    parts = a.name.split(".")
-                    for i in range(1, len(parts) + 1):
-                        out[".".join(parts[:i])] = ".".join(parts[:i])
-    return out

@@ -35,10 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from upgrade_checklists.audit import annotations, selfreads, subclasses
-from upgrade_checklists.core.astwalk import module_level
+from upgrade_checklists.core.astwalk import module_level, star_base
 from upgrade_checklists.project.calls import unpacked_into
-from upgrade_checklists.audit.aliases import (GetattrReader, Gone, Served, SourceCache, StarExports, Undecided, served,
-                                              star_base)
+from upgrade_checklists.audit.aliases import GetattrReader, Gone, Served, SourceCache, StarExports, Undecided, served
 from upgrade_checklists.audit.deprecation import _def_at, deprecation_of, forwarded_calls, keyword_warnings
 from upgrade_checklists.audit.hookspecs import hook_specs, registered_plugins
 

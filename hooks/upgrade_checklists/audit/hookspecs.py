@@ -28,8 +28,7 @@ import ast
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from upgrade_checklists.audit.aliases import _import_map
-from upgrade_checklists.core.astwalk import module_level
+from upgrade_checklists.core.astwalk import import_map, module_level
 
 _MARKER = "HookspecMarker"
 
@@ -93,7 +92,7 @@ def hook_specs(files: Iterable[tuple[str, Path]], read: Callable[[Path], bytes])
         t = tree(dotted, path)
         if t is None:
             continue
-        imported = _import_map(t, _package(dotted, path))
+        imported = import_map(t, _package(dotted, path))
 
         def is_marker(d: ast.AST) -> bool:
             d = d.func if isinstance(d, ast.Call) else d
@@ -157,7 +156,7 @@ def registered_plugins(files: Iterable[tuple[str, Path]], read: Callable[[Path],
             if b".register(" in data:
                 texts.append((dotted, path, tree))
     for dotted, path, tree in texts:
-        imported = _import_map(tree, _package(dotted, path))
+        imported = import_map(tree, _package(dotted, path))
 
         def class_of(call: ast.AST) -> str | None:
             if not isinstance(call, ast.Call):

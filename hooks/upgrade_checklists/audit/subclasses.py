@@ -39,7 +39,7 @@ from bisect import bisect_right
 from pathlib import Path
 from typing import Callable
 
-from upgrade_checklists.core.astwalk import module_level, statements
+from upgrade_checklists.core.astwalk import import_map, module_level, statements
 
 _CLASS = re.compile(rb"^[ \t]*class[ \t]+([A-Za-z_]\w*)[ \t]*\(([^)]{0,4000})\)", re.M)  # bounded: a hostile file stays linear
 _WORD = re.compile(rb"[A-Za-z_]\w*")
@@ -68,35 +68,6 @@ def _dotted_text(expr: ast.AST) -> str | None:
         return None
     parts.append(expr.id)
     return ".".join(reversed(parts))
-
-
-def _absolute(module: str, is_package: bool, level: int, name: str | None) -> str:
-    """The module a ``from <level dots><name> import`` in ``module`` names."""
-    if level == 0:
-        return name or ""
-    parts = module.split(".")
-    if not is_package:
-        parts = parts[:-1]
-    parts = parts[: len(parts) - (level - 1)] if level > 1 else parts
-    return ".".join([*parts, name] if name else parts)
-
-
-def _imports(tree: ast.Module, module: str, is_package: bool) -> dict[str, str]:
-    """Local name -> the dotted path it is bound to by the module's imports (module level, any block)."""
-    out: dict[str, str] = {}
-    for stmt in module_level(tree.body):
-        if isinstance(stmt, ast.ImportFrom):
-            src = _absolute(module, is_package, stmt.level, stmt.module)
-            for a in stmt.names:
-                if a.name != "*":
-                    out[a.asname or a.name] = f"{src}.{a.name}" if src else a.name
-        elif isinstance(stmt, ast.Import):
-            for a in stmt.names:
-                if a.asname:
-                    out[a.asname] = a.name
-                else:
-                    out[a.name.split(".")[0]] = a.name.split(".")[0]
-    return out
 
 
 def _table_ref(expr: ast.AST, selfname: str) -> str | None:
@@ -387,7 +358,7 @@ def subclass_index(files: list[tuple[str, Path]], read: Callable[[Path], bytes],
                 continue
             got = t, [s for s in module_level(t.body) if isinstance(s, ast.ClassDef)]
         t, nodes = got
-        imports = _imports(t, dotted, path.name == "__init__.py")
+        imports = import_map(t, dotted if path.name == "__init__.py" else dotted.rpartition(".")[0])
         local = {m.group(1).decode() for m in _CLASS_NAME.finditer(text)}
         for s in nodes:
             if s.name.encode() not in seen_words:

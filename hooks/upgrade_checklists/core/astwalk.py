@@ -7,7 +7,8 @@ clauses): a statement never sits inside an expression, so it yields exactly the
 statements ``ast.walk`` would, in the same relative order (breadth first keeps the
 order of a parent-closed subset of nodes), without visiting the expressions.
 :func:`imports` is that walk's import statements, computed once per tree. :func:`stored_on` is
-what a method stores on its ``self``, for upstream's classes and the project's alike."""
+what a method stores on its ``self``, for upstream's classes and the project's alike; :func:`import_map`,
+what a module's own imports bind (upstream's modules, read by the audit's readers of source)."""
 
 from __future__ import annotations
 
@@ -118,4 +119,35 @@ def stored_on(fn: ast.AST, me: str, nested: bool = False, setattrs: bool = True)
                 if (isinstance(args[0], ast.Name) and args[0].id == me and isinstance(args[1], ast.Constant)
                         and isinstance(args[1].value, str)):
                     out.setdefault(args[1].value, n.lineno)
+    return out
+
+
+def star_base(node: ast.ImportFrom, package: str) -> str:
+    """The module an ``ImportFrom`` (maybe relative to ``package``: the module's own name when it is a
+    package's ``__init__``, else its parent's) names."""
+    if not node.level:
+        return node.module or ""
+    parts = package.split(".")
+    keep = len(parts) - node.level + 1
+    return ".".join(parts[:max(keep, 0)] + ([node.module] if node.module else []))
+
+
+def import_map(tree: ast.Module, package: str) -> dict[str, str]:
+    """Local name (or dotted local path) -> the module path a module-level import binds it to
+    (``package`` as for :func:`star_base`)."""
+    out: dict[str, str] = {}
+    for node in module_level(tree.body):
+        if isinstance(node, ast.ImportFrom):
+            base = star_base(node, package)
+            for a in node.names:
+                if a.name != "*":
+                    out[a.asname or a.name] = f"{base}.{a.name}" if base else a.name
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    out[a.asname] = a.name
+                else:
+                    parts = a.name.split(".")
+                    for i in range(1, len(parts) + 1):
+                        out[".".join(parts[:i])] = ".".join(parts[:i])
     return out
