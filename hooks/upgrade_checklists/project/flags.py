@@ -85,15 +85,19 @@ class Flags:
             return UNKNOWN if inner == UNKNOWN else f"not ({inner})"
         if isinstance(node, ast.Compare):
             return self._compare(rel, node, hops)
-        if isinstance(node, (ast.Name, ast.Attribute)) and hops < _HOPS:
-            bound = self._binding(rel, node)
-            if bound is not None:
-                return self._cond(bound[0], bound[1], hops + 1)
-        if isinstance(node, ast.Call) and hops < _HOPS:
-            inlined = self._inline(rel, node)
-            if inlined is not None:
-                return self._cond(inlined[0], inlined[1], hops + 1)
-        return UNKNOWN
+        there = self._followed(rel, node, hops)
+        return UNKNOWN if there is None else self._cond(there[0], there[1], hops + 1)
+
+    def _followed(self, rel: str, node: ast.expr, hops: int):
+        """``(file, expression)`` a name stands for (its binding) or a call of a project function gives
+        (its inlined return), within the hop limit; else None."""
+        if hops >= _HOPS:
+            return None
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return self._binding(rel, node)
+        if isinstance(node, ast.Call):
+            return self._inline(rel, node)
+        return None
 
     def _compare(self, rel: str, node: ast.Compare, hops: int) -> str:
         sides = [node.left, *node.comparators]
@@ -152,15 +156,8 @@ class Flags:
                     and ":" not in _cut(arg.slice):
                 return self._split(rel, arg.value, hops, _cut(arg.slice))  # ``int(v.split(".")[0])``
             return ""
-        if isinstance(node, (ast.Name, ast.Attribute)) and hops < _HOPS:
-            bound = self._binding(rel, node)
-            if bound is not None:
-                return self._numbers(bound[0], bound[1], hops + 1)
-        if isinstance(node, ast.Call) and hops < _HOPS:
-            inlined = self._inline(rel, node)
-            if inlined is not None:
-                return self._numbers(inlined[0], inlined[1], hops + 1)
-        return ""
+        there = self._followed(rel, node, hops)
+        return "" if there is None else self._numbers(there[0], there[1], hops + 1)
 
     def _split(self, rel: str, node: ast.expr, hops: int, index: str) -> str:
         """``"T"`` + ``index`` when ``node`` is the version's text split on dots (``….split(".")``,
