@@ -397,3 +397,75 @@ def test_numbers_flag_value_at_a_version() -> None:
     assert flag_value("T >= '8'", "8.0") is None  # a tuple against a string: a TypeError in Python
     assert flag_value("T >= 8", "8.0") is None
     assert flag_value("T >= (8, __import__('os'))", "8.0") is None  # read, never run
+
+
+# -- flags written as rich-click writes them: names of numbers, a try's else, a conditional expression --
+
+def test_a_tuple_of_the_versions_numbers_item_by_item_is_a_flag() -> None:
+    compat = ("import fakepkg\n"
+              "_major = int(fakepkg.__version__.split('.')[0])\n"
+              "_minor = int(fakepkg.__version__.split('.')[1])\n"
+              "A = (_major, _minor) < (2, 1)\n"
+              "B = (int(fakepkg.__version__.split('.')[0]),) >= (2,)\n"
+              "C = (_minor, _major) < (2, 1)\n"  # not in the version's order
+              "D = (_major, 1) < (2, 1)\n"  # a literal among them
+              "E = (_major, *rest) < (2, 1)\n")
+    head = "from app.compat import A, B, C, D, E\n"
+
+    def at(test):
+        files = {"app/__init__.py": "", "app/compat.py": compat, "app/p.py": _patch(test).replace(PATCH_HEAD, PATCH_HEAD + head, 1)}
+        return _flags(files).get(8)
+
+    assert at("A") == "(T[:2] < (2, 1))"
+    assert at("B") == "(T[:1] >= (2,))"
+    assert at("C") is None
+    assert at("D") is None
+    assert at("E") is None
+
+
+def test_a_flag_set_in_a_trys_else_is_the_value_when_reading_the_version_does_not_fail() -> None:
+    def at(compat):
+        files = {"app/__init__.py": "", "app/compat.py": "import fakepkg\n" + compat,
+                 "app/p.py": _patch("OLD").replace(PATCH_HEAD, PATCH_HEAD + "from app.compat import OLD\n", 1)}
+        return _flags(files).get(8)
+
+    assert at("try:\n    v = fakepkg.__version__\nexcept Exception:\n    OLD = False\n"
+              "else:\n    OLD = int(v.split('.')[1]) < 2\n") == "(T[1] < 2)"
+    assert at("try:\n    OLD = fakepkg.__version__ < '2'\nexcept AttributeError:\n    OLD = True\n") == "(S < '2')"
+    # bound twice outside the handlers, or only in handlers (twice): not one value
+    assert at("try:\n    OLD = fakepkg.__version__ < '2'\n    OLD = fakepkg.__version__ < '3'\nexcept Exception:\n    OLD = True\n") is None
+    assert at("try:\n    import nothing\nexcept ImportError:\n    OLD = fakepkg.__version__ < '2'\n") == "(S < '2')"
+    assert at("try:\n    pass\nexcept ImportError:\n    OLD = fakepkg.__version__ < '2'\nexcept ValueError:\n    OLD = True\n") is None
+
+
+TERNARY_PY = '''\
+from fakepkg.flag import core
+
+from app.compat import BEFORE_2
+
+
+def call_legacy():
+    x = core.legacy() if BEFORE_2 else core.Manager()
+    y = core.Manager() if BEFORE_2 else core.legacy()
+    return x, y
+'''
+
+
+def test_the_dead_arm_of_a_conditional_expression_on_a_flag_is_info(project: Repo, upstreams: Path) -> None:
+    project.write("app/ternary.py", TERNARY_PY)
+    project.commit("ternary")
+    project.write("pyproject.toml", project_pyproject("fakepkg-flag", upstreams, "2.0.0"))
+    r = project.run("audit", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
+    got = {w: m for w, c, m in app_findings(r) if c == "REMOVED_API" and w.startswith("app/ternary.py")}
+    removed = "`fakepkg.flag.core.legacy` was removed at 2.0.0"
+    # both arms stand on one line: the column tells which arm a call is in
+    assert got == {"app/ternary.py:7": f"[info] {removed} (in a branch the project's version flag makes dead at 2.0.0)",
+                   "app/ternary.py:8": removed}
+    assert r.code == 1
+
+
+def test_setting_a_name_on_the_package_is_no_read_of_it() -> None:
+    src = "import fakepkg\n\n\ndef patch(new):\n    fakepkg.Old = new\n    return fakepkg.Old\n"
+    uses = find_uses({"app/p.py": (src, ast.parse(src))}, ["fakepkg"])
+    # ``fakepkg.Old = new`` neither needs ``Old`` upstream nor asks a module ``__getattr__`` (no deprecation, no removal)
+    assert sorted((u.line, u.target) for u in uses if u.kind == "attribute") == [(6, "fakepkg.Old")]

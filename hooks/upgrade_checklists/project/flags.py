@@ -14,11 +14,14 @@ package's version is ``pkg.__version__`` (``pkg`` one of the audited import name
 ``importlib.metadata.version("pkg")`` (a distribution spelled as an import name), or a
 module-level name bound to one of those. Its numbers too, compared with a tuple of ints (or an
 int): ``tuple(int(x) for x in pkg.__version__.split("."))``, ``tuple(map(int, ….split(".")))``
-(sliced or indexed: ``[:2]``, ``[0]``; ``int(….split(".")[0])``) and a parsed version's
+(sliced or indexed: ``[:2]``, ``[0]``; ``int(….split(".")[0])``; a tuple of those in order,
+``(_major, _minor)``) and a parsed version's
 ``.release`` / ``.major`` / ``.minor`` / ``.micro``. A call of a project function whose body is one
 ``return`` of such an expression, with literal arguments (``def _ge(v): return Version(pkg.__version__)
 >= Version(v)`` then ``GE8 = _ge("8")``), is that expression with the arguments in place of the
-parameters. Anything else is unknown.
+parameters. Anything else is unknown. A module-level name bound in a ``try`` and in its ``except``
+blocks is the ``try``'s (or its ``else``'s) value. The branches are an ``if``'s blocks and a conditional
+expression's arms (``a() if FLAG else b()``: by line and column, see :func:`expression_conditions`).
 
 A flag is kept as text, a Python expression over ``V`` (the package's version, parsed),
 ``S`` (its text, compared with a string as Python compares strings), ``T`` (its text's numbers
@@ -137,6 +140,12 @@ class Flags:
             if inner in ("T", "R"):
                 cut = _cut(node.slice)
                 return f"{inner}{cut}" if cut else ""
+            return ""
+        if isinstance(node, ast.Tuple) and node.elts and not any(isinstance(e, ast.Starred) for e in node.elts):
+            items = [self._numbers(rel, e, hops) for e in node.elts]  # ``(major, minor)``, each a number of it
+            for head in ("T", "R"):
+                if items == [f"{head}[{i}]" for i in range(len(items))]:
+                    return f"{head}[:{len(items)}]"
             return ""
         if isinstance(node, ast.Attribute) and (node.attr == "release" or node.attr in _PARTS):
             if self._version(rel, node.value, hops) == "V":
@@ -294,35 +303,62 @@ class Flags:
             return self._assigned[rel]
         out: dict[str, ast.expr | None] = {}
         tree = self.p.sources.tree(rel)
+        handled = _in_handlers(tree) if tree is not None else set()
+        fallbacks: dict[str, ast.expr | None] = {}  # bound in an ``except`` block: used when nothing else binds it
         for stmt in module_level(tree.body) if tree is not None else ():
-            targets: list[ast.expr] = []
-            value = None
-            if isinstance(stmt, ast.Assign):
-                targets, value = stmt.targets, stmt.value
-            elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
-                targets, value = [stmt.target], (stmt.value if isinstance(stmt, ast.AnnAssign) else None)
-            for t in targets:
-                for n in ast.walk(t):
-                    if isinstance(n, ast.Name):
-                        single = isinstance(t, ast.Name) and len(targets) == 1 and n.id not in out
-                        out[n.id] = value if single else None
-            if isinstance(stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
-                for n in ast.walk(stmt.target) if isinstance(stmt, (ast.For, ast.AsyncFor)) else [
-                        x for i in stmt.items if i.optional_vars is not None for x in ast.walk(i.optional_vars)]:
-                    if isinstance(n, ast.Name):
-                        out[n.id] = None
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                out[stmt.name] = None
-            elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-                for a in stmt.names:
-                    name = a.asname or a.name.split(".")[0]
-                    if name in out:
-                        out[name] = None  # rebound by an import after an assignment
+            if id(stmt) in handled:
+                if not isinstance(stmt, (ast.If, ast.Try)):
+                    _bind_names(stmt, fallbacks)
+                continue
+            _bind_names(stmt, out)
+        for name, value in fallbacks.items():
+            out.setdefault(name, value)
         for n in ast.walk(tree) if tree is not None else ():
             if isinstance(n, ast.Global):  # assigned in a function too: not one value
                 out.update({g: None for g in n.names})
         self._assigned[rel] = out
         return out
+
+
+def _in_handlers(tree: ast.Module) -> set[int]:
+    """The module-level statements inside a ``try``'s ``except`` blocks (ids). The flag of a
+    ``try: v = pkg.__version__`` / ``except …: FLAG = False`` / ``else: FLAG = <flag>`` is the value the
+    version gives when reading it does not fail (as griffe prefers the no-exception case): the audit
+    judges a version whose ``__version__`` it has read."""
+    out: set[int] = set()
+    for stmt in module_level(tree.body):
+        if isinstance(stmt, ast.Try):
+            for h in stmt.handlers:
+                out.update(id(s) for s in module_level(h.body))
+    return out
+
+
+def _bind_names(stmt: ast.stmt, out: dict[str, ast.expr | None]) -> None:
+    """What ``stmt`` binds at module level into ``out``: a single ``NAME = value``'s value, None for any
+    other binding (or a second one)."""
+    targets: list[ast.expr] = []
+    value = None
+    if isinstance(stmt, ast.Assign):
+        targets, value = stmt.targets, stmt.value
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        targets, value = [stmt.target], (stmt.value if isinstance(stmt, ast.AnnAssign) else None)
+    for t in targets:
+        for n in ast.walk(t):
+            if isinstance(n, ast.Name):
+                single = isinstance(t, ast.Name) and len(targets) == 1 and n.id not in out
+                out[n.id] = value if single else None
+    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+        for n in ast.walk(stmt.target) if isinstance(stmt, (ast.For, ast.AsyncFor)) else [
+                x for i in stmt.items if i.optional_vars is not None for x in ast.walk(i.optional_vars)]:
+            if isinstance(n, ast.Name):
+                out[n.id] = None
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        out[stmt.name] = None
+    elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        for a in stmt.names:
+            name = a.asname or a.name.split(".")[0]
+            if name in out:
+                out[name] = None  # rebound by an import after an assignment
 
 
 class _Substitute(ast.NodeTransformer):
@@ -413,10 +449,27 @@ def return_conditions(fn: ast.AST, flags, rel: str) -> tuple[tuple[int, str], ..
 def branch_conditions(rel: str, flags) -> list[tuple[int, int, str]]:
     """``(first line, last line, flag)`` of each branch of an ``if`` on a flag in ``rel`` (``not`` for
     the ``else``; an ``elif`` is an ``if`` inside it), nested ones listed on their own."""
+    out = []
+    for node, c in _flag_tests(rel, flags, ast.If):
+        for block, cond in ((node.body, c), (node.orelse, f"not ({c})")):
+            if block:
+                out.append((block[0].lineno, max(s.end_lineno or s.lineno for s in block), cond))
+    return out
+
+
+def expression_conditions(rel: str, flags) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
+    """``((line, column), (end line, end column), flag)`` of each arm of a conditional expression on a flag
+    in ``rel`` (``old() if FLAG else new()``: both arms often stand on one line, so a line says too little)."""
+    return [((arm.lineno, arm.col_offset), (arm.end_lineno or arm.lineno, arm.end_col_offset or 0), cond)
+            for node, c in _flag_tests(rel, flags, ast.IfExp)
+            for arm, cond in ((node.body, c), (node.orelse, f"not ({c})"))]
+
+
+def _flag_tests(rel: str, flags, kind: type):
+    """``(node, flag)`` for each ``kind`` node (``ast.If`` / ``ast.IfExp``) of ``rel`` whose test is a flag."""
     tree = flags.p.sources.tree(rel)
     if tree is None or "if" not in flags.p.sources.text(rel):
-        return []
-    out = []
+        return
     todo: list[tuple[ast.AST, tuple]] = [(tree, ())]
     locals_: dict[int, frozenset[str]] = {}
     while todo:
@@ -424,7 +477,7 @@ def branch_conditions(rel: str, flags) -> list[tuple[int, int, str]]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             fns = (*fns, node)
         todo.extend((c, fns) for c in ast.iter_child_nodes(node))
-        if not isinstance(node, ast.If):
+        if not isinstance(node, kind):
             continue
         if flags.condition(rel, node.test) is None:
             continue  # no flag in it (the enclosing functions' own names, read only for a flag, cannot make one)
@@ -432,12 +485,8 @@ def branch_conditions(rel: str, flags) -> list[tuple[int, int, str]]:
             if id(fn) not in locals_:
                 locals_[id(fn)] = _locals(fn)
         c = flags.condition(rel, node.test, frozenset().union(*(locals_[id(fn)] for fn in fns)))
-        if c is None:
-            continue
-        for block, cond in ((node.body, c), (node.orelse, f"not ({c})")):
-            if block:
-                out.append((block[0].lineno, max(s.end_lineno or s.lineno for s in block), cond))
-    return out
+        if c is not None:
+            yield node, c
 
 
 def _leaves(block: list[ast.stmt]) -> bool:

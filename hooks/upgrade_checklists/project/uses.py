@@ -83,7 +83,7 @@ from dataclasses import dataclass, field, replace
 from upgrade_checklists.core.astwalk import imports, module_level, statements, stored_on, walk
 from upgrade_checklists.project import callsites
 from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
-from upgrade_checklists.project.flags import Flags, branch_conditions, return_conditions
+from upgrade_checklists.project.flags import Flags, branch_conditions, expression_conditions, return_conditions
 from upgrade_checklists.project.receivers import (REBOUND, Scope, Up, annotation_type, describe, hook_params, is_rebound, rebound,
                                                 receivers, type_comments)
 from upgrade_checklists.project.values import assignments_onto
@@ -337,9 +337,14 @@ def _flagged(uses: list[Use], flags: Flags) -> list[Use]:
     """``uses`` with the flag of the version-flag branches around each (``Use.flag``)."""
     files = {u.file for u in uses if u.file}
     ranges = {rel: branch_conditions(rel, flags) for rel in files}
+    arms = {rel: expression_conditions(rel, flags) for rel in files}
     out = []
     for u in uses:
         conds = [c for start, end, c in ranges.get(u.file, ()) if start <= u.line <= end]
+        node = u.call.node if u.call is not None else None
+        if isinstance(node, ast.AST) and hasattr(node, "col_offset"):  # ``old() if FLAG else new()``: by column too
+            at = (node.lineno, node.col_offset)
+            conds += [c for start, end, c in arms.get(u.file, ()) if start <= at < end]
         out.append(replace(u, flag=" and ".join(f"({c})" for c in conds)) if conds else u)
     return out
 
@@ -388,14 +393,15 @@ def _imports(rel: str, tree: ast.Module, modules: list[str]) -> list[Use]:
 
 
 def _attributes(rel: str, tree: ast.Module, bound: dict[str, str]) -> list[Use]:
-    """Each ``pkg.name`` read (``pkg.__version__``, the ``pkg.f`` of ``pkg.f()``), once a line;
+    """Each ``pkg.name`` read (``pkg.__version__``, the ``pkg.f`` of ``pkg.f()``; not ``pkg.name = v``, which
+    neither needs the name nor asks a module ``__getattr__``), once a line;
     a read Python never evaluates (see :func:`unevaluated_nodes`) says why, unless the same
     line also reads the name where it runs."""
     out: list[Use] = []
     at: dict[tuple[int, str], int] = {}
     never = unevaluated_nodes(tree)
     for node in walk(tree):
-        if isinstance(node, ast.Attribute):
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Store):  # ``pkg.X = v`` sets, reads nothing
             path = resolve(node, bound)
             if path is None:
                 continue
