@@ -143,6 +143,9 @@ def test_registered_plugins_are_read_structurally(tmp_path: Path) -> None:
         "fw/plugins.py": '''
             class Cache:
                 def __init__(self, pm):
+                    self.pm = pm  # an attribute stored on self leaves self the instance
+                    self.seen: dict = {}
+                    self.seen["x"], self.n = 1, 2
                     pm.register(self, "cache")
 
                 @staticmethod
@@ -166,6 +169,10 @@ def test_registered_plugins_are_read_structurally(tmp_path: Path) -> None:
                 made2 = Cache(pm)
                 made2 = None
                 pm.register(made2, "assigned-twice")
+                made3 = Cache(pm)
+                made3.x = 1
+                made3, other = Cache(pm), 2
+                pm.register(made3, "tuple-rebound")
                 pm.register(Cache(pm), name)
                 pm.register(Cache(pm))
                 pm.register(Unknown(), "unknown-class")
@@ -175,7 +182,7 @@ def test_registered_plugins_are_read_structurally(tmp_path: Path) -> None:
     })
     assert got == {"by-call": "fw.plugins.Cache", "by-module": "fw.plugins.Cache", "by-name": "fw.plugins.Cache",
                    "cache": "fw.plugins.Cache", "assigned-twice": None, "rebound": None, "static": None,
-                   "unknown-class": None}
+                   "tuple-rebound": None, "unknown-class": None}
 
 
 # pytest's own shape: `Config.__init__(self, pluginmanager: PytestPluginManager, ...)` stores the parameter
