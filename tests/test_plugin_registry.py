@@ -42,6 +42,7 @@ FIXTURES_V1 = '''
 
     class FixtureManager:
         def __init__(self, config: Config):
+            self.config = config  # stores on self, as pytest's does: self is still the instance registered
             config.pluginmanager.register(self, "funcmanage")
 
         def closure(self, names, node):
