@@ -226,3 +226,30 @@ def test_an_attribute_init_stores_from_an_annotated_parameter_has_that_type(tmp_
     # and `plain` has no annotation: those two stay untyped
     errors = {(w, c) for w, c, m in app_findings(r) if not m.startswith("[")}
     assert errors == {("app/plugin.py:5", "NEW_REQUIRED_PARAM"), ("app/plugin.py:5", "POSITION_CHANGED")}
+
+
+# the manager itself annotated (`pm: AppPluginManager`), not reached through an attribute
+DIRECT_PY = '''\
+from fakepkg.pm.manager import AppPluginManager
+
+
+def use(pm: AppPluginManager, other: "AppPluginManager"):
+    pm.get_plugin("funcmanage").closure(["a"], None)
+    other.get_plugin("funcmanage").closure(["b"], None)
+    AppPluginManager.get_plugin("funcmanage").closure(["c"], None)
+    held = AppPluginManager
+    held.get_plugin("funcmanage").closure(["d"], None)
+'''
+
+
+def test_get_plugin_on_a_parameter_annotated_with_the_manager(tmp_path: Path, capsys, upstreams: Path) -> None:
+    project: Repo = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/plugin.py": DIRECT_PY,
+        "checklists/fakepkg-pm.md": CHECKLIST.replace("| `Config` |", "| `AppPluginManager` |"),
+        "pyproject.toml": project_pyproject("fakepkg-pm", upstreams, "1.0.0")})
+    project.write("pyproject.toml", project_pyproject("fakepkg-pm", upstreams, "2.0.0"))
+    r = project.run("audit", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
+    assert r.code == 1
+    # the class object's own `get_plugin` (lines 7, 9) is an unbound call: no instance, not typed
+    errors = {(w, c) for w, c, m in app_findings(r) if not m.startswith("[")}
+    assert errors == {(f"app/plugin.py:{n}", c) for n in (5, 6) for c in ("NEW_REQUIRED_PARAM", "POSITION_CHANGED")}
