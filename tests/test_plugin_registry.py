@@ -42,6 +42,7 @@ FIXTURES_V1 = '''
 
     class FixtureManager:
         def __init__(self, config: Config):
+            self.config = config  # stores on self, as pytest's does: self is still the instance registered
             config.pluginmanager.register(self, "funcmanage")
 
         def closure(self, names, node):
@@ -143,6 +144,9 @@ def test_registered_plugins_are_read_structurally(tmp_path: Path) -> None:
         "fw/plugins.py": '''
             class Cache:
                 def __init__(self, pm):
+                    self.pm = pm  # an attribute stored on self leaves self the instance
+                    self.seen: dict = {}
+                    self.seen["x"], self.n = 1, 2
                     pm.register(self, "cache")
 
                 @staticmethod
@@ -166,6 +170,10 @@ def test_registered_plugins_are_read_structurally(tmp_path: Path) -> None:
                 made2 = Cache(pm)
                 made2 = None
                 pm.register(made2, "assigned-twice")
+                made3 = Cache(pm)
+                made3.x = 1
+                made3, other = Cache(pm), 2
+                pm.register(made3, "tuple-rebound")
                 pm.register(Cache(pm), name)
                 pm.register(Cache(pm))
                 pm.register(Unknown(), "unknown-class")
@@ -175,7 +183,7 @@ def test_registered_plugins_are_read_structurally(tmp_path: Path) -> None:
     })
     assert got == {"by-call": "fw.plugins.Cache", "by-module": "fw.plugins.Cache", "by-name": "fw.plugins.Cache",
                    "cache": "fw.plugins.Cache", "assigned-twice": None, "rebound": None, "static": None,
-                   "unknown-class": None}
+                   "tuple-rebound": None, "unknown-class": None}
 
 
 # pytest's own shape: `Config.__init__(self, pluginmanager: PytestPluginManager, ...)` stores the parameter
@@ -218,3 +226,30 @@ def test_an_attribute_init_stores_from_an_annotated_parameter_has_that_type(tmp_
     # and `plain` has no annotation: those two stay untyped
     errors = {(w, c) for w, c, m in app_findings(r) if not m.startswith("[")}
     assert errors == {("app/plugin.py:5", "NEW_REQUIRED_PARAM"), ("app/plugin.py:5", "POSITION_CHANGED")}
+
+
+# the manager itself annotated (`pm: AppPluginManager`), not reached through an attribute
+DIRECT_PY = '''\
+from fakepkg.pm.manager import AppPluginManager
+
+
+def use(pm: AppPluginManager, other: "AppPluginManager"):
+    pm.get_plugin("funcmanage").closure(["a"], None)
+    other.get_plugin("funcmanage").closure(["b"], None)
+    AppPluginManager.get_plugin("funcmanage").closure(["c"], None)
+    held = AppPluginManager
+    held.get_plugin("funcmanage").closure(["d"], None)
+'''
+
+
+def test_get_plugin_on_a_parameter_annotated_with_the_manager(tmp_path: Path, capsys, upstreams: Path) -> None:
+    project: Repo = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/plugin.py": DIRECT_PY,
+        "checklists/fakepkg-pm.md": CHECKLIST.replace("| `Config` |", "| `AppPluginManager` |"),
+        "pyproject.toml": project_pyproject("fakepkg-pm", upstreams, "1.0.0")})
+    project.write("pyproject.toml", project_pyproject("fakepkg-pm", upstreams, "2.0.0"))
+    r = project.run("audit", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
+    assert r.code == 1
+    # the class object's own `get_plugin` (lines 7, 9) is an unbound call: no instance, not typed
+    errors = {(w, c) for w, c, m in app_findings(r) if not m.startswith("[")}
+    assert errors == {(f"app/plugin.py:{n}", c) for n in (5, 6) for c in ("NEW_REQUIRED_PARAM", "POSITION_CHANGED")}

@@ -894,7 +894,9 @@ class UpstreamModel(ServedNames):
                 parent = fn.parent if fn.parent is not None and fn.parent.kind.value == "class" else None
                 return self._type_state(fn.returns, fn, parent)
             return None
-        if kind == "instance" and step.startswith("plugin:"):  # ``pm.get_plugin("name")`` on a PluginManager
+        # ``pm.get_plugin("name")`` on a PluginManager: an instance, or the start of the steps (a parameter
+        # annotated with the manager's class; the class object's own attribute is read by its path, not here)
+        if (kind == "instance" or kind == "class" and first) and step.startswith("plugin:"):
             if not self._plugin_manager(state[1]):
                 return None
             path = self.plugins().get(step[7:])

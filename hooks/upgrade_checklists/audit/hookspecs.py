@@ -173,8 +173,10 @@ def registered_plugins(files: Iterable[tuple[str, Path]], read: Callable[[Path],
             for n in ast.walk(fn):
                 if isinstance(n, ast.Assign):
                     for t in n.targets:
+                        # only the names a target binds: ``self.x = …`` / ``d[k] = …`` store into ``self``
+                        # / ``d`` (a Load) and leave the name as it was
                         for x in ast.walk(t):
-                            if isinstance(x, ast.Name):
+                            if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store):
                                 assigned.setdefault(x.id, []).append(n.value if t is x else None)
                 elif isinstance(n, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and isinstance(n.target, ast.Name):
                     assigned.setdefault(n.target.id, []).append(n.value if isinstance(n, ast.AnnAssign) else None)
