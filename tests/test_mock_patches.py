@@ -160,6 +160,11 @@ for _n in ("never_there", "gone"):
 
 def test_module_target():
     patch(TARGET).start()
+
+
+def test_module_calls(ctx):
+    patch("fakepkg.mock.core.render", partial(my_render, ctx)).start()
+    patch("fakepkg.mock.core.render", lambda text, width=80, markup=False: text).start()
 '''
 
 CHECKLIST = (
@@ -229,6 +234,17 @@ def test_a_replacement_is_bound_like_an_assignment(project: Repo, upstreams: Pat
     assert "upstream `Loader.run` (fakepkg/mock/core.py:26) calls `self.load(…, strict=…, cache=…)`" in msg
     # ``patch("pkg.name", partial(f, ctx))`` of a module function re-exported by the package: what ``partial``
     # fills is left out, and the string follows the re-export to the function
+    # the same patched where upstream's own ``show`` reads it: its call decides
+    assert err["app/test_it.py:73"] == (
+        "PATCH_MISMATCH", "`fakepkg.mock.core.render(text, width, markup)` at 2.0.0 differs from the patch "
+        "`partial(my_render, …)(text, width)` (line 9) that `mock.patch` puts in place of `fakepkg.mock.core.render`: "
+        "only upstream has `markup`; upstream `show` (fakepkg/mock/core.py:15) calls `render(…, …, markup=…)` at 2.0.0, "
+        "which the patch cannot take: keyword `markup`, which the patch does not take")
+    # a difference upstream's calls never meet (they pass ``markup`` by keyword) is no break
+    assert [m for w, _c, m in got if w == "app/test_it.py:74"] == [
+        "[info] `fakepkg.mock.core.render(text, width, markup)` at 2.0.0 differs from the patch "
+        "`lambda(text, width, markup)` (line 74) that `mock.patch` puts in place of `fakepkg.mock.core.render`: "
+        "kinds differ for `markup`; upstream's own calls of it bind to the patch (`show` (fakepkg/mock/core.py:15)): not a break"]
     assert err["app/test_it.py:42"] == (
         "PATCH_MISMATCH", "`fakepkg.mock.core.render(text, width, markup)` at 2.0.0 differs from the patch "
         "`partial(my_render, …)(text, width)` (line 9) that `mock.patch` puts in place of `fakepkg.mock.render`: "
@@ -240,7 +256,7 @@ def test_what_is_fine_or_not_followed_is_no_error(project: Repo, upstreams: Path
     # create=True, raising=False: a missing attribute is fine; a lambda taking what ``kept`` takes; a mock
     # built with ``autospec`` has the real signature; a dict that is still there; a string not known
     # statically (a parameter, an f-string part with ``!r``); a project module's name, another package's
-    assert set(errors(got)) == {f"app/test_it.py:{n}" for n in (17, 28, 30, 35, 42, 48, 57, 58, 59, 69)}
+    assert set(errors(got)) == {f"app/test_it.py:{n}" for n in (17, 28, 30, 35, 42, 48, 57, 58, 59, 69, 73)}
     assert not [g for g in got if g[0] in {f"app/test_it.py:{n}" for n in (22, 29, 31, 37, 49, 50, 51, 52, 56, 60)}
                 and g[1] != "UNRESOLVED"]
 
@@ -293,3 +309,30 @@ def test_find_uses_keeps_only_upstream_targets(tmp_path: Path) -> None:
     uses = [u for u in find_uses({"app/t.py": (src, ast.parse(src))}, ["fakepkg.mock"]) if u.helper]
     assert [(u.line, u.kind, u.target) for u in uses] == [(6, ATTRIBUTE, "fakepkg.mock.core.gone")]
     assert not [u for u in uses if u.kind == PATCH]
+
+
+def test_module_calls_are_the_calls_reading_the_global() -> None:
+    from upgrade_checklists.audit.api import module_calls_in
+
+    tree = ast.parse(textwrap.dedent('''
+        def f(x):
+            return x
+
+        y = f(1)
+
+        class C:
+            def m(self):
+                a, b = f(2, k=3)
+
+        def shadowed(f):
+            return f(4)
+
+        def assigned():
+            f = print
+            f(5)
+
+        def other():
+            obj.f(6)
+        '''))
+    got = [(c["line"], c["caller"], c["positional"], c["keywords"], c["unpacked"]) for c in module_calls_in(tree, "f", "m.py")]
+    assert sorted(got) == [(5, "<module>", 1, [], 0), (9, "C.m", 1, ["k"], 2)]

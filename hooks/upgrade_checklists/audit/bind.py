@@ -809,8 +809,10 @@ def _bind_patch(u: Use, old, new, version) -> Bound:
 
 def _bind_function_patch(u: Use, old, new, version) -> Bound:
     """A function a test helper puts in place of a module's function (``mock.patch("pkg.mod.f", g)``): it
-    is called as the function is, so parameter names, order and kinds must match what upstream's function
-    takes at the new version; a difference the old version's function had already is a warning."""
+    is called as the function is. Upstream's own calls of the name in that module's file (the calls that
+    look it up among the module's globals) are bound against the patch and decide, as for a method's
+    ``self.m(...)`` calls; with none known, parameter names, order and kinds must match what upstream's
+    function takes at the new version, a difference the old version's function had already a warning."""
     b = Bound(u, None, None)
     f_new = _lookup(new, f"{u.target}.{u.member}")
     if f_new is None or f_new.kind != "function" or f_new.parameters is None:
@@ -824,6 +826,25 @@ def _bind_function_patch(u: Use, old, new, version) -> Bound:
     shown = (f"`{f_new.path}({', '.join(_spell(n, k) for n, k in theirs)})` at {version} differs from the patch "
              f"`{u.via.split('`')[1]}({', '.join(_spell(n, k) for n, k in mine)})` ({_at(u)}) that `{u.helper}` puts "
              f"in place of `{u.target}.{u.member}`: {_difference(theirs, mine)}")
+    patch = Signature([Param(n, k, "..." if n in u.defaults else None) for n, k in u.params], None)
+    calls = _module_calls(new, u.target, u.member)
+    if calls and f_new.signature is not None:
+        old_fails = {(c["caller"], _shape(c)) for c in _module_calls(old, u.target, u.member)
+                     if f_old is not None and f_old.signature is not None and patch_call_fails(c, f_old.signature, patch)}
+        failing: dict[tuple, list[dict]] = {}
+        for c in calls:
+            why = patch_call_fails(c, f_new.signature, patch)
+            if why:
+                failing.setdefault((_shape(c), tuple(why), (c["caller"], _shape(c)) in old_fails), []).append(c)
+        if not failing:
+            b.problems.append(("PATCH_MISMATCH", "info", u.member, f"{shown}; upstream's own calls of it bind to the patch "
+                               f"({_callers(calls)}): not a break"))
+        for (shape, why, pre), cs in failing.items():
+            b.problems.append(("PATCH_MISMATCH", "warning" if pre else "error", u.member,
+                               f"{shown}; upstream {_callers(cs)} call{'s' if len(cs) == 1 else ''} `{u.member}({shape})` "
+                               f"at {version}, which the patch cannot take: " + "; ".join(why)
+                               + (" (so did the old version: not a change of this upgrade)" if pre else "")))
+        return b
     fresh = differences(theirs, mine, _required(u), _optional(f_new)) - (
         differences(before, mine, _required(u), _optional(f_old)) if before is not None else set())
     if not fresh:
@@ -1191,6 +1212,17 @@ def _shape(call: dict) -> str:
     args += ["*…"] if call["star_args"] else []
     args += ["**…"] if call["star_kwargs"] else []
     return ", ".join(args)
+
+
+def _module_calls(model, module: str, name: str) -> list[dict]:
+    """Upstream's own calls of the global ``name`` in ``module``'s file (``api.module_calls``)."""
+    mod = _lookup(model, module)
+    if mod is None or mod.kind != "module":
+        return []
+    try:
+        return model.module_calls(mod, name)
+    except Unresolved:
+        return []
 
 
 def _self_calls(model, cls: Api | None, name: str) -> list[dict]:
