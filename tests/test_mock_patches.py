@@ -289,6 +289,29 @@ def test_helper_calls_read_from_their_arguments() -> None:
     ]
 
 
+def test_a_test_case_class_and_its_methods_decorators_are_read() -> None:
+    assert _found('''
+        @mock.patch.object(core, "a")
+        class T(unittest.TestCase):
+            patcher = patch("fakepkg.mock.core.e")
+
+            @mock.patch("fakepkg.mock.core.b")
+            def test_one(self, m):
+                patch("fakepkg.mock.core.c").start()
+
+            class Inner:
+                @patch("fakepkg.mock.core.d")
+                def test_two(self, m):
+                    pass
+        ''') == [
+        (2, "fakepkg.mock.core", "a", "mock.patch.object", False, False),
+        (4, "fakepkg.mock.core", "e", "mock.patch", False, False),  # a class attribute
+        (6, "fakepkg.mock.core", "b", "mock.patch", False, False),
+        (8, "fakepkg.mock.core", "c", "mock.patch", False, False),
+        (11, "fakepkg.mock.core", "d", "mock.patch", False, False),
+    ]
+
+
 def test_a_name_bound_by_an_import_is_no_fixture() -> None:
     # ``monkeypatch`` imported from somewhere is not pytest's fixture; ``patch`` of another library neither
     tree = ast.parse("from x import monkeypatch, patch\nmonkeypatch.setattr('a.b', 1)\npatch('a.b')\n")

@@ -86,15 +86,17 @@ def _context_names(tree: ast.Module, names: dict[str, str]) -> set[str]:
 
 
 def _calls(scope: ast.AST):
-    """The calls of ``scope`` outside nested functions and classes; a nested ``def``'s decorators are
-    the scope's (``@mock.patch(...)`` runs where the function is defined)."""
+    """The calls of ``scope`` outside nested functions; a nested ``def``'s decorators are the scope's
+    (``@mock.patch(...)`` runs where the function is defined), and so is a class body (a ``TestCase``'s
+    decorated methods)."""
     stack = list(ast.iter_child_nodes(scope))
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             stack.extend(node.decorator_list)
-            if isinstance(node, ast.ClassDef):
-                stack.extend(node.bases)
+            continue
+        if isinstance(node, ast.ClassDef):  # its body runs here too (the decorators of its methods, say)
+            stack.extend([*node.decorator_list, *node.bases, *node.keywords, *node.body])
             continue
         if isinstance(node, ast.Lambda):
             continue
