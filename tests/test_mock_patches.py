@@ -359,3 +359,12 @@ def test_module_calls_are_the_calls_reading_the_global() -> None:
         '''))
     got = [(c["line"], c["caller"], c["positional"], c["keywords"], c["unpacked"]) for c in module_calls_in(tree, "f", "m.py")]
     assert sorted(got) == [(5, "<module>", 1, [], 0), (9, "C.m", 1, ["k"], 2)]
+
+
+def test_the_word_filter_keeps_every_spelling_of_a_helper() -> None:
+    from upgrade_checklists.project.testpatches import MAY_PATCH
+
+    for text in ("from unittest.mock import patch as p\n", "mock.patch.object(a, 'b')", "def t(monkeypatch): ...",
+                 "with pytest.MonkeyPatch.context() as mp:\n    mp.setattr('a.b', 1)", "mp.delattr(x, 'y')"):
+        assert MAY_PATCH.search(text), text
+    assert not MAY_PATCH.search("self.dispatch(event)\nsetattr(obj, 'x', 1)\npatcher_count = 0\n")

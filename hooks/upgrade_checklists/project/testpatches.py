@@ -22,6 +22,7 @@ parts); a string or object that cannot be followed is no patch. Nothing is execu
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from upgrade_checklists.core.astwalk import statements
@@ -34,6 +35,11 @@ _PATCH, _OBJECT, _DICT, _SETATTR, _DELATTR = "patch", "patch.object", "patch.dic
 _MOCK_MADE = ("new_callable", "autospec", "spec", "spec_set")
 _FIXTURES = frozenset({"monkeypatch"})
 _MOCKERS = frozenset({"mocker"})
+
+
+#: a file without these words calls none of the helpers (``patch`` as a word: imported or an attribute,
+#: even under another name; ``monkeypatch``; ``mp.setattr(`` ...): ``dispatch`` is none of them
+MAY_PATCH = re.compile(r"\bpatch\b|monkeypatch|\.(?:set|del)attr\(")
 
 
 @dataclass(frozen=True)

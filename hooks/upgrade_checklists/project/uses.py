@@ -93,7 +93,7 @@ from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings
 from upgrade_checklists.project.flags import Flags, branch_conditions, return_conditions
 from upgrade_checklists.project.receivers import (REBOUND, Scope, Up, annotation_type, describe, hook_params, is_rebound, rebound,
                                                 receivers, type_comments)
-from upgrade_checklists.project.testpatches import helper_patches
+from upgrade_checklists.project.testpatches import MAY_PATCH, helper_patches
 from upgrade_checklists.project.values import assignments_onto, assigned_once
 
 IMPORT, CALL, RESULT, MEMBER, PATCH, ATTRIBUTE = "import", "call", "result", "member", "patch", "attribute"
@@ -282,7 +282,7 @@ def find_uses(sources, modules: list[str], hooks: bool | Collection[str] = False
             out += _receivers(rel, text, scopes, set())
             out += _hook_uses(rel, impls, modules)
         class_patches = project.patches(rel) if bound or any(m in text for m in modules) else []  # (through strings too)
-        if bound or any(m in text for m in modules):
+        if (bound or any(m in text for m in modules)) and MAY_PATCH.search(text):
             class_patches += project.helper_patches(rel)
         if bound:
             out += _hook_uses(rel, impls, modules)
