@@ -79,7 +79,7 @@ def test_the_uses_are_kept_as_plain_json_and_a_second_audit_does_not_analyse(pro
             "params": [], "function_line": 0, "function_file": "", "guarded": False, "guard_line": None,
             "defaults": [], "attr": "", "steps": [], "results": [], "unevaluated": "", "star": "", "forwarded": False,
             "on_instance": False, "returns": [], "through_class": False, "names": [], "reached": [],
-            "optional": False, "return_flags": [], "flag": "", "arms": [],
+            "optional": False, "return_flags": [], "flag": "", "arms": [], "helper": "",
             "call": {"api": "fakepkg.core.parallel_state.get_old_group", "line": 13, "end_line": 13,
                      "snippet": "group = mpu.get_old_group()", "positional": 0, "keywords": [], "star_args": False,
                      "star_kwargs": False, "used": True, "assigned_to": "group", "node": None,

@@ -1138,6 +1138,17 @@ class UpstreamModel(ServedNames):
             out += self_calls_in(node, name, rel)
         return out
 
+    def module_calls(self, module: Api, name: str) -> list[dict]:
+        """Upstream's own calls ``<name>(...)`` in the file of ``module``: the calls that look ``name`` up among
+        the module's globals, so meet whatever is put in place of ``module.<name>`` (``mock.patch``). Each as
+        :meth:`self_calls` gives them; ``caller`` the function (``Class.method``) or ``<module>``."""
+        owner = self._obj(module)
+        if owner is None or owner.kind.value != "module":
+            return []
+        fp = getattr(self._final(owner), "filepath", None)
+        tree = self.sources.tree(fp) if isinstance(fp, Path) else None
+        return module_calls_in(tree, name, self._relative(fp)) if tree is not None else []
+
     def _class_statements(self, cls: Api) -> tuple[list[tuple[ast.ClassDef, str]], bool] | None:
         """The class statements of ``cls`` and of its bases in the loaded source, in MRO order, each
         with its file relative to the source's root; and whether every class of the MRO was found
@@ -1335,6 +1346,34 @@ def self_calls_in(node, name: str, rel: str) -> list[dict]:
                             "star_args": any(isinstance(a, ast.Starred) for a in call.args),
                             "star_kwargs": any(k.arg is None for k in call.keywords),
                             "unpacked": into.get(id(call), 0)})
+    return out
+
+
+def module_calls_in(tree: ast.Module, name: str, rel: str) -> list[dict]:
+    """``<name>(...)`` calls in ``tree`` that read the module's global ``name``: at module level, and in
+    functions (methods too) that do not bind ``name`` themselves."""
+    out: list[dict] = []
+
+    def visit(node, caller: str, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if not _rebinds(child, name) and name not in {a.arg for a in ast.walk(child.args) if isinstance(a, ast.arg)}:
+                    visit(child, f"{prefix}{child.name}", f"{prefix}{child.name}.")
+                continue
+            if isinstance(child, ast.ClassDef):
+                visit(child, caller, f"{child.name}.")
+                continue
+            if isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == name:
+                out.append({"file": rel, "line": child.lineno, "caller": caller,
+                            "positional": sum(1 for a in child.args if not isinstance(a, ast.Starred)),
+                            "keywords": [k.arg for k in child.keywords if k.arg],
+                            "star_args": any(isinstance(a, ast.Starred) for a in child.args),
+                            "star_kwargs": any(k.arg is None for k in child.keywords),
+                            "unpacked": into.get(id(child), 0)})
+            visit(child, caller, prefix)
+
+    into = {id(n.value): unpacked_into(n, n.value) for n in ast.walk(tree) if isinstance(n, ast.Assign)}
+    visit(tree, "<module>", "")
     return out
 
 

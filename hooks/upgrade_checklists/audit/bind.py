@@ -321,7 +321,8 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
     uses = hook_uses(uses, old, new)
     patched = set()  # (class, method) the project assigns itself: its uses bind against the patch
     for u in uses:
-        if u.kind == PATCH and not u.on_instance:  # a patch of one instance: the class's other uses meet upstream's
+        # a patch of one instance: the class's other uses meet upstream's; a test helper's is undone after
+        if u.kind == PATCH and not u.on_instance and not u.helper:
             cls = _lookup(new, u.target)
             patched.add((cls.path if cls is not None else u.target, u.member))
     binders = {
@@ -738,7 +739,8 @@ def _bind_attribute(u: Use, old, new, version) -> Bound:
             return b  # binding only: a read of what is not known is not a finding
         if sev == "error" and u.unevaluated:
             sev, msg = "warning", msg + f" (read only in {u.unevaluated}: nothing breaks at run time; a type checker will flag it)"
-        b.problems.append((code, sev, "", msg + (" (read here)" if sev == "error" else "")))
+        where = f" ({u.via}: it raises here)" if u.helper else " (read here)"
+        b.problems.append((code, sev, "", msg + (where if sev == "error" else "")))
         if code == "MOVED_API" and a_old is not None:
             b.fix = moved_fix(new, a_old.path, new.by_name(a_old.path.rsplit(".", 1)[-1], kinds=(a_old.kind,))[0])
     return b
@@ -751,6 +753,10 @@ def _bind_patch(u: Use, old, new, version) -> Bound:
     (a different order where every call passes those parameters by keyword) is no break. With no
     such call known, a difference the old version had already, parameter for parameter, stays a
     warning unless the new release changed the parameters involved."""
+    if u.helper and not u.steps:
+        owner = _lookup(new, u.target)
+        if owner is not None and owner.kind == "module":
+            return _bind_function_patch(u, old, new, version)
     cls_new = _patched_class(new, u)
     b = Bound(u, None, None)
     if u.on_instance and cls_new is None:
@@ -796,6 +802,53 @@ def _bind_patch(u: Use, old, new, version) -> Bound:
     if not fresh:
         b.problems.append(("PATCH_MISMATCH", "warning", u.member,
                            f"{shown} (so did the old version's: not a change of this upgrade)"))
+    else:
+        b.problems.append(("PATCH_MISMATCH", "error", u.member, shown))
+    return b
+
+
+def _bind_function_patch(u: Use, old, new, version) -> Bound:
+    """A function a test helper puts in place of a module's function (``mock.patch("pkg.mod.f", g)``): it
+    is called as the function is. Upstream's own calls of the name in that module's file (the calls that
+    look it up among the module's globals) are bound against the patch and decide, as for a method's
+    ``self.m(...)`` calls; with none known, parameter names, order and kinds must match what upstream's
+    function takes at the new version, a difference the old version's function had already a warning."""
+    b = Bound(u, None, None)
+    f_new = _lookup(new, f"{u.target}.{u.member}")
+    if f_new is None or f_new.kind != "function" or f_new.parameters is None:
+        return b  # gone (the helper's lookup says so), or not a function: nothing to compare
+    b.new = f_new.path
+    theirs, mine = list(f_new.parameters), list(u.params)
+    if theirs == mine or not differences(theirs, mine, _required(u), _optional(f_new)):
+        return b
+    f_old = _lookup(old, f"{u.target}.{u.member}")
+    before = list(f_old.parameters) if f_old is not None and f_old.kind == "function" and f_old.parameters is not None else None
+    shown = (f"`{f_new.path}({', '.join(_spell(n, k) for n, k in theirs)})` at {version} differs from the patch "
+             f"`{u.via.split('`')[1]}({', '.join(_spell(n, k) for n, k in mine)})` ({_at(u)}) that `{u.helper}` puts "
+             f"in place of `{u.target}.{u.member}`: {_difference(theirs, mine)}")
+    patch = Signature([Param(n, k, "..." if n in u.defaults else None) for n, k in u.params], None)
+    calls = _module_calls(new, u.target, u.member)
+    if calls and f_new.signature is not None:
+        old_fails = {(c["caller"], _shape(c)) for c in _module_calls(old, u.target, u.member)
+                     if f_old is not None and f_old.signature is not None and patch_call_fails(c, f_old.signature, patch)}
+        failing: dict[tuple, list[dict]] = {}
+        for c in calls:
+            why = patch_call_fails(c, f_new.signature, patch)
+            if why:
+                failing.setdefault((_shape(c), tuple(why), (c["caller"], _shape(c)) in old_fails), []).append(c)
+        if not failing:
+            b.problems.append(("PATCH_MISMATCH", "info", u.member, f"{shown}; upstream's own calls of it bind to the patch "
+                               f"({_callers(calls)}): not a break"))
+        for (shape, why, pre), cs in failing.items():
+            b.problems.append(("PATCH_MISMATCH", "warning" if pre else "error", u.member,
+                               f"{shown}; upstream {_callers(cs)} call{'s' if len(cs) == 1 else ''} `{u.member}({shape})` "
+                               f"at {version}, which the patch cannot take: " + "; ".join(why)
+                               + (" (so did the old version: not a change of this upgrade)" if pre else "")))
+        return b
+    fresh = differences(theirs, mine, _required(u), _optional(f_new)) - (
+        differences(before, mine, _required(u), _optional(f_old)) if before is not None else set())
+    if not fresh:
+        b.problems.append(("PATCH_MISMATCH", "warning", u.member, f"{shown} (so did the old version's: not a change of this upgrade)"))
     else:
         b.problems.append(("PATCH_MISMATCH", "error", u.member, shown))
     return b
@@ -1159,6 +1212,17 @@ def _shape(call: dict) -> str:
     args += ["*…"] if call["star_args"] else []
     args += ["**…"] if call["star_kwargs"] else []
     return ", ".join(args)
+
+
+def _module_calls(model, module: str, name: str) -> list[dict]:
+    """Upstream's own calls of the global ``name`` in ``module``'s file (``api.module_calls``)."""
+    mod = _lookup(model, module)
+    if mod is None or mod.kind != "module":
+        return []
+    try:
+        return model.module_calls(mod, name)
+    except Unresolved:
+        return []
 
 
 def _self_calls(model, cls: Api | None, name: str) -> list[dict]:

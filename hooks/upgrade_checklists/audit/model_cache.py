@@ -486,6 +486,9 @@ class CachedModel(ServedNames):
     def self_calls(self, cls: Api, name: str) -> list[dict]:
         return self._ask(["self_calls", cls.path, cls.kind, name], "calls", lambda m: m.self_calls(cls, name))
 
+    def module_calls(self, module: Api, name: str) -> list[dict]:
+        return self._ask(["module_calls", module.path, module.kind, name], "calls", lambda m: m.module_calls(module, name))
+
     def receiver_class(self, start: str, steps: tuple[str, ...]) -> Api | None:
         return self._ask(["receiver_class", start, *steps], "api", lambda m: m.receiver_class(start, tuple(steps)))
 

@@ -15,5 +15,6 @@
     calls.py          call sites of a package's APIs in one file
     uses.py           every use of a package in the code (calls, imports, subclasses, patches)
       values.py         what a name can hold statically
+      testpatches.py    patches written through test helpers (``mock.patch``, ``monkeypatch``)
       usecache.py       the uses kept as plain JSON
 """

@@ -16,6 +16,13 @@ A use is reached through a file's imports of the package (any alias):
   subclasses it (any depth, across files), a method called on an instance of such
   a class, and ``self.…`` in a function patched onto the class;
 - ``attribute``: a ``pkg.name`` read (a name a module ``__getattr__`` may serve with a warning);
+- ``attribute`` with ``helper``: a name a test helper patches or deletes, written as a string
+  (``mock.patch("pkg.mod.Cls.m")``, ``monkeypatch.setattr("pkg.mod.f", g)``) or as an object and a
+  name (``mock.patch.object(Cls, "m")``, ``monkeypatch.delattr(Cls, "m")``): looked up when the patch
+  starts (none where ``create=True`` / ``raising=False`` make a missing one fine; ``testpatches.py``);
+- ``patch`` with ``helper``: the function, ``functools.partial`` or ``lambda`` such a helper puts in the
+  name's place (``target`` the module or class it is on, decided when binding): a ``partial`` binds no
+  instance (``on_instance``: what a caller passes reaches it as it is);
 - ``patch``: a function assigned onto an upstream class (``Cls.m = f``,
   ``setattr(Cls, "m", f)``, or ``Cls.m = make(Cls.m)``: the ``def`` a factory of the
   file returns), with its parameters;
@@ -86,7 +93,8 @@ from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings
 from upgrade_checklists.project.flags import Flags, branch_conditions, expression_conditions, return_conditions
 from upgrade_checklists.project.receivers import (REBOUND, Scope, Up, annotation_type, describe, hook_params, is_rebound, rebound,
                                                 receivers, type_comments)
-from upgrade_checklists.project.values import assignments_onto
+from upgrade_checklists.project.testpatches import MAY_PATCH, helper_patches
+from upgrade_checklists.project.values import assignments_onto, assigned_once
 
 IMPORT, CALL, RESULT, MEMBER, PATCH, ATTRIBUTE = "import", "call", "result", "member", "patch", "attribute"
 OVERRIDE = "override"
@@ -163,6 +171,9 @@ class Use:
     #: ANNOTATED: a use on one arm of a union of upstream classes: every arm (the audit says a problem the
     #: same call has on several arms once, naming them)
     arms: tuple[str, ...] = ()
+    #: ATTRIBUTE and PATCH: written through a test helper (``mock.patch``, ``monkeypatch.setattr``, ...;
+    #: ``testpatches.py``): the helper looks the name up when the patch starts, and undoes the patch after
+    helper: str = ""
 
 
 def module_name(rel: str) -> str:
@@ -271,6 +282,8 @@ def find_uses(sources, modules: list[str], hooks: bool | Collection[str] = False
             out += _receivers(rel, text, scopes, set())
             out += _hook_uses(rel, impls, modules)
         class_patches = project.patches(rel) if bound or any(m in text for m in modules) else []  # (through strings too)
+        if (bound or any(m in text for m in modules)) and MAY_PATCH.search(text):
+            class_patches += project.helper_patches(rel)
         if bound:
             out += _hook_uses(rel, impls, modules)
             out += _imports(rel, tree, modules)
@@ -1461,6 +1474,70 @@ class _Project:
                 out.append(Use(u.file, u.line, u.kind, u.target, u.member, u.call, u.via, patch=True, write=u.write,
                                guard_line=gl if frel == rel else None))
         return out
+
+    def helper_patches(self, rel: str) -> list[Use]:
+        """The names test helpers patch or delete in ``rel`` (``testpatches.py``) that are upstream's: an
+        ATTRIBUTE use each (unless a missing one is fine), and a PATCH use for a replacement the project
+        defines (a function, ``functools.partial`` of one, a ``lambda``)."""
+        tree = self.sources.tree(rel)
+        names = self.names(rel)
+        out: list[Use] = []
+        for hp in helper_patches(tree, names):
+            path = f"{hp.owner}.{hp.name}"
+            if not _inside(path, self.modules):
+                continue
+            if not hp.lenient:
+                out.append(Use(rel, hp.line, ATTRIBUTE, path, via=f"`{hp.helper}` looks it up when the patch starts",
+                               helper=hp.helper))
+            got = self._replacement(rel, tree, hp.scope, hp.value, names) if hp.value is not None else None
+            if got is None:
+                continue
+            frel, fn, shown, args, keywords = got
+            params, defaults = _params(fn), _with_default(fn)
+            partial = "partial" in shown
+            if partial:
+                filled = _partial_params(params, defaults, len(args), keywords)
+                if filled is None:
+                    continue
+                params, defaults = filled
+            out.append(Use(rel, hp.line, PATCH, hp.owner, hp.name, via=f"patch `{shown}` through `{hp.helper}`", params=params,
+                           function_line=getattr(fn, "lineno", hp.line), function_file=frel, on_instance=partial,
+                           defaults=tuple(n for n, _k in params if n in defaults), helper=hp.helper))
+        return out
+
+    def _replacement(self, rel: str, tree: ast.Module, scope, value: ast.expr, names: dict[str, str]):
+        """What a helper puts in the patched name's place: ``(file, function node, shown, partial's
+        positional arguments, partial's keywords)``, or None (a mock, a constant, a value not followed).
+        A name the scope assigns once is its value."""
+        if isinstance(value, ast.Name) and scope is not tree:
+            once = assigned_once(scope, value.id)
+            value = once if once is not None else value
+        if isinstance(value, ast.Lambda):
+            return rel, value, "lambda", [], set()
+        args: list[ast.expr] = []
+        keywords: set[str] = set()
+        func = value
+        if isinstance(value, ast.Call):
+            if resolve(value.func, names) != "functools.partial" or not value.args:
+                return None
+            if any(isinstance(a, ast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
+                return None
+            func, args, keywords = value.args[0], value.args[1:], {k.arg for k in value.keywords}
+        if not isinstance(func, ast.Name):
+            return None
+        nested = [n for n in ast.iter_child_nodes(scope) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and n.name == func.id] if scope is not tree else []
+        if nested:
+            found = (rel, nested[-1])
+        elif any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == func.id for n in tree.body):
+            found = self.function(rel, f"<local>.{func.id}")
+        else:
+            q = resolve(func, names)
+            found = self.function(rel, q) if q is not None and not _inside(q, self.modules) else None
+        if found is None:
+            return None
+        shown = func.id if func is value else f"partial({func.id}, …)"
+        return found[0], found[1], shown, args, keywords
 
     def instance_patches(self, rel: str, tree: ast.Module, scopes) -> tuple[list[Use], list]:
         """Functions installed on an instance of an upstream class in ``rel``'s functions

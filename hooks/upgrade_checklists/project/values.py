@@ -13,7 +13,10 @@ known statically is a *choice*: each value of the dict is followed on its own, s
 the class and the function chosen together stay together; so are the names a
 ``for`` loop binds from a literal table (``for mod, cls in [("pkg.a", "A"), ...]``).
 A function's parameter holds what the calls of that function in the same file pass
-(``_patch(cls)`` called with ``getattr(module, name)``). Nothing is executed.
+(``_patch(cls)`` called with ``getattr(module, name)``); a module's name read in a function
+holds what the module assigns it under the module's own choices (``TARGET = f"pkg.{n}"`` in a
+``for n in ("a", "b"):`` loop). An f-string holds each combination of its parts' strings (a
+part with a conversion other than ``!s`` or a format spec: nothing). Nothing is executed.
 """
 
 from __future__ import annotations
@@ -57,6 +60,13 @@ def _assigned(scope: ast.AST) -> dict[str, list[ast.expr]]:
     return out
 
 
+def assigned_once(scope: ast.AST, name: str) -> ast.expr | None:
+    """The expression ``scope`` assigns ``name``, when it assigns it exactly once (and binds it no other way
+    that ``_assigned`` sees)."""
+    exprs = _assigned(scope).get(name, [])
+    return exprs[0] if len(exprs) == 1 else None
+
+
 class Values:
     """Evaluate expressions of one function (or the module) of a file."""
 
@@ -66,6 +76,22 @@ class Values:
         self.local = _assigned(scope)
         self.globals = _assigned(module) if scope is not module else {}
         self.imports = imports
+        self._module: Values | None = None
+
+    def module_values(self) -> Values:
+        """The module's own evaluation (its choices: the names its ``for`` loops over literal tables bind)."""
+        if self.scope is self.module:
+            return self
+        if self._module is None:
+            self._module = Values(self.module, self.module, self.imports)
+        return self._module
+
+    def module_choices(self, depth: int) -> list[dict[str, tuple]]:
+        """``choices(depth)``, found once per depth (every read of a module name asks)."""
+        memo = self.__dict__.setdefault("_memo", {})
+        if depth not in memo:
+            memo[depth] = self.choices(depth)
+        return memo[depth]
 
     def choices(self, depth: int = 0) -> list[dict[str, tuple]]:
         """Each consistent assignment of the choice names (at most ``_CAP``): a name assigned from
@@ -143,12 +169,24 @@ class Values:
         if isinstance(node, ast.Name):
             if node.id in env:
                 return env[node.id]
-            for table in (self.local, self.globals):
-                if node.id in table:
-                    return tuple(v for e in table[node.id] for v in self.eval(e, env, d))
+            if node.id in self.local:
+                return tuple(v for e in self.local[node.id] for v in self.eval(e, env, d))
+            if node.id in self.globals:  # a module's name: each of its values under the module's own choices
+                mv = self.module_values()
+                return tuple(v for e in self.globals[node.id] for menv in mv.module_choices(d) for v in mv.eval(e, menv, d))
             if node.id in self.imports:
                 return (Qual(self.imports[node.id]),)
             return self._arguments(node.id, d)  # a parameter: what the file's calls pass
+        if isinstance(node, ast.JoinedStr):  # an f-string: each combination of its parts' string values
+            parts = []
+            for part in node.values:
+                if isinstance(part, ast.FormattedValue):
+                    if part.conversion not in (-1, ord("s")) or part.format_spec is not None:
+                        return ()
+                    parts.append([s for s in self.eval(part.value, env, d) if isinstance(s, str)])
+                else:
+                    parts.append([s for s in self.eval(part, env, d) if isinstance(s, str)])
+            return tuple("".join(c) for c in itertools.islice(itertools.product(*parts), _CAP))
         if isinstance(node, ast.Dict):
             if not all(_const(k) is not None for k in node.keys):
                 return ()
