@@ -34,6 +34,7 @@ from upgrade_checklists.core.findings import Finding
 from upgrade_checklists.project.snippets import guard_code, located_guard_line
 from upgrade_checklists.audit.guards import GuardResult, already_dead, check_guard
 from upgrade_checklists.audit.model_cache import CachedModel
+from upgrade_checklists.audit.shipped import left_out
 from upgrade_checklists.project.usecache import cached_uses
 from upgrade_checklists.project.uses import IMPORT, PATCH, Sources
 from upgrade_checklists.project.result import Result
@@ -378,6 +379,11 @@ class Auditor:
                 for r in judged(u.file, sources.text(u.file), u.guard_line):
                     if r.code != "GUARD_UNKNOWN":
                         add(r.code, r.severity, r.message, u.file, u.guard_line, anchors.rows.get(u.file))
+        for lo in left_out(new.roots[:1], names, sources):  # the package's own tree (family members follow it)
+            more = f" (and {lo.files - 1} other file(s))" if lo.files > 1 else ""
+            add("UNRESOLVED", "warning", f"`{lo.name}` is a package the {t.package} {t.new} distribution ships, imported here{more}, "
+                "but the checklist's import names leave it out: its uses are not audited (add it to `import_names`)",
+                lo.file, lo.line, anchors.rows.get(lo.file))
         if dead_before:
             add("GUARD_DEAD", "info", f"{len(dead_before)} version guard(s) not listed: already dead at the old version {t.old} "
                 "(a version check at or below it, an import or attribute it already had), so not news of this upgrade")
