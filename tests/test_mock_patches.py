@@ -368,3 +368,24 @@ def test_the_word_filter_keeps_every_spelling_of_a_helper() -> None:
                  "with pytest.MonkeyPatch.context() as mp:\n    mp.setattr('a.b', 1)", "mp.delattr(x, 'y')"):
         assert MAY_PATCH.search(text), text
     assert not MAY_PATCH.search("self.dispatch(event)\nsetattr(obj, 'x', 1)\npatcher_count = 0\n")
+
+
+def test_create_and_raising_passed_by_position_are_read() -> None:
+    assert _found('''
+        def f(monkeypatch, args):
+            patch("a.b.c", None, None, True).start()
+            patch("a.b.d", None, None, False).start()
+            mock.patch.object(core, "x", None, None, True).start()
+            monkeypatch.setattr(core, "y", 1, False)
+            monkeypatch.delattr(core, "z", False)
+            monkeypatch.delattr(core, "w", True)
+            patch("a.b.e", *args).start()
+        ''') == [
+        (3, "a.b", "c", "mock.patch", True, True),  # ``new=None`` is a value too
+        (4, "a.b", "d", "mock.patch", False, True),
+        (5, "fakepkg.mock.core", "x", "mock.patch.object", True, True),
+        (6, "fakepkg.mock.core", "y", "monkeypatch.setattr", True, True),
+        (7, "fakepkg.mock.core", "z", "monkeypatch.delattr", True, False),
+        (8, "fakepkg.mock.core", "w", "monkeypatch.delattr", False, False),
+        (9, "a.b", "e", "mock.patch", True, False),  # *args may fill `create` (its `new` is not followed)
+    ]

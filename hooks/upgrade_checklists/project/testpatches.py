@@ -127,10 +127,12 @@ def _given(call: ast.Call, keyword: str) -> bool:
     return v is not None and not (isinstance(v, ast.Constant) and v.value in (None, False))
 
 
-def _lenient(call: ast.Call, keyword: str, default: bool) -> bool:
-    """A missing attribute is fine: ``keyword`` (``create`` / ``raising``) is passed, and not as the
-    constant that makes it an error (a value not known statically counts as lenient)."""
-    v = _arg(call, None, keyword)
+def _lenient(call: ast.Call, keyword: str, default: bool, at: int | None = None) -> bool:
+    """A missing attribute is fine: ``keyword`` (``create`` / ``raising``, or the argument at position ``at``)
+    is passed, and not as the constant that makes it an error (a value not known statically counts as lenient)."""
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return True  # ``*args`` may fill it
+    v = _arg(call, at, keyword)
     if v is None:
         return False
     return not (isinstance(v, ast.Constant) and bool(v.value) is default)
@@ -182,7 +184,7 @@ def _parts(call: ast.Call, kind: str, ev: _Eval):
     """(owner, name, lenient, value) for each target the call may name."""
     if kind in (_PATCH, _DICT):
         target = _arg(call, 0, "target" if kind == _PATCH else "in_dict")
-        lenient = _lenient(call, "create", False) if kind == _PATCH else False
+        lenient = _lenient(call, "create", False, 3) if kind == _PATCH else False  # patch(target, new, spec, create)
         # a replacement only when ``new`` is given and the mock is not asked to build one
         value = _arg(call, 1, "new") if kind == _PATCH else None
         if kind == _PATCH and any(_given(call, k) for k in _MOCK_MADE):
@@ -194,7 +196,7 @@ def _parts(call: ast.Call, kind: str, ev: _Eval):
         return
     if kind == _OBJECT:
         obj, attr, value = _arg(call, 0, "target"), _arg(call, 1, "attribute"), _arg(call, 2, "new")
-        lenient = _lenient(call, "create", False)
+        lenient = _lenient(call, "create", False, 4)  # patch.object(target, attribute, new, spec, create)
         if any(_given(call, k) for k in _MOCK_MADE):
             value = None
     else:  # monkeypatch: ``setattr("pkg.mod.name", value)`` or ``setattr(obj, "name", value)``
@@ -213,6 +215,8 @@ def _parts(call: ast.Call, kind: str, ev: _Eval):
             return
         obj, attr = first, _arg(call, 1, "name")
         value = _arg(call, 2, "value") if kind == _SETATTR else None
+        # setattr(target, name, value, raising) / delattr(target, name, raising)
+        lenient = _lenient(call, "raising", True, 3 if kind == _SETATTR else 2)
     if obj is None or attr is None:
         return
     for owner in ev.objects(obj):
