@@ -180,3 +180,29 @@ def test_a_class_return_change_used_only_through_members_is_info() -> None:
     builtin = sig(("a", PK, None), returns="list[int]"), sig(("a", PK, None), returns="tuple[int, int]")
     assert codes(bind_call(call("def t():\n    r = f(1)\n    r.append(2)\n"), "pkg.f", *builtin, "2")) == [
         ("RETURN_CHANGED", "error", "return")]  # a list method on what is now a tuple
+
+
+def test_a_module_function_that_is_gone_did_not_move_into_a_method_of_that_name(tmp_path) -> None:
+    import textwrap
+
+    from upgrade_checklists.audit.api import UpstreamModel
+    from upgrade_checklists.audit.bind import gone
+
+    def model(name: str, files: dict[str, str]) -> UpstreamModel:
+        for rel, text in files.items():
+            p = tmp_path / name / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(textwrap.dedent(text))
+        return UpstreamModel([tmp_path / name], ["lib"])
+
+    old = model("old", {"lib/__init__.py": "", "lib/app.py": "def abspath(p):\n    return p\n\n\ndef norm(p):\n    return p\n",
+                        "lib/paths.py": "class path(str):\n    def abspath(self):\n        return self\n"})
+    new = model("new", {"lib/__init__.py": "", "lib/app.py": "",
+                        "lib/paths.py": "class path(str):\n    def abspath(self):\n        return self\n",
+                        "lib/util.py": "def norm(p):\n    return p\n"})
+    # sphinx.application.abspath went; sphinx.testing.path.path.abspath (a method) is no place it went to
+    assert gone("lib.app.abspath", old.lookup("lib.app.abspath"), new, "2") == (
+        "REMOVED_API", "`lib.app.abspath` was removed at 2")
+    # a module function found as another module's function moved
+    assert gone("lib.app.norm", old.lookup("lib.app.norm"), new, "2") == (
+        "MOVED_API", "`lib.app.norm` is gone from `lib.app.norm` at 2; found at `lib.util.norm`")

@@ -508,15 +508,32 @@ def missing(name: str, old, new, version: str, a_old: Api | None, shown: str | N
 
 def gone(name: str, api_old: Api, new: UpstreamModel, version: str) -> tuple[str, str]:
     """An API the old version had and the new one does not: (MOVED_API or REMOVED_API, message)."""
+    there = moved_to(api_old, new)
+    if there is not None:
+        return "MOVED_API", f"`{name}` is gone from `{api_old.path}` at {version}; found at `{there}`"
+    shown = f"`{name}`" if name == api_old.path else f"`{name}` (`{api_old.path}`)"
+    return "REMOVED_API", f"{shown} was removed at {version}"
+
+
+def moved_to(api_old: Api, new: UpstreamModel) -> str | None:
+    """Where a gone API went: an object of its name and kind elsewhere in the new version (a method only
+    as a method of a class of the same name; a module's function not as any class's method), or None."""
     last = api_old.path.rsplit(".", 1)[-1]
     elsewhere = new.by_name(last, kinds=(api_old.kind,))
     if api_old.kind == "function" and api_old.method:  # a method moves with its class, not to another class's
         owner = api_old.path.rsplit(".", 2)[-2]
         elsewhere = [p for p in elsewhere if p.rsplit(".", 2)[-2] == owner]
-    if elsewhere:
-        return "MOVED_API", f"`{name}` is gone from `{api_old.path}` at {version}; found at `{elsewhere[0]}`"
-    shown = f"`{name}`" if name == api_old.path else f"`{name}` (`{api_old.path}`)"
-    return "REMOVED_API", f"{shown} was removed at {version}"
+    elif api_old.kind == "function":
+        elsewhere = [p for p in elsewhere if not _is_method(new, p)]
+    return elsewhere[0] if elsewhere else None
+
+
+def _is_method(model: UpstreamModel, path: str) -> bool:
+    try:
+        api = model.lookup(path)
+    except Unresolved:
+        return False
+    return api is not None and bool(api.method)
 
 
 def moved_fix(new: UpstreamModel, old_path: str, new_path: str) -> dict:
@@ -569,7 +586,7 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
             code, sev, msg = found
             b.problems.append((code, sev, "", _via(u, msg)))
             if code == "MOVED_API":
-                b.fix = moved_fix(new, a_old.path, new.by_name(a_old.path.rsplit(".", 1)[-1], kinds=(a_old.kind,))[0])
+                b.fix = moved_fix(new, a_old.path, moved_to(a_old, new))
         else:
             b.unknown = NOT_FOUND
         return b
@@ -742,7 +759,7 @@ def _bind_attribute(u: Use, old, new, version) -> Bound:
         where = f" ({u.via}: it raises here)" if u.helper else " (read here)"
         b.problems.append((code, sev, "", msg + (where if sev == "error" else "")))
         if code == "MOVED_API" and a_old is not None:
-            b.fix = moved_fix(new, a_old.path, new.by_name(a_old.path.rsplit(".", 1)[-1], kinds=(a_old.kind,))[0])
+            b.fix = moved_fix(new, a_old.path, moved_to(a_old, new))
     return b
 
 

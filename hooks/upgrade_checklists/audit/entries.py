@@ -15,7 +15,7 @@ import ast
 from dataclasses import dataclass
 
 from upgrade_checklists.audit.api import Api, Signature, Unresolved, UpstreamModel
-from upgrade_checklists.audit.bind import Bound, gone, moved_fix, signature_changes
+from upgrade_checklists.audit.bind import Bound, gone, moved_fix, moved_to, signature_changes
 from upgrade_checklists.project.calls import make_call, statement_calls
 from upgrade_checklists.core.checklist import Checklist, Entry
 from upgrade_checklists.project.uses import CALL, MEMBER, Use
@@ -134,7 +134,7 @@ def entry_findings(resolved: list[ResolvedEntry], bound: list[Bound], old: Upstr
                 out.append((e.line, "UNRESOLVED", "info", f"entry {e.number}: {r.reason}", None, None, None))
             elif not any(b.old == r.old.path for b in bound):
                 code, msg = gone(e.api, r.old, new, version)
-                fix = moved_fix(new, r.old.path, new.by_name(r.old.path.rsplit(".", 1)[-1], kinds=(r.old.kind,))[0]) if code == "MOVED_API" else None
+                fix = moved_fix(new, r.old.path, moved_to(r.old, new)) if code == "MOVED_API" else None
                 out.append((e.line, code, "info", msg + " (no call site)", None, None, fix))
             continue
         if r.new.path in own and own[r.new.path] != e.line:
