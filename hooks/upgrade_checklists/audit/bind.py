@@ -798,30 +798,43 @@ def _bind_patch(u: Use, old, new, version) -> Bound:
     patch = _patch_signature(u)
     calls = _self_calls(new, cls_new, u.member)
     if calls and m_new.signature is not None:
-        old_fails = {(c["caller"], _shape(c)) for c in _self_calls(old, cls_old, u.member)
-                     if m_old is not None and m_old.signature is not None and patch_call_fails(c, m_old.signature, patch)}
-        failing: dict[tuple, list[dict]] = {}
-        for c in calls:
-            why = patch_call_fails(c, m_new.signature, patch)
-            if why:
-                failing.setdefault((_shape(c), tuple(why), (c["caller"], _shape(c)) in old_fails), []).append(c)
-        if not failing:
-            b.problems.append(("PATCH_MISMATCH", "info", u.member, f"{shown}; upstream's own calls of it bind to the patch "
-                               f"({_callers(calls)}): not a break"))
-        for (shape, why, pre), cs in failing.items():
-            b.problems.append(("PATCH_MISMATCH", "warning" if pre else "error", u.member,
-                               f"{shown}; upstream {_callers(cs)} call{'s' if len(cs) == 1 else ''} `self.{u.member}({shape})` "
-                               f"at {version}, which the patch cannot take: " + "; ".join(why)
-                               + (" (so did the old version: not a change of this upgrade)" if pre else "")))
+        _calls_decide(b, u, shown, version, f"self.{u.member}", calls, _self_calls(old, cls_old, u.member), patch,
+                      m_new.signature, m_old.signature if m_old is not None else None)
         return b
-    fresh = differences(theirs, mine, _required(u), _optional(m_new)) - (
-        differences(before, mine, _required(u), _optional(m_old)) if before is not None else set())
+    _differences_decide(b, u, shown, theirs, mine, before, m_new, m_old)
+    return b
+
+
+def _calls_decide(b: Bound, u: Use, shown: str, version: str, callee: str, calls: list[dict], old_calls: list[dict],
+                  patch: Signature, new_sig: Signature, old_sig: Signature | None) -> None:
+    """Upstream's own calls of the patched name (``callee`` as they spell it), bound against the patch: an error
+    per failing call shape (a warning where the old version's call failed the same way); one ``info`` when every
+    call binds (a difference met only by keyword is no break)."""
+    old_fails = {(c["caller"], _shape(c)) for c in old_calls if old_sig is not None and patch_call_fails(c, old_sig, patch)}
+    failing: dict[tuple, list[dict]] = {}
+    for c in calls:
+        why = patch_call_fails(c, new_sig, patch)
+        if why:
+            failing.setdefault((_shape(c), tuple(why), (c["caller"], _shape(c)) in old_fails), []).append(c)
+    if not failing:
+        b.problems.append(("PATCH_MISMATCH", "info", u.member, f"{shown}; upstream's own calls of it bind to the patch "
+                           f"({_callers(calls)}): not a break"))
+    for (shape, why, pre), cs in failing.items():
+        b.problems.append(("PATCH_MISMATCH", "warning" if pre else "error", u.member,
+                           f"{shown}; upstream {_callers(cs)} call{'s' if len(cs) == 1 else ''} `{callee}({shape})` "
+                           f"at {version}, which the patch cannot take: " + "; ".join(why)
+                           + (" (so did the old version: not a change of this upgrade)" if pre else "")))
+
+
+def _differences_decide(b: Bound, u: Use, shown: str, theirs, mine, before, a_new, a_old) -> None:
+    """With no upstream call known: an error for a parameter difference the old version did not have, a warning
+    when it had every one of them."""
+    fresh = differences(theirs, mine, _required(u), _optional(a_new)) - (
+        differences(before, mine, _required(u), _optional(a_old)) if before is not None else set())
     if not fresh:
-        b.problems.append(("PATCH_MISMATCH", "warning", u.member,
-                           f"{shown} (so did the old version's: not a change of this upgrade)"))
+        b.problems.append(("PATCH_MISMATCH", "warning", u.member, f"{shown} (so did the old version's: not a change of this upgrade)"))
     else:
         b.problems.append(("PATCH_MISMATCH", "error", u.member, shown))
-    return b
 
 
 def _bind_function_patch(u: Use, old, new, version) -> Bound:
@@ -846,28 +859,10 @@ def _bind_function_patch(u: Use, old, new, version) -> Bound:
     patch = Signature([Param(n, k, "..." if n in u.defaults else None) for n, k in u.params], None)
     calls = _module_calls(new, u.target, u.member)
     if calls and f_new.signature is not None:
-        old_fails = {(c["caller"], _shape(c)) for c in _module_calls(old, u.target, u.member)
-                     if f_old is not None and f_old.signature is not None and patch_call_fails(c, f_old.signature, patch)}
-        failing: dict[tuple, list[dict]] = {}
-        for c in calls:
-            why = patch_call_fails(c, f_new.signature, patch)
-            if why:
-                failing.setdefault((_shape(c), tuple(why), (c["caller"], _shape(c)) in old_fails), []).append(c)
-        if not failing:
-            b.problems.append(("PATCH_MISMATCH", "info", u.member, f"{shown}; upstream's own calls of it bind to the patch "
-                               f"({_callers(calls)}): not a break"))
-        for (shape, why, pre), cs in failing.items():
-            b.problems.append(("PATCH_MISMATCH", "warning" if pre else "error", u.member,
-                               f"{shown}; upstream {_callers(cs)} call{'s' if len(cs) == 1 else ''} `{u.member}({shape})` "
-                               f"at {version}, which the patch cannot take: " + "; ".join(why)
-                               + (" (so did the old version: not a change of this upgrade)" if pre else "")))
+        _calls_decide(b, u, shown, version, u.member, calls, _module_calls(old, u.target, u.member), patch,
+                      f_new.signature, f_old.signature if f_old is not None else None)
         return b
-    fresh = differences(theirs, mine, _required(u), _optional(f_new)) - (
-        differences(before, mine, _required(u), _optional(f_old)) if before is not None else set())
-    if not fresh:
-        b.problems.append(("PATCH_MISMATCH", "warning", u.member, f"{shown} (so did the old version's: not a change of this upgrade)"))
-    else:
-        b.problems.append(("PATCH_MISMATCH", "error", u.member, shown))
+    _differences_decide(b, u, shown, theirs, mine, before, f_new, f_old)
     return b
 
 

@@ -1036,6 +1036,21 @@ def _factory_product(factory, stmt: ast.stmt, name: str, tree: ast.Module, cls: 
     return inner, out
 
 
+def _unpartial(value: ast.expr, names: dict[str, str]) -> tuple[ast.Name, list[ast.expr], set[str]] | None:
+    """``(function name, partial's positional arguments, partial's keywords)`` of ``f`` or
+    ``functools.partial(f, …)``; None for another value, or a ``partial`` whose fill is not known
+    (``*args``, ``**kwargs``)."""
+    if isinstance(value, ast.Call):
+        if resolve(value.func, names) != "functools.partial" or not value.args:
+            return None
+        if any(isinstance(a, ast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
+            return None
+        value, args, keywords = value.args[0], value.args[1:], {k.arg for k in value.keywords}
+    else:
+        args, keywords = [], set()
+    return (value, args, keywords) if isinstance(value, ast.Name) else None
+
+
 def _partial_params(params, defaults: set[str], npos: int, keywords: set[str]):
     """The parameters a caller of ``functools.partial(f, <npos args>, <keywords>)`` meets, and
     which have a default: the first ``npos`` positional ones are gone; a keyword filled gets a
@@ -1514,30 +1529,24 @@ class _Project:
             value = once if once is not None else value
         if isinstance(value, ast.Lambda):
             return rel, value, "lambda", [], set()
-        args: list[ast.expr] = []
-        keywords: set[str] = set()
-        func = value
-        if isinstance(value, ast.Call):
-            if resolve(value.func, names) != "functools.partial" or not value.args:
-                return None
-            if any(isinstance(a, ast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
-                return None
-            func, args, keywords = value.args[0], value.args[1:], {k.arg for k in value.keywords}
-        if not isinstance(func, ast.Name):
+        parts = _unpartial(value, names)
+        if parts is None:
             return None
+        func, args, keywords = parts
         nested = [n for n in ast.iter_child_nodes(scope) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                   and n.name == func.id] if scope is not tree else []
-        if nested:
-            found = (rel, nested[-1])
-        elif any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == func.id for n in tree.body):
-            found = self.function(rel, f"<local>.{func.id}")
-        else:
-            q = resolve(func, names)
-            found = self.function(rel, q) if q is not None and not _inside(q, self.modules) else None
+        found = (rel, nested[-1]) if nested else self._named_function(rel, tree, func, names)
         if found is None:
             return None
         shown = func.id if func is value else f"partial({func.id}, …)"
         return found[0], found[1], shown, args, keywords
+
+    def _named_function(self, rel: str, tree: ast.Module, func: ast.Name, names: dict[str, str]):
+        """``(file, def)`` of the project function ``func`` names: the file's own, or one it imports."""
+        if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == func.id for n in tree.body):
+            return self.function(rel, f"<local>.{func.id}")
+        q = resolve(func, names)
+        return self.function(rel, q) if q is not None and not _inside(q, self.modules) else None
 
     def instance_patches(self, rel: str, tree: ast.Module, scopes) -> tuple[list[Use], list]:
         """Functions installed on an instance of an upstream class in ``rel``'s functions
@@ -1610,28 +1619,18 @@ class _Project:
         arguments, partial's keywords)``, or None (a value not followed)."""
         if isinstance(value, ast.Lambda):
             return rel, value, "lambda", [], set()
-        args: list[ast.expr] = []
-        keywords: set[str] = set()
-        func = value
-        if isinstance(value, ast.Call):
-            if resolve(value.func, names) != "functools.partial" or not value.args:
-                return None
-            if any(isinstance(a, ast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
-                return None  # what ``partial`` fills is not known
-            func, args, keywords = value.args[0], value.args[1:], {k.arg for k in value.keywords}
-        if not isinstance(func, ast.Name):
+        parts = _unpartial(value, names)
+        if parts is None:
             return None
+        func, args, keywords = parts
         local = sc.defs.get(func.id)
         if local:
             fn = local[0][1] if len(local) == 1 else None
             if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 return None  # a local name holding something else
             found = (rel, fn)
-        elif any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == func.id for n in tree.body):
-            found = self.function(rel, f"<local>.{func.id}")
         else:
-            q = resolve(func, names)
-            found = self.function(rel, q) if q is not None and not _inside(q, self.modules) else None
+            found = self._named_function(rel, tree, func, names)
         if found is None:
             return None
         shown = func.id if isinstance(value, ast.Name) else f"partial({func.id}, …)"
