@@ -11,8 +11,13 @@
       aliases.py      compatibility aliases a module keeps importable
       annotations.py  annotations compared as types
       deprecation.py  deprecations, read statically
+      bases.py        bases in other distributions, followed into their own models
+      hookspecs.py    upstream's pluggy hook specifications and registered plugins
+      selfreads.py    what a constructor sets on ``self`` and its methods read there
+      subclasses.py   what an upstream class's subclasses set
     bind.py         each use bound against both versions
     entries.py      what the catalog adds, and where each finding is anchored
+    shipped.py      packages the distribution ships that the import names leave out
     guards.py       the version-guarded code against the new upstream
     summary.py      ``upgrade-summary.md``
     ledger.py       ``--ledger``: the first release each finding appears in

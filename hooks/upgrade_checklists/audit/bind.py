@@ -18,8 +18,8 @@ from upgrade_checklists.audit.guards import flag_value
 from upgrade_checklists.audit.subclasses import providers
 from upgrade_checklists.project.calls import Call
 from upgrade_checklists.project.receivers import CALLERS, REBOUND, hook_prefix
-from upgrade_checklists.project.uses import (ANNOTATED, ATTRIBUTE, CALL, HOOK, IMPORT, INIT_SKIPPED, MEMBER, OVERRIDE, PATCH, RESULT, RETURNED,
-                                             TYPED, WRAPPED, Use)
+from upgrade_checklists.project.use import (ANNOTATED, ATTRIBUTE, CALL, HOOK, IMPORT, INIT_SKIPPED, MEMBER, OVERRIDE, PATCH, RESULT, RETURNED,
+                                           TYPED, WRAPPED, Use)
 
 Problem = tuple[str, str, str, str]
 

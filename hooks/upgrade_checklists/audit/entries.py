@@ -18,7 +18,7 @@ from upgrade_checklists.audit.api import Api, Signature, Unresolved, UpstreamMod
 from upgrade_checklists.audit.bind import Bound, gone, moved_fix, moved_to, signature_changes
 from upgrade_checklists.project.calls import make_call, statement_calls
 from upgrade_checklists.core.checklist import Checklist, Entry
-from upgrade_checklists.project.uses import CALL, MEMBER, Use
+from upgrade_checklists.project.use import CALL, MEMBER, Use
 
 #: (checklist line, code, severity, message, file, line, fix)
 EntryFinding = tuple[int, str, str, str, "str | None", "int | None", "dict | None"]

@@ -36,7 +36,7 @@ from upgrade_checklists.audit.guards import GuardResult, already_dead, check_gua
 from upgrade_checklists.audit.model_cache import CachedModel
 from upgrade_checklists.audit.shipped import left_out
 from upgrade_checklists.project.usecache import cached_uses
-from upgrade_checklists.project.uses import IMPORT, PATCH, Sources
+from upgrade_checklists.project.use import IMPORT, PATCH, Sources
 from upgrade_checklists.project.result import Result
 from upgrade_checklists.project.scan import iter_sources
 from upgrade_checklists.audit.targets import AuditError, Target, plan

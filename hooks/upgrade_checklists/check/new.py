@@ -41,7 +41,8 @@ from upgrade_checklists.check.folders import FOLDER_MIN, folder_groups, glob_gro
 from upgrade_checklists.check.rows import usage_parts
 from upgrade_checklists.project.scan import Facts, Prefilter, iter_sources, scan_file
 from upgrade_checklists.project.tiers import TierRules
-from upgrade_checklists.project.uses import MEMBER, OVERRIDE, PATCH, TYPED, catches_import_error, find_uses, subclasses
+from upgrade_checklists.project.use import MEMBER, OVERRIDE, PATCH, TYPED
+from upgrade_checklists.project.uses import catches_import_error, find_uses, subclasses
 
 _TIER_TITLES = {
     "primary": "Primary (most likely to break)",

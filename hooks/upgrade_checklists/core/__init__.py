@@ -4,6 +4,7 @@
     checklist.py  a checklist read into a model with positions (markdown-it-py, PyYAML)
       refs.py       call-site references in catalog prose
       tokens.py     the row-token grammar of Imports / Usage cells
+      inline.py     inline ``ignore[CODE]`` comments in a checklist
     findings.py   findings as plain data (codes, descriptions, levels)
     files.py      reading repository files without trusting them
     gitfiles.py   what git lists in the work tree
@@ -11,5 +12,6 @@
     plain.py      dataclasses to plain JSON data and back
     digest.py     the cache keys' digest
     astwalk.py    walking Python syntax trees quickly
+    proc.py       every subprocess, started one way (argument list, isolated environment)
     crash.py      an unexpected error: one line, a log file, exit 2
 """

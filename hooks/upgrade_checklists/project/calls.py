@@ -461,3 +461,13 @@ def _segment(lines: list[str], node: ast.AST) -> str:
     indent = min((len(l) - len(l.lstrip()) for l in chunk[1:] if l.strip()), default=0)
     base = min(indent, node.col_offset)
     return "\n".join([chunk[0].rstrip()] + [l[base:].rstrip() for l in chunk[1:]])
+
+
+#: decorators that make a ``def`` something other than a plain method
+NOT_METHODS = frozenset({"property", "cached_property", "setter", "getter", "deleter", "overload", "abstractproperty"})
+
+
+def decorator_name(d: ast.AST) -> str | None:
+    """The last name of a decorator as written (``functools.cache`` -> ``cache``, ``x.setter`` -> ``setter``)."""
+    name = dotted(d.func if isinstance(d, ast.Call) else d)
+    return name.rsplit(".", 1)[-1] if name else None

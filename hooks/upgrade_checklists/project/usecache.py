@@ -31,7 +31,8 @@ from pathlib import Path
 from upgrade_checklists.project.calls import Call
 from upgrade_checklists.core.plain import PlainError, from_plain, to_plain
 from upgrade_checklists.project.cache import hash_stats, racy_since
-from upgrade_checklists.project.uses import Sources, Use, find_uses
+from upgrade_checklists.project.use import Sources, Use
+from upgrade_checklists.project.uses import find_uses
 
 PREFIX = "uses:"  # the record's key in audit.json: "uses:" and the import names (with the hook names), as JSON
 

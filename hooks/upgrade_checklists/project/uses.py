@@ -1,80 +1,5 @@
-"""The audit's first stage: every use of a package in the code, as plain data.
-
-A use is reached through a file's imports of the package (any alias):
-
-- ``import``: an import of the package (``typing_only`` under ``if TYPE_CHECKING:``,
-  ``fallback`` inside ``try/except ImportError``);
-- ``call``: a call of an API (``mpu.initialize(tp=2)`` through
-  ``from pkg import parallel_state as mpu``), also the keywords (and positions) a
-  project caller passes to a project function, method or subclass ``__init__`` that
-  hands its ``**kwargs`` (``*args``) on to an upstream call, up to ``FORWARD_DEPTH``
-  callables deep (``_Forwarding``);
-- ``result``: a method called on what an API call returned
-  (``b = X.make(); b.save(...)``);
-- ``member``: an attribute or method of an upstream class used through a project
-  object: ``self.x`` / ``self.m(...)`` / ``super().m(...)`` in a project class that
-  subclasses it (any depth, across files), a method called on an instance of such
-  a class, and ``self.…`` in a function patched onto the class;
-- ``attribute``: a ``pkg.name`` read (a name a module ``__getattr__`` may serve with a warning);
-- ``attribute`` with ``helper``: a name a test helper patches or deletes, written as a string
-  (``mock.patch("pkg.mod.Cls.m")``, ``monkeypatch.setattr("pkg.mod.f", g)``) or as an object and a
-  name (``mock.patch.object(Cls, "m")``, ``monkeypatch.delattr(Cls, "m")``): looked up when the patch
-  starts (none where ``create=True`` / ``raising=False`` make a missing one fine; ``testpatches.py``);
-- ``patch`` with ``helper``: the function, ``functools.partial`` or ``lambda`` such a helper puts in the
-  name's place (``target`` the module or class it is on, decided when binding): a ``partial`` binds no
-  instance (``on_instance``: what a caller passes reaches it as it is);
-- ``patch``: a function assigned onto an upstream class (``Cls.m = f``,
-  ``setattr(Cls, "m", f)``, or ``Cls.m = make(Cls.m)``: the ``def`` a factory of the
-  file returns), with its parameters;
-  also a function installed on an INSTANCE of an upstream class (``obj.m = f``,
-  ``obj.m = functools.partial(f, obj, ...)``, ``obj.m = lambda ...``, ``obj`` a receiver typed
-  from upstream, see below): ``on_instance``, ``params`` what a caller of ``obj.m`` meets (no
-  ``self`` is bound; the positions and keywords ``partial`` fills are left out), ``target`` and
-  ``steps`` the receiver's type; the parameter ``partial`` binds ``obj`` to is a receiver of that
-  type inside the function;
-- ``returned``: the ``return`` statements of such a patch (``Use.returns``: each one's line and the
-  length of the tuple it returns, -1 for anything but a tuple display), checked against how
-  upstream's own ``self.m(...)`` calls unpack the method's result;
-- ``wrapped``: a call of the original method inside such a patch (``orig(self, ...)``,
-  ``orig = Cls.m`` in the module, or the factory's parameter the call passes ``Cls.m`` to),
-  with how the patch uses its result (``Use.results``);
-- ``override``: a method a project subclass of an upstream class defines (``def m``),
-  with its parameters (``self`` left out) and which of them have defaults: ``bind.py``
-  checks it against the upstream base's ``m`` and against upstream's own ``self.m(...)``
-  calls (constructors, ``__init__`` / ``__new__`` / ``__init_subclass__``, are not
-  overrides in that sense: upstream calls them through the class, with the project's
-  own arguments);
-- ``init_skipped``: a project subclass's ``def __init__`` that runs no base constructor (no
-  ``super().__init__``, ``Base.__init__(self)``, nor any other ``__init__`` reached from its class's methods),
-  with what the project sets on ``self`` itself and the methods it calls on such an instance (in the
-  project classes' own methods: ``self.m(...)``, ``super().m(...)``, ``Cls.m(self, ...)``; on an instance
-  made elsewhere: ``x = Sub(...); x.m(...)``); ``bind.py`` asks which attributes the upstream constructor
-  sets that those methods read;
-- ``typed``: a method called on an attribute of ``self`` that the upstream base declares
-  (``self.kind.g(self)``): its class is what upstream declares the attribute as;
-- ``annotated``: a member read or called on a receiver typed from upstream inside a function
-  (``receivers.py``): a parameter the project annotates with an upstream class
-  (``def f(arg: click.Argument): arg.make_metavar()``; ``Optional[X]`` / ``X | None`` are
-  ``X``), the result of an upstream call or of a project function whose return is annotated,
-  an element iterated, ``with … as x``, ``isinstance`` narrowing; ``steps`` say how the
-  receiver was reached from ``target`` (the model reads each from upstream's annotations).
-  A name the function assigns more than one kind of value is not typed (``steps`` is
-  ``("rebound",)``: counted unknown). In a method of a project subclass of an upstream class,
-  ``self.x`` is typed from upstream's declaration of ``x`` (``_SelfAttrs``; ``steps`` start
-  ``a:x``, ``attr`` is ``x``: no use at all where no version of the base has ``x``); PEP 484 type
-  comments type parameters, returns and assignments that have no annotation. An unannotated
-  parameter of a hook implementation is typed by upstream's hook specification of that name
-  (``steps`` ``("hook:NAME", "p:PARAM", …)``); an unannotated parameter of a project function by what
-  every caller gives it (``callsites.py``; ``steps`` ``("rebound", "callers:…")`` where they do not
-  agree or the function escapes: counted unknown); ``getattr(x, "a")`` is a read of ``a`` (``guarded``
-  with a default, and for ``hasattr``);
-- ``hook``: a function that may implement one of upstream's hooks (``_hooks``): a module-level
-  function, or a method of a module-level class, in a file that imports the package, or one
-  decorated with a name the file binds to ``HookimplMarker(...)`` or imports from the project
-  module that binds it (``from .plugin import hookimpl``, ``@plugin.hookimpl``); ``member`` the hook's name
-  (``@hookimpl(specname="…")`` wins over the function's), ``params`` its parameters (``self``
-  left out), ``defaults`` those with a default; ``optional`` when declared ``optionalhook=True``.
-  ``bind.py`` checks it against the spec of that name, if upstream has one (else it is no use).
+"""The audit's first stage: every use of a package in the code, as plain data (the kinds of use
+are described in ``use.py``; keywords handed on through ``**kwargs`` are followed in ``forwarding.py``).
 
 Nothing here knows the upstream source: ``bind.py`` binds the uses to it.
 """
@@ -84,168 +9,25 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass, replace
 
 from upgrade_checklists.core.astwalk import imports, module_level, statements, stored_on, walk
 from upgrade_checklists.project import callsites
-from upgrade_checklists.project.calls import STAR_BOUND, Call, _inside, bindings, dotted, find_calls, find_method_calls, make_call, resolve, statement_calls
+from upgrade_checklists.project.calls import (NOT_METHODS, STAR_BOUND, Call, _inside, bindings, decorator_name, dotted, find_calls,
+                                             find_method_calls, make_call, resolve, statement_calls)
+from upgrade_checklists.project.forwarding import Forwarding
 from upgrade_checklists.project.flags import Flags, branch_conditions, expression_conditions, return_conditions
 from upgrade_checklists.project.receivers import (REBOUND, Scope, Up, annotation_type, describe, hook_params, is_rebound, rebound,
                                                 receivers, type_comments)
 from upgrade_checklists.project.testpatches import MAY_PATCH, helper_patches
+from upgrade_checklists.project.use import (ANNOTATED, ATTRIBUTE, CALL, HOOK, IMPORT, INIT_SKIPPED, MEMBER, OVERRIDE, PARAM_KINDS,
+                                           PATCH, RESULT, RETURNED, TYPED, WRAPPED, Sources, Use, mentions, module_name)
 from upgrade_checklists.project.values import assignments_onto, assigned_once
 
-IMPORT, CALL, RESULT, MEMBER, PATCH, ATTRIBUTE = "import", "call", "result", "member", "patch", "attribute"
-OVERRIDE = "override"
-TYPED = "typed"  # ``self.x.m(...)``: a method of the class upstream declares attribute ``x`` of (``Use.attr``)
-ANNOTATED = "annotated"  # ``p.m(...)`` where the project annotates ``p: pkg.Cls``: a method of that class
-HOOK = "hook"  # a function named like one of upstream's hook specifications: pluggy calls it with the spec's parameters
-RETURNED = "returned"  # a patch's ``return`` statements (the tuples they give), against upstream's unpacking of ``self.m()``
-WRAPPED = "wrapped"  # a call of the original method inside a patch that wraps it (``orig(self, ...)``)
-#: a project subclass's ``__init__`` that runs no base constructor (``Use.names``: what the project sets on
-#: ``self`` itself; ``Use.reached``: the upstream methods it calls on such an instance)
-INIT_SKIPPED = "init_skipped"
-#: how a wrapper uses the original method's result: ``out[i]``, ``out.x``, ``a, b = out``, ``for x in out``,
-#: ``return out`` (handed on as it is), anything else (passed to a function, compared, ...)
-RESULT_HOWS = ("index", "attribute", "unpack", "iterate", "return", "other")
 #: methods whose override is not checked against the base: constructors (upstream calls them through the class)
 _NOT_OVERRIDES = frozenset({"__init__", "__new__", "__init_subclass__", "__class_getitem__"})
-#: decorators that make a ``def`` something other than a plain method
-_NOT_METHODS = frozenset({"property", "cached_property", "setter", "getter", "deleter", "overload", "abstractproperty"})
-
-_PARAM_KINDS = ("positional-only", "positional or keyword", "variadic positional", "keyword-only", "variadic keyword")
-
-
-@dataclass(frozen=True)
-class Use:
-    file: str
-    line: int
-    kind: str  # IMPORT, CALL, RESULT, MEMBER, PATCH
-    target: str  # the upstream dotted path the code reaches (callee, import, class)
-    member: str | None = None  # RESULT / MEMBER / PATCH: the attribute used on the target's object
-    call: Call | None = field(default=None, compare=False, repr=False)
-    via: str = ""  # how the code reaches it: "subclass `Foo`", "patch `f`", "forwarded by `Foo.__init__`"
-    patch: bool = False  # MEMBER: inside a function patched onto the class
-    write: bool = False  # MEMBER: ``self.x = ...``
-    typing_only: bool = False  # IMPORT
-    fallback: bool = False  # IMPORT
-    params: tuple[tuple[str, str], ...] = ()  # PATCH: the function's parameters (name, griffe kind)
-    function_line: int = 0  # PATCH: where the function is defined
-    function_file: str = ""  # PATCH: ... and in which file
-    #: PATCH: under a ``hasattr(Cls, "m")`` test (applied only where upstream lacks it); ANNOTATED: read through
-    #: ``getattr`` with a default or ``hasattr`` (its absence handled)
-    guarded: bool = False
-    guard_line: int | None = None  # PATCH and its MEMBER uses: the ``if`` around the assignment
-    defaults: tuple[str, ...] = ()  # OVERRIDE (``params`` leaves ``self`` out) and PATCH: the parameters with a default
-    attr: str = ""  # TYPED: the attribute of ``self`` the method is called on (its class: the upstream declaration's)
-    #: ANNOTATED: the steps from ``target`` to the receiver (``receivers.STEPS``; ``()``: ``target`` is its class)
-    steps: tuple[str, ...] = ()
-    #: WRAPPED: what the wrapper does with the wrapped method's result: (line, how, attribute) per use,
-    #: ``how`` one of ``RESULT_HOWS``
-    results: tuple[tuple[int, str, str], ...] = ()
-    unevaluated: str = ""  # ATTRIBUTE: why the read never runs (an annotation Python does not evaluate, ``TYPE_CHECKING``)
-    #: a bare name a ``from <upstream module> import *`` may bind (``pkg.mod.name``): a use only if the old
-    #: version's ``pkg.mod`` has that name (the binding stage asks the model; the code alone cannot say)
-    star: str = ""
-    #: INIT_SKIPPED: the attributes and methods the project classes set or define on the instance themselves
-    names: tuple[str, ...] = ()
-    #: INIT_SKIPPED: the methods the project calls on such an instance: (method, line, file) of the first call each
-    reached: tuple[tuple[str, int, str], ...] = ()
-    #: CALL: what a caller passes to a project callable that hands it on (``**kwargs``, ``*args``) to
-    #: ``target``; the project's own call of ``target`` is a use of its own, at the callable's line
-    forwarded: bool = False
-    #: PATCH: installed on an instance (``obj.m = f``): ``params`` are what a caller meets (no ``self`` bound)
-    on_instance: bool = False
-    #: RETURNED: ``(line, length)`` of each ``return`` of the patch (-1: not a tuple display)
-    returns: tuple[tuple[int, int], ...] = ()
-    #: RETURNED: ``(line, flag)`` of each ``return`` under ``if`` tests on the package's version
-    #: (``flags.return_conditions``): the audit leaves out the ones the flag makes dead at the new version
-    return_flags: tuple[tuple[int, str], ...] = ()
-    #: ANNOTATED: called through the receiver's class with the receiver first (``type(x).m(x, ...)``)
-    through_class: bool = False
-    optional: bool = False  # HOOK: ``@hookimpl(optionalhook=True)``: no spec of that name is no error
-    #: the ``if`` branches on the project's version flags around the use (``flags.Flags``), as one flag
-    #: expression: the audit says a use in a branch the flag makes dead at the new version as ``info``
-    flag: str = ""
-    #: ANNOTATED: a use on one arm of a union of upstream classes: every arm (the audit says a problem the
-    #: same call has on several arms once, naming them)
-    arms: tuple[str, ...] = ()
-    #: ATTRIBUTE and PATCH: written through a test helper (``mock.patch``, ``monkeypatch.setattr``, ...;
-    #: ``testpatches.py``): the helper looks the name up when the patch starts, and undoes the patch after
-    helper: str = ""
-
-
-def module_name(rel: str) -> str:
-    """``app/engine/core.py`` -> ``app.engine.core`` (``__init__`` is its package)."""
-    mod = rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
-    return mod.removeprefix("src.")
-
-
-class Sources(Mapping):
-    """The project's Python files by path: each text given (or read by ``read`` when first
-    asked for), each tree parsed when first asked for and kept (a file that does not parse is
-    absent). ``find_uses`` parses only the files a use can be in, so an audit holds a few
-    trees, not the whole project's; an audit that finds its uses in the cache reads no text
-    but the few it shows."""
-
-    def __init__(self, texts, trees: dict[str, ast.Module] | None = None, read: Callable[[str], str] | None = None) -> None:
-        """``texts``: path -> text; with ``read``, the paths alone (``read(path)`` gives a text)."""
-        self.paths = sorted(texts)
-        self._known = frozenset(self.paths)
-        self._texts: dict[str, str] = dict(texts) if read is None else {}
-        self._read = read
-        self._trees: dict[str, ast.Module | None] = dict(trees or {})
-
-    @classmethod
-    def of(cls, parsed) -> Sources:
-        """``parsed`` (path -> (text, tree)) as Sources; Sources as they are."""
-        if isinstance(parsed, Sources):
-            return parsed
-        return cls({rel: text for rel, (text, _tree) in parsed.items()}, {rel: tree for rel, (_text, tree) in parsed.items()})
-
-    def text(self, rel: str) -> str:
-        text = self._texts.get(rel)
-        if text is None:
-            if self._read is None or rel not in self._known:
-                raise KeyError(rel)
-            text = self._texts[rel] = self._read(rel)
-        return text
-
-    def tree(self, rel: str) -> ast.Module | None:
-        """The parsed file (kept), or None when it does not parse."""
-        if rel not in self._trees:
-            self._trees[rel] = self._parse(rel)
-        return self._trees[rel]
-
-    def peek(self, rel: str) -> ast.Module | None:
-        """The parsed file, not kept unless it already was."""
-        return self._trees[rel] if rel in self._trees else self._parse(rel)
-
-    def _parse(self, rel: str) -> ast.Module | None:
-        try:
-            return ast.parse(self.text(rel))
-        except SyntaxError:
-            return None
-
-    def __getitem__(self, rel: str) -> tuple[str, ast.Module]:
-        tree = self.tree(rel) if rel in self._known else None
-        if tree is None:
-            raise KeyError(rel)
-        return self._texts[rel], tree
-
-    def __iter__(self):
-        return (rel for rel in self.paths if self.tree(rel) is not None)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-
 _STAR_IMPORT = re.compile(r"\bimport[ \t]*\(?[ \t]*\*")
-
-
-def _mentions(text: str, words) -> bool:
-    return any(w in text for w in words)
 
 
 def find_uses(sources, modules: list[str], hooks: bool | Collection[str] = False) -> list[Use]:
@@ -261,7 +43,7 @@ def find_uses(sources, modules: list[str], hooks: bool | Collection[str] = False
     for rel in sources.paths:
         text = sources.text(rel)
         star = project.star_bindings(rel) if _STAR_IMPORT.search(text) else {}
-        if not star and not _mentions(text, tops) and not (hooks and (_IMPL_MARKER in text or project.names_impl_marker(rel, text))):
+        if not star and not mentions(text, tops) and not (hooks and (_IMPL_MARKER in text or project.names_impl_marker(rel, text))):
             continue
         tree = sources.tree(rel)
         if tree is None:
@@ -500,7 +282,7 @@ def _scopes(rel: str, tree: ast.Module, bound: dict[str, str], modules: list[str
         selfs = methods.get(id(fn))
         if selfs is None and not any(a <= fn.lineno <= b for a, b in kept) and fn.lineno not in also:
             words = words if words is not None else {*bound, "isinstance", *returns.upstream_typed()}
-            if not hook_params(fn, hook) and not _mentions("\n".join(lines[fn.lineno - 1: end]), words):
+            if not hook_params(fn, hook) and not mentions("\n".join(lines[fn.lineno - 1: end]), words):
                 continue  # names nothing that can give an upstream receiver, and no enclosing function does
         if selfs is not None or (not any(a <= fn.lineno <= b for a, b in kept) and fn.lineno not in also):
             kept.append((fn.lineno, end))
@@ -534,7 +316,7 @@ def _class_patch_seeds(rel: str, uses: list[Use]) -> list[tuple[int, str, Up, st
     patch's MEMBER uses)."""
     out = []
     for u in uses:
-        if u.kind == PATCH and u.function_file == rel and u.params and u.params[0][1] in _PARAM_KINDS[:2]:
+        if u.kind == PATCH and u.function_file == rel and u.params and u.params[0][1] in PARAM_KINDS[:2]:
             out.append((u.function_line, u.params[0][0], Up(u.target),
                         f"`{u.params[0][0]}` receives the `{u.target}` the patch is installed on", True))
     return out
@@ -670,9 +452,9 @@ def _hooks(tree: ast.Module, imports_package: bool, imported: Callable[[ast.expr
                         optional = True
         if names is not None and name not in names:
             return
-        decorators = {_decorator(d) for d in fn.decorator_list}
+        decorators = {decorator_name(d) for d in fn.decorator_list}
         method = cls is not None and "staticmethod" not in decorators
-        if decorators & _NOT_METHODS:
+        if decorators & NOT_METHODS:
             return
         out[id(fn)] = (fn, name, f"{cls}.{fn.name}" if cls else fn.name, method, optional)
 
@@ -692,7 +474,7 @@ def _hook_uses(rel: str, hooks: dict[int, tuple], modules: list[str]) -> list[Us
     for fn, name, shown, method, optional in hooks.values():
         params = _params(fn)
         if method:
-            if not params or params[0][1] not in _PARAM_KINDS[:2]:
+            if not params or params[0][1] not in PARAM_KINDS[:2]:
                 continue  # no ``self``: not a method we can read
             params = params[1:]
         with_default = _with_default(fn)
@@ -732,7 +514,7 @@ class _SelfAttrs:
                 if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     self._methods.add(s.name)
                     args = s.args.posonlyargs + s.args.args
-                    if not args or "staticmethod" in {_decorator(d) for d in s.decorator_list}:
+                    if not args or "staticmethod" in {decorator_name(d) for d in s.decorator_list}:
                         continue
                     me = args[0].arg  # ``self``, or a class method's ``cls`` (``cls.x = …`` sets the class's)
                     for n in walk(s):
@@ -930,12 +712,12 @@ def _fallback_import_lines(tree: ast.Module) -> set[int]:
 
 def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[str, str], ...]:
     a = fn.args
-    out = [(p.arg, _PARAM_KINDS[0]) for p in a.posonlyargs] + [(p.arg, _PARAM_KINDS[1]) for p in a.args]
+    out = [(p.arg, PARAM_KINDS[0]) for p in a.posonlyargs] + [(p.arg, PARAM_KINDS[1]) for p in a.args]
     if a.vararg:
-        out.append((a.vararg.arg, _PARAM_KINDS[2]))
-    out += [(p.arg, _PARAM_KINDS[3]) for p in a.kwonlyargs]
+        out.append((a.vararg.arg, PARAM_KINDS[2]))
+    out += [(p.arg, PARAM_KINDS[3]) for p in a.kwonlyargs]
     if a.kwarg:
-        out.append((a.kwarg.arg, _PARAM_KINDS[4]))
+        out.append((a.kwarg.arg, PARAM_KINDS[4]))
     return tuple(out)
 
 
@@ -1058,21 +840,21 @@ def _partial_params(params, defaults: set[str], npos: int, keywords: set[str]):
     keyword. None where ``partial``'s call itself cannot bind."""
     out, dropped = [], 0
     for n, k in params:
-        if dropped < npos and k in _PARAM_KINDS[:2]:
+        if dropped < npos and k in PARAM_KINDS[:2]:
             dropped += 1
             continue
         out.append((n, k))
     kinds = {k for _n, k in params}
-    if dropped < npos and _PARAM_KINDS[2] not in kinds:
+    if dropped < npos and PARAM_KINDS[2] not in kinds:
         return None
-    names = {n for n, k in out if k not in (_PARAM_KINDS[0], _PARAM_KINDS[2], _PARAM_KINDS[4])}
-    if keywords - names and _PARAM_KINDS[4] not in kinds:
+    names = {n for n, k in out if k not in (PARAM_KINDS[0], PARAM_KINDS[2], PARAM_KINDS[4])}
+    if keywords - names and PARAM_KINDS[4] not in kinds:
         return None
     after, res = False, []
     for n, k in out:
-        if n in keywords and k in _PARAM_KINDS[:2]:
+        if n in keywords and k in PARAM_KINDS[:2]:
             after = True
-        res.append((n, _PARAM_KINDS[3] if after and k == _PARAM_KINDS[1] else k))
+        res.append((n, PARAM_KINDS[3] if after and k == PARAM_KINDS[1] else k))
     return tuple(res), set(defaults) | (keywords & names)
 
 
@@ -1160,7 +942,7 @@ def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], pa
     ``own``: names the project classes define (skipped); ``parents_own``: what ``super()`` reaches
     in a project parent first (skipped)."""
     args = fn.args.posonlyargs + fn.args.args
-    if not args or any(_decorator(d) == "staticmethod" for d in fn.decorator_list):
+    if not args or any(decorator_name(d) == "staticmethod" for d in fn.decorator_list):
         return []
     me = args[0].arg
     lines = text.splitlines()
@@ -1209,11 +991,6 @@ def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], pa
                 continue
             out.append(Use(rel, node.lineno, MEMBER, target, node.attr, via=via, write=write))
     return out
-
-
-def _decorator(d: ast.AST) -> str | None:
-    name = dotted(d.func if isinstance(d, ast.Call) else d)
-    return name.rsplit(".", 1)[-1] if name else None
 
 
 # -- subclasses --------------------------------------------------------------------------------
@@ -1413,7 +1190,7 @@ class _Project:
                 continue
             for f in node.body:
                 if (isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and (f.args.posonlyargs + f.args.args)
-                        and "staticmethod" not in {_decorator(d) for d in f.decorator_list}):
+                        and "staticmethod" not in {decorator_name(d) for d in f.decorator_list}):
                     out[id(f)] = selfs
         return out
 
@@ -1715,7 +1492,7 @@ class _Project:
     def _naming(self, words: set[str]) -> Iterator[tuple[str, ast.Module]]:
         """``(rel, tree)`` of each project file whose text names one of ``words`` (and parses)."""
         for rel in self.sources.paths:
-            if _mentions(self.sources.text(rel), words):
+            if mentions(self.sources.text(rel), words):
                 tree = self.sources.tree(rel)
                 if tree is not None:
                     yield rel, tree
@@ -1840,9 +1617,9 @@ class _Project:
     def forwarded_uses(self) -> list[Use]:
         """Keywords (and positions) a caller passes to a project callable that hands its ``**kwargs``
         (``*args``) on to an upstream call, as CALL uses of that upstream callable at the caller's line,
-        followed through up to ``FORWARD_DEPTH`` project callables. A keyword the callable takes itself
+        followed through up to ``forwarding.FORWARD_DEPTH`` project callables. A keyword the callable takes itself
         (a named parameter, ``kw.pop("x")``) is not passed on; a call whose target is not known is left out."""
-        fw = _Forwarding(self)
+        fw = Forwarding(self)
         fw.collect()
         if not fw.table:
             return []
@@ -1919,190 +1696,6 @@ class _Project:
         return out
 
 
-@dataclass
-class _Forward:
-    """One call in a project callable's body that passes on its ``**kwargs`` (``kw``) and/or its
-    ``*args`` (``args``: only when ``*args`` is the call's first and only positional argument, so that
-    positions map one to one; otherwise None)."""
-
-    shown: str  # ``make_client``, ``Factory.build``, ``Layer.__init__``
-    target: str  # an upstream path, or another project callable (function, ``Cls.method``, class)
-    mine: frozenset[str]  # keywords the callable takes itself (named parameters, ``kw.pop("x")``, ``del kw["x"]``)
-    positional: int  # positional parameters it takes itself (``self`` left out)
-    kw: str | None
-    args: str | None
-
-
-#: how many project callables a keyword is followed through before the upstream call
-FORWARD_DEPTH = 3
-
-
-def _popped(fn, kw: str) -> set[str]:
-    """Keys ``fn`` takes out of its ``**kw`` dict: ``kw.pop("x"…)``, ``del kw["x"]``."""
-    out = set()
-    for n in walk(fn):
-        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "pop"
-                and isinstance(n.func.value, ast.Name) and n.func.value.id == kw and n.args
-                and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)):
-            out.add(n.args[0].value)
-        elif isinstance(n, ast.Delete):
-            for t in n.targets:
-                if (isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == kw
-                        and isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str)):
-                    out.add(t.slice.value)
-    return out
-
-
-def _passes(node: ast.Call, kw: str | None, args: str | None) -> tuple[bool, bool]:
-    """Whether ``node`` passes ``**kw``, and ``*args`` as its only positional argument."""
-    fkw = kw is not None and any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kw for k in node.keywords)
-    fargs = (args is not None and len(node.args) == 1 and isinstance(node.args[0], ast.Starred)
-             and isinstance(node.args[0].value, ast.Name) and node.args[0].value.id == args)
-    return fkw, fargs
-
-
-class _Forwarding:
-    """Project callables that pass their ``**kwargs`` / ``*args`` on, followed from a caller's
-    keywords down to the upstream call they reach (``_Project.forwarded_uses``)."""
-
-    def __init__(self, project: _Project) -> None:
-        self.p = project
-        self.table: dict[str, list[_Forward]] = {}  # callable -> its forwarding calls
-        self.methods: dict[str, set[str]] = {}  # project class -> its methods' names
-
-    def local_names(self, rel: str, tree: ast.Module) -> dict[str, str]:
-        names = dict(self.p.names(rel))
-        mod = module_name(rel)
-        for n in tree.body:
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                names.setdefault(n.name, f"{mod}.{n.name}")
-        return names
-
-    def collect(self) -> None:
-        """Every project function, method and ``__init__`` with ``**kwargs`` or ``*args`` it passes on:
-        first in the files that name the package or hold a subclass of its classes, then in the files
-        that name a callable found so far (one round a level), so most files are not parsed."""
-        p = self.p
-        tops = {m.split(".")[0] for m in p.modules}
-        held = {c.file for n, c in p.classes.items() if p.upstream_base(n) is not None}
-        todo = [r for r in p.sources.paths if r in held or _mentions(p.sources.text(r), tops)]
-        done: set[str] = set()
-        for _level in range(FORWARD_DEPTH):
-            for rel in todo:
-                self._collect(rel)
-            done |= set(todo)
-            shorts = {k.rsplit(".", 1)[-1] for k in self.table}
-            todo = [r for r in p.sources.paths if r not in done and _mentions(p.sources.text(r), shorts)]
-            if not todo:
-                break
-
-    def _collect(self, rel: str) -> None:
-        p = self.p
-        text = p.sources.text(rel)
-        if "*" not in text:
-            return
-        tree = p.sources.tree(rel)
-        if tree is None:
-            return
-        mod = module_name(rel)
-        names = None
-        for n in tree.body:
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                names = names if names is not None else self.local_names(rel, tree)
-                self._record(f"{mod}.{n.name}", n.name, n, names, None)
-            elif isinstance(n, ast.ClassDef) and f"{mod}.{n.name}" in p.classes:
-                cname = f"{mod}.{n.name}"
-                defs = [f for f in n.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
-                self.methods[cname] = {f.name for f in defs}
-                for f in defs:
-                    decorators = {_decorator(d) for d in f.decorator_list}
-                    if decorators & (_NOT_METHODS | {"staticmethod", "classmethod"}):
-                        continue
-                    names = names if names is not None else self.local_names(rel, tree)
-                    key = cname if f.name == "__init__" else f"{cname}.{f.name}"
-                    self._record(key, f"{n.name}.{f.name}", f, names, cname)
-
-    def _record(self, key: str, shown: str, fn, names: dict[str, str], cls: str | None) -> None:
-        a = fn.args
-        kw, args = (a.kwarg.arg if a.kwarg else None), (a.vararg.arg if a.vararg else None)
-        params = a.posonlyargs + a.args
-        if cls is not None:
-            if not params:
-                return
-            me, params = params[0].arg, params[1:]
-        if kw is None and args is None:
-            return
-        stored = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        kw = None if kw in stored else kw  # ``kw = {...}``: what it passes on is not the caller's
-        args = None if args in stored else args
-        mine = frozenset({x.arg for x in params + a.kwonlyargs} | (_popped(fn, kw) if kw else set()))
-        for _stmt, node, _where in statement_calls(fn):
-            fkw, fargs = _passes(node, kw, args)
-            if not (fkw or fargs):
-                continue
-            target = self._target(node.func, names, cls, me if cls is not None else None, fn.name)
-            if target is not None:
-                self.table.setdefault(key, []).append(
-                    _Forward(shown, target, mine, len(params), kw if fkw else None, args if fargs else None))
-
-    def _target(self, func: ast.AST, names: dict[str, str], cls: str | None, me: str | None, method: str) -> str | None:
-        """What a call in a forwarding body calls: an upstream path or a project callable; None when not known."""
-        p = self.p
-        if cls is not None and isinstance(func, ast.Attribute):
-            owner = func.value
-            is_super = isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super"
-            if func.attr == "__init__" and method == "__init__" and (is_super or resolve(owner, names) in p.classes[cls].bases):
-                base = p.classes[cls].bases[0] if p.classes[cls].bases else None
-                return base if base is not None and (_inside(base, p.modules) or base in p.classes) else None
-            if is_super:
-                base = p.classes[cls].bases[0] if p.classes[cls].bases else None
-                return f"{base}.{func.attr}" if base is not None and _inside(base, p.modules) else None
-            if isinstance(owner, ast.Name) and owner.id == me:
-                return f"{cls}.{func.attr}" if func.attr in self.methods.get(cls, ()) else None
-        q = resolve(func, names) if isinstance(func, (ast.Name, ast.Attribute)) else None
-        if q is None:
-            return None
-        if _inside(q, p.modules) or q in p.classes or q.rpartition(".")[0] in p.files:
-            return q  # upstream, a project class, or a project module's function
-        return None
-
-    def runs(self, q: str) -> str | None:
-        """The forwarding callable a call of ``q`` runs (a class: the ``__init__`` it inherits), or an
-        upstream path (a class whose ``__init__`` is upstream's), or None."""
-        if _inside(q, self.p.modules):
-            return q
-        seen = set()
-        while q in self.p.classes and q not in seen:
-            seen.add(q)
-            if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"
-                   for s in self.p.node(self.p.classes[q]).body):
-                return q if q in self.table else None
-            bases = self.p.classes[q].bases
-            if not bases:
-                return None
-            if _inside(bases[0], self.p.modules):
-                return bases[0]
-            q = bases[0]
-        return q if q in self.table else None
-
-    def follow(self, q: str, keywords: list[str], positional: int, chain: tuple[str, ...] = ()):
-        """``(upstream path, keywords, positional, chain)`` for what a call of project callable ``q``
-        passing ``keywords`` and ``positional`` arguments hands on to upstream."""
-        q = self.runs(q)
-        if q is not None and _inside(q, self.p.modules):
-            if chain and (keywords or positional):
-                yield q, keywords, positional, chain
-            return
-        if q is None or len(chain) >= FORWARD_DEPTH:
-            return
-        for f in self.table.get(q, ()):
-            kws = [k for k in keywords if k not in f.mine] if f.kw else []
-            pos = max(positional - f.positional, 0) if f.args else 0
-            if kws or pos:
-                how = ", ".join(x for x in (f"`*{f.args}`" if pos else "", f"`**{f.kw}`" if kws else "") if x)
-                yield from self.follow(f.target, kws, pos, (*chain, f"`{f.shown}` ({how})"))
-
-
 #: a project class defining one of these may build or serve its instance's attributes in ways not read here
 _INIT_BLOCKERS = frozenset({"__new__", "__getattr__", "__getattribute__", "__setstate__", "__slots__"})
 
@@ -2168,7 +1761,7 @@ def _called_on_self(fn, names: dict[str, str], classes: set[str], modules: list[
     (``Cls``: one of ``classes``, or an upstream name spelled as a class is, through the file's ``names``: a
     module's function ``pkg.f(self)`` is no method of the instance)."""
     args = fn.args.posonlyargs + fn.args.args
-    if not args or any(_decorator(d) in ("staticmethod", "classmethod") for d in fn.decorator_list):
+    if not args or any(decorator_name(d) in ("staticmethod", "classmethod") for d in fn.decorator_list):
         return []
     me = args[0].arg
     out = []
@@ -2188,12 +1781,12 @@ def _override(rel: str, fn, base: str, short: str) -> Use | None:
     """The ``def`` of a method in project class ``short`` (subclassing ``base``) as an OVERRIDE use."""
     if fn.name in _NOT_OVERRIDES:
         return None
-    decorators = {_decorator(d) for d in fn.decorator_list}
-    if decorators & _NOT_METHODS:
+    decorators = {decorator_name(d) for d in fn.decorator_list}
+    if decorators & NOT_METHODS:
         return None
     params = _params(fn)
     if "staticmethod" not in decorators:
-        if not params or params[0][1] not in _PARAM_KINDS[:2]:
+        if not params or params[0][1] not in PARAM_KINDS[:2]:
             return None  # no ``self`` to bind the instance to: not a method we can read
         params = params[1:]
     with_default = _with_default(fn)
