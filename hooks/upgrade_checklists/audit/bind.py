@@ -1550,7 +1550,7 @@ def _bind_hook_param(b: Bound, old, new, version) -> Bound:
     typed by the annotation of PARAM in upstream's spec of hook NAME at each version. No spec of that
     name at the new version: not a use (a function of the project's own; a hook gone is said at its ``def``)."""
     u = b.use
-    (hook, param), rest = hook_prefix(u.steps), u.steps[2:]
+    (hook, _param), rest = hook_prefix(u.steps), u.steps[2:]
     spec_new, spec_old = _hook_spec(new, hook[5:]), _hook_spec(old, hook[5:])
     if spec_new is None:
         b.unknown = NOT_A_USE
