@@ -361,3 +361,17 @@ def test_where_a_receiver_leaves_the_source(tmp_path: Path) -> None:
     # a member missing from a class with no base elsewhere, a builtin's: not left, only not known
     assert tool.receiver_foreign("toolkit.client.Client", ("call", "m:nothing")) is None
     assert tool.receiver_foreign("toolkit.client.Client", ("call", "m:get", "m:text", "a:upper")) is None
+
+
+def test_a_catalog_entry_for_a_method_inherited_from_another_distribution_resolves(tmp_path: Path, capsys, index: Path) -> None:
+    p = upgraded(tmp_path, capsys)
+    # `TestClient.request` is not in web-dist's source: TestClient inherits it from toolkit's Client (followed)
+    p.write("checklists/web-dist.md", CHECKLIST.replace(
+        "## Version-Guarded Code", "### 2. `webkit.testing.TestClient.request`\n\nUsed in `app/test_web.py`.\n\n"
+        "### 3. `webkit.testing.TestClient.nowhere`\n\nUsed in `app/test_web.py`.\n\n## Version-Guarded Code"))
+    r = p.run("audit", "--source", "index", "--cache-dir", str(p.cache), "-v")
+    said = [line.split(": ", 1)[1] for line in r.lines if line.startswith("checklists/web-dist.md:")]
+    # entry 2 resolves (through the base in tool-dist): nothing to say; a name no class on the way has stays unresolved
+    assert not any("entry 2" in s for s in said)
+    assert "UNRESOLVED [info] entry 3: `webkit.testing.TestClient.nowhere` not found in the upstream source (checklists/web-dist.md:33)" in said
+    assert "| 2   | `webkit.testing.TestClient.request` | OK" in p.read("upgrade-summary.md")

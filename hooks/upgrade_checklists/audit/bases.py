@@ -382,6 +382,23 @@ class Followed:
             raise error
         return None
 
+    def resolve_heading(self, heading: str, source: str | None, import_names: list[str]) -> Api:
+        """The API a catalog heading names; ``Cls.method`` where ``method`` is inherited from a base in
+        another distribution (``sphinx.parsers.Parser.get_transforms``, from docutils) is that base's."""
+        try:
+            return self._inner.resolve_heading(heading, source, import_names)
+        except Unresolved:
+            name = heading.strip().strip("`").removesuffix("()").strip()
+            owner, _, last = name.rpartition(".")
+            try:
+                cls = self._inner.resolve_heading(owner, source, import_names) if owner else None
+            except Unresolved:
+                cls = None
+            hit = self.member(cls, last) if cls is not None and cls.kind == "class" and self._foreign(cls) else None
+            if hit is None:
+                raise
+            return hit
+
     def lookup(self, dotted: str) -> Api | None:
         """The API at ``dotted``; a class without an ``__init__`` of its own source (nor of a base
         there) that has a base in another distribution is constructed as that base's ``__init__`` says."""
