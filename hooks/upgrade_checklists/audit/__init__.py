@@ -11,6 +11,7 @@
       aliases.py      compatibility aliases a module keeps importable
       annotations.py  annotations compared as types
       deprecation.py  deprecations, read statically
+      decorated.py    deprecations by upstream's own decorators (their wrappers' warnings)
     bind.py         each use bound against both versions
     entries.py      what the catalog adds, and where each finding is anchored
     guards.py       the version-guarded code against the new upstream
