@@ -195,6 +195,9 @@ class UpstreamModel(ServedNames):
         self.open_stars: dict[str, list[str]] = {}
         #: a module file's ``__getattr__`` / lazy table reader (one per file: it keeps the tables it read)
         self._readers: dict[Path, GetattrReader] = {}
+        #: (module, name) -> the upstream definition it names; (module, decorators) -> what they say (``decorated.py``)
+        self._definitions: dict = {}
+        self._decorators: dict = {}
         self._graft_namespace_dirs()
         self._stub_overloads()
         self._star_imports()
@@ -534,9 +537,13 @@ class UpstreamModel(ServedNames):
         if isinstance(node, ast.ClassDef):  # a class is called through its ``__init__``: its decorators too
             nodes += [s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"]
         found = Found()
+        memo = self._decorators  # the same decorators, as written in one module: one walk
         for n in nodes:
             if n.decorator_list:
-                theirs = decorator_deprecations(n, obj.module.path, self._definition)
+                key = (obj.module.path, tuple(ast.dump(d) for d in n.decorator_list))
+                if key not in memo:
+                    memo[key] = decorator_deprecations(n, obj.module.path, self._definition)
+                theirs = memo[key]
                 found.message = found.message or theirs.message
                 for kw, text in theirs.keywords.items():
                     found.keywords.setdefault(kw, text)
@@ -544,6 +551,12 @@ class UpstreamModel(ServedNames):
 
     def _definition(self, module: str, dotted: str) -> Definition | None:
         """The upstream function or class ``dotted`` names in module ``module`` (its imports followed), or None."""
+        key = (module, dotted)
+        if key not in self._definitions:
+            self._definitions[key] = self._find_definition(module, dotted)
+        return self._definitions[key]
+
+    def _find_definition(self, module: str, dotted: str) -> Definition | None:
         try:
             obj = self.find(f"{module}.{dotted}")
         except Unresolved:

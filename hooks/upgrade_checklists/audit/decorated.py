@@ -80,6 +80,17 @@ class _Walk:
     classes: dict = field(default_factory=dict)
     #: (module, dotted) -> what ``resolve`` said
     seen: dict = field(default_factory=dict)
+    #: id(node) -> (node, its own nodes): read once per walk
+    owned: dict = field(default_factory=dict)
+
+    def own(self, node: ast.AST) -> list[ast.AST]:
+        """``_own_nodes(node)`` (a statement: itself and its nodes), once per node."""
+        hit = self.owned.get(id(node))
+        if hit is None:
+            definition = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            nodes = _own_nodes(node) if definition else _own_nodes(ast.Module(body=[node], type_ignores=[]))
+            hit = self.owned[id(node)] = (node, nodes)
+        return hit[1]
 
     # -- names -------------------------------------------------------------------------------
 
@@ -277,7 +288,7 @@ class _Walk:
             env[a.vararg.arg] = frozenset()
         if a.kwarg is not None:
             env[a.kwarg.arg] = frozenset([("names", frozenset(extra))]) if extra else frozenset()
-        own = _own_nodes(fn)
+        own = self.own(fn)
         for node in own:  # nested definitions are values: a wrapper handed on, a helper
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not fn:
                 env[node.name] = frozenset([("def", Definition(node, None, module), None)])
@@ -371,7 +382,7 @@ class _Wrapper:
         a = fn.args
         self.bag = a.kwarg.arg if a.kwarg is not None else None
         params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs} | {x.arg for x in (a.vararg, a.kwarg) if x is not None}
-        own = _own_nodes(fn)
+        own = walk.own(fn)
         assigned = set()
         for n in own:
             if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -529,7 +540,7 @@ class _Wrapper:
         helpers followed ``depth`` calls deep)."""
         last: dict[str, tuple[ast.AST, tuple]] = {}  # a local -> its latest assignment on the way, and its path
         for stmt, path in self.paths(self.fn.body):
-            for n in _own_nodes(ast.Module(body=[stmt], type_ignores=[])):
+            for n in self.walk.own(stmt):
                 if isinstance(n, ast.Call):
                     msg = warns(self.walk, n, self.env, self.module, depth)
                     if msg is not None:
@@ -667,7 +678,7 @@ def _explore(walk: _Walk, atom, call: ast.Call | None, caller_env: Env, caller_m
             env = walk.bind(fn, None, {}, d.module, kept, d.module, skip_first=True)
             yield from _inside(walk, fn, env, d.module, depth, seen)
             first = (fn.args.posonlyargs + fn.args.args)[:1]
-            for n in _own_nodes(fn):  # ``self._decorate_fun(obj)``: a method of the decorator
+            for n in walk.own(fn):  # ``self._decorate_fun(obj)``: a method of the decorator
                 if (first and isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
                         and n.func.value.id == first[0].arg):
                     todo.append(n.func.attr)
@@ -677,7 +688,7 @@ def _explore(walk: _Walk, atom, call: ast.Call | None, caller_env: Env, caller_m
 
 
 def _inside(walk: _Walk, fn, env: Env, module: str, depth: int, seen: set):
-    for n in _own_nodes(fn):
+    for n in walk.own(fn):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not fn:
             inner = walk.bind(n, None, {}, module, env, module)
             if n.args.vararg is not None or n.args.kwarg is not None:
