@@ -145,6 +145,26 @@ UTIL = '''
         return decorate
 
 
+    def keyword_only_after(version, allowed=None):
+        def decorate(fn):
+            if allowed is not None:
+                names = allowed
+            else:
+                names = [p for p in fn.__code__.co_varnames]
+            limit = len(names)
+            msg = f"from {version} on, all arguments of {fn.__qualname__}{{rest}} will be keyword-only"
+
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                if len(args) > limit:
+                    warnings.warn(msg.format(rest=""), FutureWarning, stacklevel=2)
+                return fn(*args, **kwargs)
+
+            return wrapper
+
+        return decorate
+
+
     class _Retire:
         def __init__(self, message):
             self.message = message
@@ -215,7 +235,8 @@ API = '''
     import warnings
 
     from deco import _util
-    from deco._util import checks_value, flagged, looping, noisy, params_retired, renamed_kwarg, retire, timed
+    from deco._util import (checks_value, flagged, keyword_only_after, looping, noisy, params_retired, renamed_kwarg,
+                            retire, timed)
     from deco._warnings import LibWarning, RemovedInNextWarning
 
 
@@ -267,6 +288,16 @@ API = '''
         return a
 
 
+    @keyword_only_after("3.0", allowed=["path"])
+    def save(path, fmt="csv", mode="w"):
+        return path
+
+
+    @keyword_only_after("3.0")
+    def guessed(path, fmt="csv"):
+        return path
+
+
     def old_api():
         warnings.warn("old_api() is going away", RemovedInNextWarning)
 
@@ -282,6 +313,10 @@ API = '''
 
         @_util.moved("Engine.run() is now Connection.run()")
         def run(self):
+            return None
+
+        @keyword_only_after("3.0", allowed=["self", "table"])
+        def drop(self, table, cascade=False):
             return None
     '''
 
@@ -336,6 +371,15 @@ def test_a_wrapper_warning_when_a_named_keyword_is_passed_deprecates_that_keywor
     assert said(model, "deco.api.resize") == (None, {"size_old": "`size_old` is deprecated, use `size`"})
 
 
+def test_a_wrapper_warning_past_a_positional_count_deprecates_passing_more(model: UpstreamModel) -> None:
+    # `len(args) > len(<a literal list the decorator was given>)`: `*N`, N as the wrapper counts (self included)
+    text = "from 3.0 on, all arguments of {fn.__qualname__}{rest} will be keyword-only"
+    assert said(model, "deco.api.save") == (None, {"*1": text})
+    assert said(model, "deco.api.Engine.drop") == (None, {"*2": text})
+    # the count derived from the function's own signature at run time: not known, nothing said
+    assert said(model, "deco.api.guessed") == (None, {})
+
+
 def test_an_upstream_subclass_of_a_deprecation_category_counts_in_a_body(model: UpstreamModel) -> None:
     assert said(model, "deco.api.old_api") == ("old_api() is going away", {})
     assert said(model, "deco.api.careful") == (None, {})
@@ -343,8 +387,9 @@ def test_an_upstream_subclass_of_a_deprecation_category_counts_in_a_body(model: 
 
 def test_decorators_that_are_not_deprecations_say_nothing(model: UpstreamModel) -> None:
     # a plain wrapper; a wrapper warning a UserWarning subclass and a class in a cycle of bases; a
-    # warning on a passed value or on the positional count; a decorator and helpers that recurse
-    assert said(model, "deco.api.plain") == (None, {})
+    # warning on a passed value (`mode == "old"`); a decorator and helpers that recurse: only the
+    # positional count (`len(args) > 2`, a literal) is said
+    assert said(model, "deco.api.plain") == (None, {"*2": "pass the rest by keyword"})
     # a closure value the decorator's literals decide: enabled=False never warns
     assert said(model, "deco.api.quiet") == (None, {})
 
@@ -369,11 +414,20 @@ V1 = {"deco/__init__.py": "", "deco/_warnings.py": WARNINGS, "deco/_util.py": UT
 
     def plain(a, b, mode="new"):
         return a
+
+
+    def save(path, fmt="csv", mode="w"):
+        return path
+
+
+    class Engine:
+        def drop(self, table, cascade=False):
+            return None
     '''}
 V2 = {**V1, "deco/api.py": API}
 
 APP = '''\
-from deco.api import moved_away, paint, plain
+from deco.api import Engine, moved_away, paint, plain, save
 
 
 def f(x):
@@ -381,13 +435,19 @@ def f(x):
     b = paint(colour="red")
     c = paint(color="red")
     d = plain(1, 2, mode="old")
+    save("p", "json")
+    save("p", fmt="json")
+    e = Engine()
+    e.drop("t", True)
+    e.drop("t", cascade=True)
+    Engine.drop(e, "t")
     return a, b, c, d
 '''
 
 CHECKLIST = (
     "---\npackage: deco\ngithub: example/deco\nbranch_template: v${VERSION}\nimport_names:\n  - deco\n---\n\n"
     "## Affected Files\n\n### Primary\n\n| File | Imports / Usage |\n| --- | --- |\n"
-    "| `app/use.py` | `moved_away`, `paint`, `plain` |\n\n"
+    "| `app/use.py` | `moved_away`, `paint`, `plain`, `save`, `Engine` |\n\n"
     "### Secondary\n\n_None._\n\n### Tertiary\n\n_None._\n\n## API Usage Catalog\n\n"
     "### 1. `deco.api.paint`\n\nCalled in `app/use.py` (line 6):\n\n```python\nb = paint(colour=\"red\")\n```\n\n"
     "## Version-Guarded Code\n\n_None._\n"
@@ -396,6 +456,11 @@ CHECKLIST = (
 EXPECTED = sorted([
     ("app/use.py:5", "DEPRECATED", "[warning] `deco.api.moved_away` is deprecated at 2.0.0: \"moved_away() is now deco.api.new_home()\""),
     ("app/use.py:6", "DEPRECATED", "[warning] `deco.api.paint`: passing `colour` is deprecated at 2.0.0: \"the 'colour' keyword is now 'color'\""),
+    # more arguments by position than the decorator allows (a method's `self` counted by the wrapper, not by the call)
+    ("app/use.py:9", "DEPRECATED", "[warning] `deco.api.save`: passing more than 1 argument(s) by position is deprecated at 2.0.0: "
+     "\"from 3.0 on, all arguments of {fn.__qualname__}{rest} will be keyword-only\""),
+    ("app/use.py:12", "DEPRECATED", "[warning] `deco.api.Engine.drop`: passing more than 1 argument(s) by position is deprecated at "
+     "2.0.0: \"from 3.0 on, all arguments of {fn.__qualname__}{rest} will be keyword-only\" (called on the result of `deco.api.Engine`)"),
 ])
 
 

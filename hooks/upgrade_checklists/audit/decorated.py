@@ -16,7 +16,12 @@ wrapper's closure values are known where they are literals. Then:
 - a wrapper that warns only when a keyword named by the decorator's arguments is passed
   (``name in kwargs``, ``kwargs.pop(name) is not None``, or a flag or message set only under such
   a test) deprecates that keyword, at the calls passing it;
-- any other condition (a test of a passed value, of the positional count) gives nothing.
+- a wrapper that warns when more than N arguments come by position (``len(args) > N``, N a literal
+  or the length of a literal list the decorator was given) deprecates passing more: the key
+  ``*N`` (:data:`POSITIONAL`) among the keywords, N counted as the wrapper counts (a method's
+  ``self`` included); ``bind`` says it at the calls passing more;
+- any other condition (a test of a passed value; a count derived from the signature at run time)
+  gives nothing.
 
 A category counts when it is ``DeprecationWarning`` / ``FutureWarning`` /
 ``PendingDeprecationWarning`` or a class of upstream deriving from one (statically, through its
@@ -47,6 +52,9 @@ HELPER_DEPTH = 3
 BUDGET = 60
 #: how many bases deep a warning class is followed to a deprecation category
 BASES_DEPTH = 6
+#: a key of :attr:`Found.keywords` that is no keyword: ``*N``, passing more than N arguments by position
+#: (``self`` counted, as the wrapper counts it) is deprecated
+POSITIONAL = "*"
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,6 +125,8 @@ class _Walk:
                 return frozenset([expr.value])
             if isinstance(expr.value, bool):
                 return frozenset([("bool", expr.value)])
+            if isinstance(expr.value, int):
+                return frozenset([("int", expr.value)])
             return frozenset([NONE]) if expr.value is None else frozenset()
         if isinstance(expr, ast.Name):
             if expr.id in env:
@@ -150,8 +160,9 @@ class _Walk:
             keys = frozenset(k.value for k in expr.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
             return frozenset([("names", keys)])
         if isinstance(expr, (ast.Set, ast.List, ast.Tuple)):
-            elts = frozenset(e.value for e in expr.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
-            return frozenset([("names", elts)])
+            if not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in expr.elts):
+                return frozenset()
+            return frozenset([("names", frozenset(e.value for e in expr.elts))])
         if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name):
             return env.get(expr.value.id + "[]", frozenset())
         if isinstance(expr, ast.Call):
@@ -160,6 +171,9 @@ class _Walk:
 
     def ev_call(self, call: ast.Call, env: Env, module: str, depth: int) -> frozenset:
         f = call.func
+        if isinstance(f, ast.Name) and f.id == "len" and len(call.args) == 1:  # ``len(allowed_args)``, a literal list
+            return frozenset(("int", len(v[1])) for v in self.ev(call.args[0], env, module, depth)
+                             if isinstance(v, tuple) and v[0] == "names")
         if isinstance(f, ast.Name) and f.id in ("set", "frozenset", "list", "sorted", "tuple", "dict") and call.args:
             return self._names_of(self.ev(call.args[0], env, module, depth))
         if isinstance(f, ast.Attribute) and f.attr in ("keys", "items", "copy", "difference", "intersection", "union"):
@@ -527,6 +541,29 @@ class _Wrapper:
             return passed if isinstance(test.ops[0], ast.In) else not passed
         return self.decide(test)
 
+    def positional(self, path) -> int | None:
+        """N when ``path`` is taken exactly when more than N arguments come by position (``len(args) > N``,
+        N a literal or the length of a literal list the decorator was given), else None."""
+        vararg = self.fn.args.vararg.arg if self.fn.args.vararg is not None else None
+        tests = [(t, true) for t, true in path if self.blocking(t)]
+        if vararg is None or len(tests) != 1 or not tests[0][1]:
+            return None
+        t = tests[0][0]
+        if not (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], (ast.Gt, ast.GtE))):
+            return None
+        left = t.left
+        if not (isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len" and len(left.args) == 1
+                and isinstance(left.args[0], ast.Name) and left.args[0].id == vararg):
+            return None
+        right = t.comparators[0]
+        if _names_in(right) & self.mine:
+            return None
+        values = {v[1] for v in self.walk.ev(right, self.env, self.module) if isinstance(v, tuple) and v[0] == "int"}
+        if len(values) != 1:
+            return None
+        n = values.pop()
+        return n if isinstance(t.ops[0], ast.Gt) else n - 1
+
     def path_keywords(self, path) -> set[str]:
         out: set[str] = set()
         for test, true in path:
@@ -573,6 +610,10 @@ class _Wrapper:
         for call, path, msg in self.warnings():
             keywords = self.path_keywords(path)
             texts = msg
+            positional = self.positional(path)
+            if positional is not None:  # ``if len(args) > num_allowed: warn(...)``: passing more by position
+                found.keywords.setdefault(f"{POSITIONAL}{positional}", _text(decorator, None, texts))
+                continue
             if not keywords and any(self.blocking(t) for t, _ in path):
                 # a flag or a message set only when a keyword is passed (``message = ...`` under ``old in kwargs``)
                 names = set()
