@@ -145,6 +145,31 @@ UTIL = '''
         return decorate
 
 
+    def retired_class(message):
+        def decorate(cls):
+            _install(cls, message)
+            return cls
+
+        return decorate
+
+
+    def _install(cls, message):
+        cls.__init__ = _wrap(cls.__init__, LibDeprecationWarning, message)
+
+
+    def _unrelated_setup():
+        # a wrapper that warns, made by a function the decorator neither returns nor hands the function to
+        def hook(*args, **kwargs):
+            warnings.warn("hook is deprecated", DeprecationWarning)
+
+        return hook
+
+
+    def registering(fn):
+        _unrelated_setup()
+        return fn
+
+
     def keyword_only_after(version, allowed=None):
         def decorate(fn):
             if allowed is not None:
@@ -235,8 +260,8 @@ API = '''
     import warnings
 
     from deco import _util
-    from deco._util import (checks_value, flagged, keyword_only_after, looping, noisy, params_retired, renamed_kwarg,
-                            retire, timed)
+    from deco._util import (checks_value, flagged, keyword_only_after, looping, noisy, params_retired, registering,
+                            renamed_kwarg, retire, retired_class, timed)
     from deco._warnings import LibWarning, RemovedInNextWarning
 
 
@@ -280,6 +305,7 @@ API = '''
         return None
 
 
+    @registering
     @timed
     @noisy
     @checks_value
@@ -296,6 +322,12 @@ API = '''
     @keyword_only_after("3.0")
     def guessed(path, fmt="csv"):
         return path
+
+
+    @retired_class("OldThing is retired; use NewThing")
+    class OldThing:
+        def __init__(self, x):
+            self.x = x
 
 
     def old_api():
@@ -355,6 +387,8 @@ def test_a_decorator_whose_wrapper_always_warns_deprecates_the_api(model: Upstre
     assert said(model, "deco.api.retired_default") == ("Call to a retired function", {})
     # a decorator object (a class whose __call__ makes the wrapper), its argument kept on self
     assert said(model, "deco.api.stale") == ("stale() is deprecated, use fresh()", {})
+    # a class decorator that hands the class to a helper wrapping its __init__ in place
+    assert said(model, "deco.api.OldThing") == ("OldThing is retired; use NewThing", {})
 
 
 def test_a_wrapper_warning_when_a_named_keyword_is_passed_deprecates_that_keyword(model: UpstreamModel) -> None:
@@ -387,8 +421,9 @@ def test_an_upstream_subclass_of_a_deprecation_category_counts_in_a_body(model: 
 
 def test_decorators_that_are_not_deprecations_say_nothing(model: UpstreamModel) -> None:
     # a plain wrapper; a wrapper warning a UserWarning subclass and a class in a cycle of bases; a
-    # warning on a passed value (`mode == "old"`); a decorator and helpers that recurse: only the
-    # positional count (`len(args) > 2`, a literal) is said
+    # warning on a passed value (`mode == "old"`); a decorator and helpers that recurse; a warning
+    # wrapper made by a call whose result the decorator drops: only the positional count
+    # (`len(args) > 2`, a literal) is said
     assert said(model, "deco.api.plain") == (None, {"*2": "pass the rest by keyword"})
     # a closure value the decorator's literals decide: enabled=False never warns
     assert said(model, "deco.api.quiet") == (None, {})

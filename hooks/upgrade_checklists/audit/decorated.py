@@ -5,7 +5,7 @@ Large libraries deprecate through decorators they define themselves, whose *wrap
 A decorator used on an upstream function or class is followed to its definition in the same
 upstream (``resolve``: a name as the decorator's module sees it -> its definition, or None when it
 is not upstream's), through the functions it calls and returns (a factory -> the decorator -> the
-functions they hand the decorated function to, :data:`DEPTH` calls deep), to the *wrappers*: the
+functions whose result they return, :data:`DEPTH` calls deep), to the *wrappers*: the
 nested functions taking ``*args`` / ``**kwargs`` (what a call of the decorated API runs). The
 decorator's literal arguments are bound to the parameters they are passed to on the way, so a
 wrapper's closure values are known where they are literals. Then:
@@ -728,14 +728,40 @@ def _explore(walk: _Walk, atom, call: ast.Call | None, caller_env: Env, caller_m
     yield from _inside(walk, d.node, env, d.module, depth, seen)
 
 
+def _returned_calls(walk: _Walk, fn) -> set[int]:
+    """The calls whose result ``fn`` returns: in a ``return`` (``return _wrap(fn, ...)``), or assigned
+    to a name it returns (``decorated = _wrap(fn); return decorated``); and those handed one of its
+    parameters as is (``setattr(cls, "__init__", _wrap(cls.__init__))``). Only they make what the
+    decorator returns: the rest (a docstring helper, a signature read) is not followed."""
+    own = walk.own(fn)
+    a = fn.args
+    params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+    returned = {x.id for n in own if isinstance(n, ast.Return) and n.value is not None
+                for x in ast.walk(n.value) if isinstance(x, ast.Name)}
+    out: set[int] = set()
+    for n in own:
+        value = None
+        if isinstance(n, ast.Return):
+            value = n.value
+        elif isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id in returned for t in n.targets):
+            value = n.value
+        if value is not None:
+            out |= {id(x) for x in ast.walk(value) if isinstance(x, ast.Call)}
+        elif isinstance(n, ast.Call) and any(isinstance(x, ast.Name) and x.id in params for arg in n.args
+                                              for x in ast.walk(arg)):
+            out.add(id(n))
+    return out
+
+
 def _inside(walk: _Walk, fn, env: Env, module: str, depth: int, seen: set):
+    followed = _returned_calls(walk, fn) if depth > 0 else set()
     for n in walk.own(fn):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not fn:
             inner = walk.bind(n, None, {}, module, env, module)
             if n.args.vararg is not None or n.args.kwarg is not None:
                 yield n, inner, module
             yield from _inside(walk, n, inner, module, depth, seen)
-        elif isinstance(n, ast.Call) and depth > 0:
+        elif isinstance(n, ast.Call) and id(n) in followed:
             for callee in walk.ev(n.func, env, module):
                 if isinstance(callee, tuple) and callee[0] == "def" and callee[1].tree is not None:
                     yield from _explore(walk, callee, n, env, module, depth - 1, seen)
