@@ -11,6 +11,7 @@
       aliases.py      compatibility aliases a module keeps importable
       annotations.py  annotations compared as types
       deprecation.py  deprecations, read statically
+      decorated.py    deprecations by upstream's own decorators (their wrappers' warnings)
       bases.py        bases in other distributions, followed into their own models
       hookspecs.py    upstream's pluggy hook specifications and registered plugins
       selfreads.py    what a constructor sets on ``self`` and its methods read there

@@ -38,6 +38,7 @@ from upgrade_checklists.audit import annotations, selfreads, subclasses
 from upgrade_checklists.core.astwalk import module_level, star_base
 from upgrade_checklists.project.calls import unpacked_into
 from upgrade_checklists.audit.aliases import GetattrReader, Gone, Served, SourceCache, StarExports, Undecided, served
+from upgrade_checklists.audit.decorated import Definition, Found, category_test, decorator_deprecations
 from upgrade_checklists.audit.deprecation import _def_at, deprecation_of, forwarded_calls, keyword_warnings
 from upgrade_checklists.audit.hookspecs import hook_specs, registered_plugins
 
@@ -200,6 +201,9 @@ class UpstreamModel(ServedNames):
         self.open_stars: dict[str, list[str]] = {}
         #: a module file's ``__getattr__`` / lazy table reader (one per file: it keeps the tables it read)
         self._readers: dict[Path, GetattrReader] = {}
+        #: (module, name) -> the upstream definition it names; (module, decorators) -> what they say (``decorated.py``)
+        self._definitions: dict = {}
+        self._decorators: dict = {}
         self._graft_namespace_dirs()
         self._stub_overloads()
         self._star_imports()
@@ -500,26 +504,84 @@ class UpstreamModel(ServedNames):
 
 
     def declared_deprecation(self, api: Api) -> str | None:
-        """The deprecation warning ``api``'s own definition gives (decorator or body), or None."""
+        """The deprecation warning ``api``'s own definition gives (decorator or body, an upstream
+        decorator whose wrapper warns: ``decorated.py``), or None."""
         obj = self._obj(api)
         if obj is None:
             return None
         fp = getattr(obj, "filepath", None)
+        tree = self.sources.tree(fp if isinstance(fp, Path) else None)
         try:
-            return deprecation_of(obj, self.sources.tree(fp if isinstance(fp, Path) else None))
+            module = obj.module.path
+            found = deprecation_of(obj, tree, category_test(module, self._definition))
+            if found is None:
+                found = self._decorated(obj, tree).message
+            return found
         except (self._griffe.AliasResolutionError, self._griffe.CyclicAliasError, RecursionError):  # a decorator griffe cannot follow: no verdict
             return None
 
     def keyword_deprecations(self, api: Api) -> dict[str, str]:
-        """Keyword -> the deprecation warning its being passed gives (``deprecation.keyword_warnings``)."""
+        """Keyword -> the deprecation warning its being passed gives (``deprecation.keyword_warnings``,
+        and an upstream decorator's wrapper warning when it is passed: ``decorated.py``)."""
         obj = self._obj(api)
         if obj is None:
             return {}
         fp = getattr(obj, "filepath", None)
+        tree = self.sources.tree(fp if isinstance(fp, Path) else None)
         try:
-            return keyword_warnings(obj, self.sources.tree(fp if isinstance(fp, Path) else None))
+            found = keyword_warnings(obj, tree, category_test(obj.module.path, self._definition))
+            for kw, text in self._decorated(obj, tree).keywords.items():
+                found.setdefault(kw, text)
+            return found
         except (self._griffe.AliasResolutionError, self._griffe.CyclicAliasError, RecursionError):  # a decorator griffe cannot follow: no verdict
             return {}
+
+    def _decorated(self, obj, tree):
+        """What upstream's own decorators on ``obj`` say of it (``decorated.decorator_deprecations``)."""
+        node = _def_at(tree, obj.name, obj.lineno) if tree is not None and obj.lineno is not None else None
+        nodes = [node] if node is not None else []
+        if isinstance(node, ast.ClassDef):  # a class is called through its ``__init__``: its decorators too
+            nodes += [s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"]
+        found = Found()
+        memo = self._decorators  # the same decorators, as written in one module: one walk
+        for n in nodes:
+            if n.decorator_list:
+                key = (obj.module.path, tuple(ast.dump(d) for d in n.decorator_list))
+                if key not in memo:
+                    memo[key] = decorator_deprecations(n, obj.module.path, self._definition)
+                theirs = memo[key]
+                found.message = found.message or theirs.message
+                for kw, text in theirs.keywords.items():
+                    found.keywords.setdefault(kw, text)
+        return found
+
+    def _definition(self, module: str, dotted: str) -> Definition | None:
+        """The upstream function or class ``dotted`` names in module ``module`` (its imports followed), or None."""
+        key = (module, dotted)
+        if key not in self._definitions:
+            self._definitions[key] = self._find_definition(module, dotted)
+        return self._definitions[key]
+
+    def _find_definition(self, module: str, dotted: str) -> Definition | None:
+        try:
+            mod = self.find(module)
+            # a name the module does not bind (a builtin, a local) is not upstream's: not served by its
+            # ``__getattr__`` either (running that reader for every ``len`` costs a tenth of a second)
+            if mod is None or mod.kind.value != "module" or mod.members.get(dotted.split(".")[0]) is None:
+                return None
+            obj = self.find(f"{module}.{dotted}")
+        except Unresolved:
+            return None
+        except (self._griffe.AliasResolutionError, self._griffe.CyclicAliasError):
+            return None
+        if obj is None or obj.kind.value not in ("function", "class") or obj.lineno is None:
+            return None
+        fp = getattr(obj, "filepath", None)
+        tree = self.sources.tree(fp if isinstance(fp, Path) else None)
+        node = _def_at(tree, obj.name, obj.lineno) if tree is not None else None
+        if node is None:
+            return None
+        return Definition(node, tree, obj.module.path)
 
     def forwards(self, api: Api) -> list[dict]:
         """The calls method ``api`` makes of another method, ``super().m(...)`` or ``self.m(...)``,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.audit.annotations import short
 from upgrade_checklists.audit.api import BUILTIN, Api, Param, Signature, Unresolved, UpstreamModel
+from upgrade_checklists.audit.decorated import POSITIONAL
 from upgrade_checklists.audit.deprecation import split_where
 from upgrade_checklists.audit.guards import flag_value
 from upgrade_checklists.audit.subclasses import providers
@@ -613,13 +614,23 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
 def _scoped(u: Use, new, api: Api, version: str, suffix: str = "") -> list[Problem]:
     """``DEPRECATED`` for each keyword the call passes that ``api`` warns about when passed (its own
     body or a helper it hands the keyword to, see ``deprecation.keyword_warnings``)."""
-    if u.call is None or not u.call.keywords or api.kind not in ("function", "class"):
+    if u.call is None or api.kind not in ("function", "class") or not (u.call.keywords or u.call.positional):
         return []
     try:
         scoped = new.keyword_deprecations(api)
     except Unresolved:
         return []
     out = []
+    for key, text in scoped.items():  # ``*N``: more than N arguments by position (``self`` counted) warn
+        if not key.startswith(POSITIONAL) or not key[1:].isdigit() or u.call.star_args:
+            continue
+        bound = api.parameters is not None and api.method and bool(api.parameters) and api.parameters[0][0] in ("self", "cls") \
+            and not _through_class(u)
+        allowed = int(key[1:]) - (1 if bound or (api.kind == "class") else 0)
+        if u.call.positional > allowed:
+            msg, _ = split_where(text)
+            out.append(("DEPRECATED", "warning", "", f"`{api.path}`: passing more than {allowed} argument(s) by position is "
+                        f"deprecated at {version}: \"{msg}\"{suffix}"))
     for kw in u.call.keywords:
         if kw not in scoped:
             continue

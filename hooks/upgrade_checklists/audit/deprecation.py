@@ -20,6 +20,10 @@ placeholders kept (``{name}``); it usually names the replacement.
 from __future__ import annotations
 
 import ast
+from typing import Callable
+
+#: a test of a ``warn`` call's category expression (beyond the names in :data:`CATEGORIES`)
+Category = Callable[[ast.AST], bool]
 
 CATEGORIES = ("DeprecationWarning", "FutureWarning", "PendingDeprecationWarning")
 
@@ -46,18 +50,20 @@ def _message(node: ast.AST | None) -> str:
     return ast.unparse(node)
 
 
-def _warn_call(node: ast.AST, values: dict[str, ast.AST] | None = None) -> str | None:
+def _warn_call(node: ast.AST, values: dict[str, ast.AST] | None = None, category: Category | None = None) -> str | None:
     """The message of a ``warnings.warn(msg, <deprecation category>)`` call, else None (``values``:
-    a local name -> the one value assigned to it, for ``message = "..."; warn(message, ...)``)."""
+    a local name -> the one value assigned to it, for ``message = "..."; warn(message, ...)``;
+    ``category``: tells a category that is not one of :data:`CATEGORIES` by name, an upstream
+    subclass of one, ``decorated.category_test``)."""
     if not isinstance(node, ast.Call):
         return None
     func = node.func
     fname = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
     if fname not in ("warn", "warn_explicit"):
         return None
-    category = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "category"), None)
-    cat = category.attr if isinstance(category, ast.Attribute) else getattr(category, "id", None)
-    if cat not in CATEGORIES:
+    category_node = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "category"), None)
+    cat = category_node.attr if isinstance(category_node, ast.Attribute) else getattr(category_node, "id", None)
+    if cat not in CATEGORIES and (category is None or category_node is None or not category(category_node)):
         return None
     msg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "message"), None)
     if isinstance(msg, ast.Name) and values and msg.id in values:
@@ -65,7 +71,8 @@ def _warn_call(node: ast.AST, values: dict[str, ast.AST] | None = None) -> str |
     return _message(msg) or cat
 
 
-def warning_in(stmts: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None) -> str | None:
+def warning_in(stmts: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
+               category: Category | None = None) -> str | None:
     """The deprecation warning ``stmts`` give on every run (not under a test of ``fn``'s parameters)."""
     params = set()
     if fn is not None:
@@ -74,7 +81,7 @@ def warning_in(stmts: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef
         params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
         params |= _from_params(fn, params)
     for stmt in stmts:
-        found = _in_stmt(stmt, params)
+        found = _in_stmt(stmt, params, category)
         if found is not None:
             return found
     return None
@@ -101,7 +108,7 @@ def _from_params(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -
     return out
 
 
-def _in_stmt(stmt: ast.stmt, params: set[str]) -> str | None:
+def _in_stmt(stmt: ast.stmt, params: set[str], category: Category | None = None) -> str | None:
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return None  # a nested definition warns when it runs, not when this does
     if isinstance(stmt, ast.If):
@@ -110,18 +117,18 @@ def _in_stmt(stmt: ast.stmt, params: set[str]) -> str | None:
             return None
         for part in (stmt.body, stmt.orelse):
             for s in part:
-                found = _in_stmt(s, params)
+                found = _in_stmt(s, params, category)
                 if found is not None:
                     return found
         return None
     if isinstance(stmt, (ast.With, ast.Try)):
         for s in [*stmt.body, *getattr(stmt, "finalbody", [])]:
-            found = _in_stmt(s, params)
+            found = _in_stmt(s, params, category)
             if found is not None:
                 return found
         return None
     for node in ast.walk(stmt):
-        found = _warn_call(node)
+        found = _warn_call(node, None, category)
         if found is not None:
             return found
     return None
@@ -161,8 +168,9 @@ def _def_at(tree: ast.Module, name: str, lineno: int):
     return None
 
 
-def deprecation_of(obj, tree: ast.Module | None) -> str | None:
-    """The deprecation message of a griffe function or class (``tree``: its module's source)."""
+def deprecation_of(obj, tree: ast.Module | None, category: Category | None = None) -> str | None:
+    """The deprecation message of a griffe function or class (``tree``: its module's source;
+    ``category``: see :func:`_warn_call`)."""
     kind = obj.kind.value
     if kind not in ("function", "class"):
         return None
@@ -171,11 +179,11 @@ def deprecation_of(obj, tree: ast.Module | None) -> str | None:
         return msg
     node = _def_at(tree, obj.name, obj.lineno)
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return warning_in(node.body, node)
+        return warning_in(node.body, node, category)
     if isinstance(node, ast.ClassDef):
         for sub in node.body:
             if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)) and sub.name in ("__init__", "__new__", "__post_init__"):
-                found = warning_in(sub.body, sub)
+                found = warning_in(sub.body, sub, category)
                 if found is not None:
                     return found
     return None
@@ -185,7 +193,7 @@ def deprecation_of(obj, tree: ast.Module | None) -> str | None:
 HELPER_DEPTH = 2
 
 
-def keyword_warnings(obj, tree: ast.Module | None) -> dict[str, str]:
+def keyword_warnings(obj, tree: ast.Module | None, category: Category | None = None) -> dict[str, str]:
     """The deprecation warnings a function (a class: its ``__init__``) gives only when one keyword is
     passed: ``if tp_plan is not None: warnings.warn(...)`` after ``tp_plan = kwargs.pop("tp_plan", None)``,
     ``if arg is not _SENTINEL: ...``, ``if "k" in kwargs: ...``: keyword -> message. A keyword handed
@@ -198,10 +206,11 @@ def keyword_warnings(obj, tree: ast.Module | None) -> dict[str, str]:
         node = next((s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"), None)
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return {}
-    return _keyword_warnings(node, tree, HELPER_DEPTH)
+    return _keyword_warnings(node, tree, HELPER_DEPTH, category)
 
 
-def _keyword_warnings(node: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, depth: int) -> dict[str, str]:
+def _keyword_warnings(node: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, depth: int,
+                      category: Category | None = None) -> dict[str, str]:
     keywords, bags = caller_keywords(node)  # x = kwargs.pop("x", ...) / kwargs.get("x") / kwargs["x"] too
     out: dict[str, str] = {}
     assigned: dict[str, list[ast.AST]] = {}
@@ -218,13 +227,13 @@ def _keyword_warnings(node: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Mo
         for s in n.body:
             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
-            msg = next((m for m in (_warn_call(x, values) for x in ast.walk(s)) if m is not None), None)
+            msg = next((m for m in (_warn_call(x, values, category) for x in ast.walk(s)) if m is not None), None)
             if msg is not None:
                 out.setdefault(passed, msg)
                 break
     if depth > 0:
         for call, helper, bound_self in _helper_calls(node, tree):
-            theirs = _keyword_warnings(helper, tree, depth - 1)
+            theirs = _keyword_warnings(helper, tree, depth - 1, category)
             if not theirs:
                 continue
             handed, whole = _handed_on(call, helper, bound_self, keywords, bags)

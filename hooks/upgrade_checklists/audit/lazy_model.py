@@ -155,6 +155,8 @@ class LazyModel(UpstreamModel):
         self.gone = {}
         self.open_stars: dict[str, list[str]] = {}
         self._readers = {}
+        self._definitions = {}
+        self._decorators = {}
         self.peer = None
         #: while False, griffe may list a module's members (loading); answering a question, it may not
         self.strict = False
