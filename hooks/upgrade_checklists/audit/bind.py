@@ -696,6 +696,7 @@ def _bind_result(u: Use, old, new, version, covered) -> Bound:
         elif _foreign(new, cls_new):
             b.unknown = NOT_FOLLOWED
         return b
+    b.problems += _deprecated_call(u, new, m_new, version, f" (called on the result of `{a_new.path}`)")
     b.problems += _scoped(u, new, m_new, version, f" (called on the result of `{a_new.path}`)")
     if m_new.signature is None or m_new.kind != "function":
         return b
@@ -705,6 +706,19 @@ def _bind_result(u: Use, old, new, version, covered) -> Bound:
             continue
         b.problems.append(("METHOD_CHANGED", sev, _param, f"on the result of `{a_new.path}`: {code}: {msg}"))
     return b
+
+
+def _deprecated_call(u: Use, new, m_new: Api, version: str, how: str) -> list[tuple]:
+    """A DEPRECATED warning for a call of a method (or constructor) that is deprecated at the new version,
+    called on an object (a typed receiver, an API call's result, ``self`` / ``super()`` of a subclass): a
+    method warns whatever reaches it, not only a dotted call of its path."""
+    if u.call is None or m_new.kind not in ("function", "class"):
+        return []
+    try:
+        warned = new.deprecation(m_new)
+    except Unresolved:
+        return []
+    return [("DEPRECATED", "warning", "", f"`{m_new.path}` is deprecated at {version}: \"{warned}\"{how}")] if warned else []
 
 
 def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bound:
@@ -734,6 +748,7 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
         elif m_old is None:  # set at run time, or by a project class, or by a base not followed: not known statically
             b.unknown = NOT_FOLLOWED if _foreign(new, cls_new) else NOT_FOUND
         return b
+    b.problems += _deprecated_call(u, new, m_new, version, f" ({u.via})")
     b.problems += _scoped(u, new, m_new, version, f" ({u.via})")
     if u.call is None or m_new.signature is None or m_new.kind not in ("function", "class"):
         return b
@@ -1689,6 +1704,7 @@ def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: st
         return b
     if m_old is None and t_old is not None:
         _subclass_read(b, t_new, t_old, m_new, old, new, version, how)
+    b.problems += _deprecated_call(u, new, m_new, version, f" ({how})")
     b.problems += _scoped(u, new, m_new, version, f" ({how})")
     if m_new.signature is None or m_new.kind not in ("function", "class") or u.call is None:
         return b
