@@ -14,9 +14,19 @@ from conftest import Repo
 from upstream import app_findings, audited_project, project_pyproject, tagged_upstream
 
 ENGINE_V1 = '''
+    import warnings
+
+
+    def helper():
+        warnings.warn("helper() is deprecated", DeprecationWarning)
+
+
     class Engine:
         def execute(self, statement):
             return statement
+
+        def legacy(self):
+            warnings.warn("Engine.legacy() is deprecated", DeprecationWarning)
 
         def run(self, statement):
             return statement
@@ -29,7 +39,14 @@ ENGINE_V2 = '''
     import warnings
 
 
+    def helper():
+        warnings.warn("helper() is deprecated", DeprecationWarning)
+
+
     class Engine:
+        def legacy(self):
+            warnings.warn("Engine.legacy() is deprecated", DeprecationWarning)
+
         def execute(self, statement):
             warnings.warn("Engine.execute() is legacy: use Connection.execute()", DeprecationWarning)
             return statement
@@ -41,11 +58,11 @@ ENGINE_V2 = '''
     def connect() -> Engine:
         return Engine()
     '''
-INIT = "from fakepkg.old.engine import Engine, connect\n"
+INIT = "from fakepkg.old.engine import Engine, connect, helper\n"
 
 # line numbers matter: the assertions name them
 APP = '''\
-from fakepkg.old import Engine, connect
+from fakepkg.old import Engine, connect, helper
 
 
 def annotated(engine: Engine):
@@ -62,6 +79,11 @@ class Mine(Engine):
         self.execute("d")
         super().execute("e")
         return self.run("f")
+
+
+def already(engine: Engine):
+    engine.legacy()
+    helper()
 '''
 
 CHECKLIST = (
@@ -93,3 +115,11 @@ def test_a_deprecated_method_is_said_wherever_the_project_calls_it(tmp_path: Pat
     # run() (6, 17) is not deprecated
     assert got == {("app/db.py:5", said), ("app/db.py:10", said), ("app/db.py:15", said), ("app/db.py:16", said)}
     assert r.code == 0  # warnings: nothing breaks
+    # 21, 22: deprecated at the old version too: its callers saw the warning before this upgrade
+    r = project.run("audit", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
+    older = {(w, m) for w, c, m in app_findings(r) if c == "DEPRECATED" and w in ("app/db.py:21", "app/db.py:22")}
+    assert older == {
+        ("app/db.py:21", "[info] `fakepkg.old.engine.Engine.legacy` is deprecated at 2.0.0: \"Engine.legacy() is deprecated\" "
+                         "(`engine` annotated `fakepkg.old.Engine` in `already`) (deprecated at the old version too: not news of this upgrade)"),
+        ("app/db.py:22", "[info] `fakepkg.old.engine.helper` is deprecated at 2.0.0: \"helper() is deprecated\" "
+                         "(deprecated at the old version too: not news of this upgrade)")}

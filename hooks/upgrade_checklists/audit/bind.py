@@ -598,7 +598,8 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
         else:
             warned = new.deprecation(a_new)
             if warned is not None:
-                b.problems.append(("DEPRECATED", "warning", "", f"`{a_new.path}` is deprecated at {version}: \"{warned}\""))
+                sev, said = _deprecation_news(old, a_old)
+                b.problems.append(("DEPRECATED", sev, "", f"`{a_new.path}` is deprecated at {version}: \"{warned}\"{said}"))
     for code, sev, kw, msg in _scoped(u, new, a_new, version):
         b.problems.append((code, sev, kw, _via(u, msg)))
     if a_new.signature is None or u.call is None:
@@ -696,7 +697,7 @@ def _bind_result(u: Use, old, new, version, covered) -> Bound:
         elif _foreign(new, cls_new):
             b.unknown = NOT_FOLLOWED
         return b
-    b.problems += _deprecated_call(u, new, m_new, version, f" (called on the result of `{a_new.path}`)")
+    b.problems += _deprecated_call(u, old, new, m_old, m_new, version, f" (called on the result of `{a_new.path}`)")
     b.problems += _scoped(u, new, m_new, version, f" (called on the result of `{a_new.path}`)")
     if m_new.signature is None or m_new.kind != "function":
         return b
@@ -708,17 +709,33 @@ def _bind_result(u: Use, old, new, version, covered) -> Bound:
     return b
 
 
-def _deprecated_call(u: Use, new, m_new: Api, version: str, how: str) -> list[tuple]:
+def _deprecated_call(u: Use, old, new, m_old: Api | None, m_new: Api, version: str, how: str) -> list[tuple]:
     """A DEPRECATED warning for a call of a method (or constructor) that is deprecated at the new version,
     called on an object (a typed receiver, an API call's result, ``self`` / ``super()`` of a subclass): a
-    method warns whatever reaches it, not only a dotted call of its path."""
+    method warns whatever reaches it, not only a dotted call of its path. ``info`` when the old version's
+    method warned already (not news of this upgrade)."""
     if u.call is None or m_new.kind not in ("function", "class"):
         return []
     try:
         warned = new.deprecation(m_new)
     except Unresolved:
         return []
-    return [("DEPRECATED", "warning", "", f"`{m_new.path}` is deprecated at {version}: \"{warned}\"{how}")] if warned else []
+    if not warned:
+        return []
+    sev, said = _deprecation_news(old, m_old)
+    return [("DEPRECATED", sev, "", f"`{m_new.path}` is deprecated at {version}: \"{warned}\"{how}{said}")]
+
+
+def _deprecation_news(old, a_old: Api | None) -> tuple[str, str]:
+    """(severity, what to add) of a deprecation at the new version: ``info`` when the old version's API
+    was deprecated already (its callers saw the warning before this upgrade)."""
+    if old is None or a_old is None:
+        return "warning", ""
+    try:
+        before = old.deprecation(a_old)
+    except Unresolved:
+        before = None
+    return ("info", " (deprecated at the old version too: not news of this upgrade)") if before else ("warning", "")
 
 
 def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bound:
@@ -748,7 +765,7 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
         elif m_old is None:  # set at run time, or by a project class, or by a base not followed: not known statically
             b.unknown = NOT_FOLLOWED if _foreign(new, cls_new) else NOT_FOUND
         return b
-    b.problems += _deprecated_call(u, new, m_new, version, f" ({u.via})")
+    b.problems += _deprecated_call(u, old, new, m_old, m_new, version, f" ({u.via})")
     b.problems += _scoped(u, new, m_new, version, f" ({u.via})")
     if u.call is None or m_new.signature is None or m_new.kind not in ("function", "class"):
         return b
@@ -1704,7 +1721,7 @@ def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: st
         return b
     if m_old is None and t_old is not None:
         _subclass_read(b, t_new, t_old, m_new, old, new, version, how)
-    b.problems += _deprecated_call(u, new, m_new, version, f" ({how})")
+    b.problems += _deprecated_call(u, old, new, m_old, m_new, version, f" ({how})")
     b.problems += _scoped(u, new, m_new, version, f" ({how})")
     if m_new.signature is None or m_new.kind not in ("function", "class") or u.call is None:
         return b
