@@ -632,3 +632,66 @@ def test_only_files_a_use_can_be_in_are_parsed() -> None:
     ]
     assert sorted(sources._trees) == ["app/base.py", "app/build.py"]  # kept; other.py was read for its classes, not kept
     assert sorted(sources) == ["app/base.py", "app/build.py", "app/other.py", "app/plain.py"]  # broken.py does not parse
+
+
+def test_a_name_a_function_binds_otherwise_is_not_the_package() -> None:
+    # a module alias of the package, shadowed in a function by a parameter, an assignment,
+    # an import of another module (vcrpy rebinds its urllib3 ``cpool`` to botocore's), a
+    # loop target or a comprehension's variable: the reads there are not the package's;
+    # what a function evaluates outside its body (a default, a decorator) and a function
+    # importing the package itself (or importing it and assigning a fallback) still are
+    sources = {"a.py": (s := textwrap.dedent('''
+        import pkg.pool as pool
+        from pkg import forms
+
+
+        def param(pool):
+            return pool.gone
+
+
+        def assigned():
+            forms = []
+            forms.append(1)
+            return forms
+
+
+        def other_module():
+            try:
+                import json as pool
+            except ImportError:
+                pass
+            else:
+                return pool.gone()
+
+
+        def looped(items):
+            for pool in items:
+                pool.gone()
+            return [forms.gone for forms in items]
+
+
+        @pool.deco
+        def outside(x=pool.default, pool=None):
+            return x
+
+
+        def own_import():
+            try:
+                import pkg.pool as pool
+            except ImportError:
+                pool = None
+            return pool.kept()
+
+
+        class Holder:
+            pool = None
+
+            def method(self):
+                return pool.kept_too
+        ''').lstrip(), ast.parse(s))}
+    uses = find_uses(sources, ["pkg"])
+    reads = {(u.kind, u.target, u.line) for u in uses if u.kind in (ATTRIBUTE, CALL)}
+    assert reads == {
+        (ATTRIBUTE, "pkg.pool.deco", 30), (ATTRIBUTE, "pkg.pool.default", 31),
+        (CALL, "pkg.pool.kept", 40), (ATTRIBUTE, "pkg.pool.kept", 40), (ATTRIBUTE, "pkg.pool.kept_too", 47),
+    }

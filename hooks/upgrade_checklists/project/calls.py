@@ -179,6 +179,38 @@ class Scopes:
                 return False
         return False
 
+    def shadowed(self, node: ast.AST, name: str) -> bool:
+        """Whether a function, class body or comprehension around ``node`` binds ``name``
+        otherwise than by importing the package (a parameter, an assignment, an import of
+        another module: ``def f(np): np.sum(x)``), so that ``name`` there is not the import
+        the file's flat ``bindings`` give. What a scope evaluates outside its body (a default,
+        an annotation, a decorator, a base, a comprehension's first iterable) is seen from
+        the enclosing scope. The module's own names never shadow (a ``*`` import's names are
+        bound there without an import statement)."""
+        path = {id(node)}
+        inner = False  # a scope nearer ``node`` was passed: a class body's names are not seen from it
+        p = self.parent.get(node)
+        while p is not None and not isinstance(p, ast.Module):
+            if isinstance(p, _SCOPES) and _in_body(p, path):
+                if not (isinstance(p, ast.ClassDef) and inner):
+                    imported, other = self.names(p)
+                    if name in imported:
+                        return False
+                    if name in other:
+                        return True
+                inner = True
+            path.add(id(p))
+            p = self.parent.get(p)
+        return False
+
+
+def _in_body(scope: ast.AST, path: set[int]) -> bool:
+    """Whether the node whose ancestors' ids are ``path`` is evaluated in ``scope``'s own namespace."""
+    if isinstance(scope, _COMPREHENSIONS):
+        return id(scope.generators[0].iter) not in path
+    body = scope.body if isinstance(scope.body, list) else [scope.body]
+    return any(id(s) in path for s in body)
+
 
 def _head(expr: ast.AST) -> str | None:
     while isinstance(expr, ast.Attribute):

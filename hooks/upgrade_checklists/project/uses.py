@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 
 from upgrade_checklists.core.astwalk import imports, module_level, statements, stored_on, walk
 from upgrade_checklists.project import callsites
-from upgrade_checklists.project.calls import (NOT_METHODS, STAR_BOUND, Call, _inside, bindings, decorator_name, dotted, find_calls,
-                                             find_method_calls, make_call, resolve, statement_calls)
+from upgrade_checklists.project.calls import (NOT_METHODS, STAR_BOUND, Call, Scopes, _inside, bindings, decorator_name, dotted,
+                                             find_calls, find_method_calls, make_call, resolve, statement_calls)
 from upgrade_checklists.project.forwarding import Forwarding
 from upgrade_checklists.project.flags import Flags, branch_conditions, expression_conditions, return_conditions
 from upgrade_checklists.project.receivers import (REBOUND, Scope, Up, annotation_type, describe, hook_params, is_rebound, rebound,
@@ -69,7 +69,8 @@ def find_uses(sources, modules: list[str], hooks: bool | Collection[str] = False
         if bound:
             out += _hook_uses(rel, impls, modules)
             out += _imports(rel, tree, modules)
-            out += _attributes(rel, tree, bound)
+            python_scopes = Scopes(tree, modules)  # a name a function binds otherwise is not the package's there
+            out += _attributes(rel, tree, bound, python_scopes)
             covered: set[int] = set()
             scopes, owner = _scopes(rel, tree, bound, modules, project, impls)
             inst, seeds = project.instance_patches(rel, tree, scopes)
@@ -80,6 +81,8 @@ def find_uses(sources, modules: list[str], hooks: bool | Collection[str] = False
             scopes, owner = _callers_typed(rel, tree, bound, modules, project, scopes, owner, seeds, impls)
             chained, at_once = _chained_calls(tree), []
             for c in find_calls(text, tree, modules):
+                if python_scopes.shadowed(c.node, dotted(c.node.func).partition(".")[0]):
+                    continue
                 out.append(Use(rel, c.line, CALL, c.api, call=c))
                 if c.assigned_to:
                     for mc in find_method_calls(text, tree, c.assigned_to, None):
@@ -187,18 +190,19 @@ def _imports(rel: str, tree: ast.Module, modules: list[str]) -> list[Use]:
     return out
 
 
-def _attributes(rel: str, tree: ast.Module, bound: dict[str, str]) -> list[Use]:
+def _attributes(rel: str, tree: ast.Module, bound: dict[str, str], python_scopes: Scopes) -> list[Use]:
     """Each ``pkg.name`` read (``pkg.__version__``, the ``pkg.f`` of ``pkg.f()``; not ``pkg.name = v``, which
     neither needs the name nor asks a module ``__getattr__``), once a line;
     a read Python never evaluates (see :func:`unevaluated_nodes`) says why, unless the same
-    line also reads the name where it runs."""
+    line also reads the name where it runs. Not where a function binds the name otherwise
+    (``def f(pkg): pkg.x``, ``forms = []; forms.append(f)``: ``Scopes.shadowed``)."""
     out: list[Use] = []
     at: dict[tuple[int, str], int] = {}
     never = unevaluated_nodes(tree)
     for node in walk(tree):
         if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Store):  # ``pkg.X = v`` sets, reads nothing
             path = resolve(node, bound)
-            if path is None:
+            if path is None or python_scopes.shadowed(node, dotted(node).partition(".")[0]):
                 continue
             why = never.get(id(node), "")
             i = at.get((node.lineno, path))
