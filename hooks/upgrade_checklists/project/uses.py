@@ -81,7 +81,7 @@ def find_uses(sources, modules: list[str], hooks: bool | Collection[str] = False
             scopes, owner = _callers_typed(rel, tree, bound, modules, project, scopes, owner, seeds, impls)
             chained, at_once = _chained_calls(tree), []
             for c in find_calls(text, tree, modules):
-                if python_scopes.shadowed(c.node, dotted(c.node.func).partition(".")[0]):
+                if c.node is not None and python_scopes.shadowed(c.node, (dotted(c.node.func) or "").partition(".")[0]):
                     continue
                 out.append(Use(rel, c.line, CALL, c.api, call=c))
                 if c.assigned_to:
@@ -202,7 +202,7 @@ def _attributes(rel: str, tree: ast.Module, bound: dict[str, str], python_scopes
     for node in walk(tree):
         if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Store):  # ``pkg.X = v`` sets, reads nothing
             path = resolve(node, bound)
-            if path is None or python_scopes.shadowed(node, dotted(node).partition(".")[0]):
+            if path is None or python_scopes.shadowed(node, (dotted(node) or "").partition(".")[0]):
                 continue
             why = never.get(id(node), "")
             i = at.get((node.lineno, path))
