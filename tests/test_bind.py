@@ -206,3 +206,24 @@ def test_a_module_function_that_is_gone_did_not_move_into_a_method_of_that_name(
     # a module function found as another module's function moved
     assert gone("lib.app.norm", old.lookup("lib.app.norm"), new, "2") == (
         "MOVED_API", "`lib.app.norm` is gone from `lib.app.norm` at 2; found at `lib.util.norm`")
+
+
+def test_a_name_dropped_for_an_object_that_stayed_says_so(tmp_path) -> None:
+    import textwrap
+
+    from upgrade_checklists.audit.api import UpstreamModel
+    from upgrade_checklists.audit.bind import gone
+
+    def model(name: str, files: dict[str, str]) -> UpstreamModel:
+        for rel, text in files.items():
+            p = tmp_path / name / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(textwrap.dedent(text))
+        return UpstreamModel([tmp_path / name], ["lib"])
+
+    old = model("old", {"lib/__init__.py": "", "lib/conn.py": "class HTTPS:\n    pass\n\n\nVerified = HTTPS\n",
+                        "lib/pool.py": "from lib.conn import HTTPS, Verified\n"})
+    new = model("new", {"lib/__init__.py": "", "lib/conn.py": "class HTTPS:\n    pass\n", "lib/pool.py": "from lib.conn import HTTPS\n"})
+    # urllib3 2.0 dropped connectionpool.VerifiedHTTPSConnection (an alias of connection.HTTPSConnection, which stayed)
+    assert gone("lib.pool.Verified", old.lookup("lib.pool.Verified"), new, "2") == (
+        "MOVED_API", "`lib.pool.Verified` no longer resolves at 2: the name is gone, the object it named is still `lib.conn.HTTPS`")

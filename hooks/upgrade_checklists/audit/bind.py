@@ -510,6 +510,8 @@ def missing(name: str, old, new, version: str, a_old: Api | None, shown: str | N
 def gone(name: str, api_old: Api, new: UpstreamModel, version: str) -> tuple[str, str]:
     """An API the old version had and the new one does not: (MOVED_API or REMOVED_API, message)."""
     there = moved_to(api_old, new)
+    if there is not None and there == api_old.path:  # an alias (a re-export, ``Old = New``) dropped: the object stayed
+        return "MOVED_API", f"`{name}` no longer resolves at {version}: the name is gone, the object it named is still `{there}`"
     if there is not None:
         return "MOVED_API", f"`{name}` is gone from `{api_old.path}` at {version}; found at `{there}`"
     shown = f"`{name}`" if name == api_old.path else f"`{name}` (`{api_old.path}`)"
