@@ -389,3 +389,33 @@ def test_create_and_raising_passed_by_position_are_read() -> None:
         (8, "fakepkg.mock.core", "w", "monkeypatch.delattr", False, False),
         (9, "a.b", "e", "mock.patch", True, False),  # *args may fill `create` (its `new` is not followed)
     ]
+
+
+def test_a_function_imports_the_name_it_patches_on_itself() -> None:
+    # vcrpy: ``cpool`` is urllib3's connectionpool in one try, botocore's in the next, and None at module level;
+    # the file's flat bindings say the last import; each call is read with the function's imports above it
+    tree = ast.parse(textwrap.dedent('''
+        from unittest import mock
+        cp = None
+
+        def patchers():
+            try:
+                import fakepkg.mock.core as cp
+            except ImportError:
+                pass
+            else:
+                yield mock.patch.object(cp, "gone", None)
+            try:
+                import other.mod as cp
+            except ImportError:
+                pass
+            else:
+                yield mock.patch.object(cp, "elsewhere", None)
+
+        def untouched():
+            return mock.patch.object(cp, "module_level", None)
+        '''))
+    names = {"mock": "unittest.mock", "cp": "other.mod"}
+    got = [(hp.line, hp.owner, hp.name) for hp in sorted(helper_patches(tree, names), key=lambda h: h.line)]
+    # the module-level ``cp = None`` is no object: nothing at 21
+    assert got == [(11, "fakepkg.mock.core", "gone"), (17, "other.mod", "elsewhere")]

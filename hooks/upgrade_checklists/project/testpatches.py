@@ -141,8 +141,11 @@ def _lenient(call: ast.Call, keyword: str, default: bool, at: int | None = None)
 class _Eval:
     """The strings and objects one scope's expressions hold, under each of its choices."""
 
-    def __init__(self, scope: ast.AST, tree: ast.Module, names: dict[str, str]) -> None:
+    def __init__(self, scope: ast.AST, tree: ast.Module, names: dict[str, str], imported_here: set[str] = frozenset()) -> None:
+        """``imported_here``: names the function imports itself (local names: the module's of that name are not seen)."""
         self.values = Values(scope, tree, names)
+        for name in imported_here:
+            self.values.globals.pop(name, None)
         self.envs = self.values.choices()
 
     def all(self, node: ast.expr) -> list:
@@ -164,12 +167,17 @@ def helper_patches(tree: ast.Module, names: dict[str, str]):
     scopes = [tree] + [n for n in statements(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     seen = set()
     for scope in scopes:
-        ev = None
+        evs: dict[tuple, _Eval] = {}
+        own = [] if scope is tree else _own_imports(scope)
         for call in _calls(scope):
-            kind = _helper(call, names, fixtures)
+            before = tuple(b for b in own if b[0] < call.lineno)  # the imports above the call win
+            here = {**names, **{name: target for _line, name, target in before}} if before else names
+            kind = _helper(call, here, fixtures)
             if kind is None or any(k.arg is None for k in call.keywords):
                 continue
-            ev = ev or _Eval(scope, tree, names)
+            ev = evs.get(before)
+            if ev is None:
+                ev = evs[before] = _Eval(scope, tree, here, {name for _line, name, _target in before})
             head = dotted(call.func).split(".")[0]
             shown = f"{head}.{kind}" if head in _MOCKERS | _FIXTURES | fixtures else f"mock.{kind}"
             for owner, name, lenient, value in _parts(call, kind, ev):
@@ -178,6 +186,34 @@ def helper_patches(tree: ast.Module, names: dict[str, str]):
                     continue
                 seen.add(key)
                 yield HelperPatch(call.lineno, owner, name, shown, lenient, value, scope)
+
+
+def _own_imports(fn) -> list[tuple[int, str, str]]:
+    """``(line, name, module)`` of what a function's own (absolute) imports bind, outside nested functions, in
+    source order: the file's flat bindings give a name imported differently in different places (``import
+    urllib3.connectionpool as cpool`` in one ``try``, another package's ``connectionpool`` in the next) the
+    last import's module; a call is read with the imports above it."""
+    out: list[tuple[int, str, str]] = []
+    for node in _calls_and_statements(fn):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                out.append((node.lineno, a.asname or a.name.split(".")[0], a.name if a.asname else a.name.split(".")[0]))
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for a in node.names:
+                if a.name != "*":
+                    out.append((node.lineno, a.asname or a.name, f"{node.module}.{a.name}"))
+    return sorted(out)
+
+
+def _calls_and_statements(fn):
+    """Every node of ``fn``'s body outside nested functions and classes, in source order."""
+    stack = list(reversed(fn.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield node
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _parts(call: ast.Call, kind: str, ev: _Eval):
