@@ -25,7 +25,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from upgrade_checklists.core.astwalk import statements
+from upgrade_checklists.core.astwalk import own_nodes, statements
 from upgrade_checklists.project.calls import dotted, resolve
 from upgrade_checklists.project.values import Qual, Values
 
@@ -194,7 +194,7 @@ def _own_imports(fn) -> list[tuple[int, str, str]]:
     urllib3.connectionpool as cpool`` in one ``try``, another package's ``connectionpool`` in the next) the
     last import's module; a call is read with the imports above it."""
     out: list[tuple[int, str, str]] = []
-    for node in _calls_and_statements(fn):
+    for node in own_nodes(fn):
         if isinstance(node, ast.Import):
             for a in node.names:
                 out.append((node.lineno, a.asname or a.name.split(".")[0], a.name if a.asname else a.name.split(".")[0]))
@@ -203,17 +203,6 @@ def _own_imports(fn) -> list[tuple[int, str, str]]:
                 if a.name != "*":
                     out.append((node.lineno, a.asname or a.name, f"{node.module}.{a.name}"))
     return sorted(out)
-
-
-def _calls_and_statements(fn):
-    """Every node of ``fn``'s body outside nested functions and classes, in source order."""
-    stack = list(reversed(fn.body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        yield node
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _parts(call: ast.Call, kind: str, ev: _Eval):
