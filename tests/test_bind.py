@@ -182,18 +182,24 @@ def test_a_class_return_change_used_only_through_members_is_info() -> None:
         ("RETURN_CHANGED", "error", "return")]  # a list method on what is now a tuple
 
 
-def test_a_module_function_that_is_gone_did_not_move_into_a_method_of_that_name(tmp_path) -> None:
+def _model(root, files: dict[str, str]):
+    """An upstream model of package ``lib`` from ``files``, written below ``root``."""
     import textwrap
 
     from upgrade_checklists.audit.api import UpstreamModel
+
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    return UpstreamModel([root], ["lib"])
+
+
+def test_a_module_function_that_is_gone_did_not_move_into_a_method_of_that_name(tmp_path) -> None:
     from upgrade_checklists.audit.bind import gone
 
-    def model(name: str, files: dict[str, str]) -> UpstreamModel:
-        for rel, text in files.items():
-            p = tmp_path / name / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(textwrap.dedent(text))
-        return UpstreamModel([tmp_path / name], ["lib"])
+    def model(name: str, files: dict[str, str]):
+        return _model(tmp_path / name, files)
 
     old = model("old", {"lib/__init__.py": "", "lib/app.py": "def abspath(p):\n    return p\n\n\ndef norm(p):\n    return p\n",
                         "lib/paths.py": "class path(str):\n    def abspath(self):\n        return self\n"})
@@ -209,17 +215,10 @@ def test_a_module_function_that_is_gone_did_not_move_into_a_method_of_that_name(
 
 
 def test_a_name_dropped_for_an_object_that_stayed_says_so(tmp_path) -> None:
-    import textwrap
-
-    from upgrade_checklists.audit.api import UpstreamModel
     from upgrade_checklists.audit.bind import gone
 
-    def model(name: str, files: dict[str, str]) -> UpstreamModel:
-        for rel, text in files.items():
-            p = tmp_path / name / rel
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(textwrap.dedent(text))
-        return UpstreamModel([tmp_path / name], ["lib"])
+    def model(name: str, files: dict[str, str]):
+        return _model(tmp_path / name, files)
 
     old = model("old", {"lib/__init__.py": "", "lib/conn.py": "class HTTPS:\n    pass\n\n\nVerified = HTTPS\n",
                         "lib/pool.py": "from lib.conn import HTTPS, Verified\n"})

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from upgrade_checklists.audit.deprecation import CATEGORIES, _message
+from upgrade_checklists.project.calls import dotted
 
 #: how many calls deep a decorator factory is followed to its wrapper
 DEPTH = 4
@@ -136,14 +137,14 @@ class _Walk:
             found = self.lookup(expr.id, module)
             return frozenset([("def", found, None)]) if found is not None else frozenset()
         if isinstance(expr, ast.Attribute):
-            dotted = _dotted(expr)
-            if dotted is not None and dotted in env:  # ``self.message``, set in ``__init__``
-                return env[dotted]
-            if dotted is not None and dotted.split(".")[0] not in env:
-                found = self.lookup(dotted, module)
+            written = dotted(expr)
+            if written is not None and written in env:  # ``self.message``, set in ``__init__``
+                return env[written]
+            if written is not None and written.split(".")[0] not in env:
+                found = self.lookup(written, module)
                 if found is not None:
                     return frozenset([("def", found, None)])
-                if expr.attr in CATEGORIES and dotted.split(".")[0] in ("builtins", "warnings"):
+                if expr.attr in CATEGORIES and written.split(".")[0] in ("builtins", "warnings"):
                     return frozenset([("builtin", expr.attr)])
             return frozenset()
         if isinstance(expr, (ast.JoinedStr, ast.BinOp)):
@@ -244,7 +245,7 @@ class _Walk:
         found = False
         if depth > 0:
             for base in d.node.bases:
-                name = _dotted(base)
+                name = dotted(base)
                 if name is None:
                     continue
                 if name.rsplit(".", 1)[-1] in CATEGORIES and (name in CATEGORIES or name.startswith(("builtins.", "warnings."))):
@@ -341,16 +342,6 @@ class _Walk:
             env[name + "[]"] = env.get(name + "[]", frozenset()) | value
 
 
-def _dotted(expr: ast.AST) -> str | None:
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if not isinstance(expr, ast.Name):
-        return None
-    return ".".join([expr.id, *reversed(parts)])
-
-
 def _own_nodes(fn: ast.AST) -> list[ast.AST]:
     """The nodes of ``fn``'s body, not those of the definitions nested in it (the definitions themselves are kept)."""
     out = []
@@ -369,8 +360,7 @@ def _names_in(expr: ast.AST) -> set[str]:
 
 
 def _is_warn(f: ast.AST) -> bool:
-    dotted = _dotted(f)
-    return dotted in ("warn", "warn_explicit", "warnings.warn", "warnings.warn_explicit")
+    return dotted(f) in ("warn", "warn_explicit", "warnings.warn", "warnings.warn_explicit")
 
 
 def _sentences(expr: ast.AST | None) -> list[str]:
@@ -773,7 +763,7 @@ def decorator_deprecations(node: ast.AST, module: str, resolve: Resolve) -> Foun
     for dec in getattr(node, "decorator_list", []):
         call = dec if isinstance(dec, ast.Call) else None
         target = dec.func if call is not None else dec
-        if _dotted(target) is None:
+        if dotted(target) is None:
             continue
         walk = _Walk(resolve, budget=BUDGET)
         try:

@@ -29,19 +29,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from upgrade_checklists.core.astwalk import import_map, module_level
+from upgrade_checklists.project.calls import dotted as dotted_name
 
 _MARKER = "HookspecMarker"
-
-
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def _markers_bound(tree: ast.Module) -> set[str]:
@@ -49,7 +39,7 @@ def _markers_bound(tree: ast.Module) -> set[str]:
     out = set()
     for stmt in module_level(tree.body):
         value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
-        if not (isinstance(value, ast.Call) and (_dotted(value.func) or "").rsplit(".", 1)[-1].endswith(_MARKER)):
+        if not (isinstance(value, ast.Call) and (dotted_name(value.func) or "").rsplit(".", 1)[-1].endswith(_MARKER)):
             continue
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         out |= {t.id for t in targets if isinstance(t, ast.Name)}
@@ -96,7 +86,7 @@ def hook_specs(files: Iterable[tuple[str, Path]], read: Callable[[Path], bytes])
 
         def is_marker(d: ast.AST) -> bool:
             d = d.func if isinstance(d, ast.Call) else d
-            name = _dotted(d)
+            name = dotted_name(d)
             if name is None:
                 return False
             head, _, rest = name.partition(".")
@@ -161,7 +151,7 @@ def registered_plugins(files: Iterable[tuple[str, Path]], read: Callable[[Path],
         def class_of(call: ast.AST) -> str | None:
             if not isinstance(call, ast.Call):
                 return None
-            name = _dotted(call.func)
+            name = dotted_name(call.func)
             if name is None:
                 return None
             head, _, rest = name.partition(".")
@@ -205,6 +195,6 @@ def registered_plugins(files: Iterable[tuple[str, Path]], read: Callable[[Path],
                 for fn in stmt.body:
                     if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         args = fn.args.posonlyargs + fn.args.args
-                        static = any(_dotted(d) in ("staticmethod", "classmethod") for d in fn.decorator_list)
+                        static = any(dotted_name(d) in ("staticmethod", "classmethod") for d in fn.decorator_list)
                         scan(fn, args[0].arg if args and not static else None, f"{dotted}.{stmt.name}")
     return {name: (next(iter(paths)) if len(paths) == 1 and "" not in paths else None) for name, paths in sorted(found.items())}
