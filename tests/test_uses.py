@@ -695,3 +695,30 @@ def test_a_name_a_function_binds_otherwise_is_not_the_package() -> None:
         (ATTRIBUTE, "pkg.pool.deco", 30), (ATTRIBUTE, "pkg.pool.default", 31),
         (CALL, "pkg.pool.kept", 40), (ATTRIBUTE, "pkg.pool.kept", 40), (ATTRIBUTE, "pkg.pool.kept_too", 47),
     }
+
+
+def test_a_module_bound_by_importorskip_or_import_module_is_the_package() -> None:
+    from upgrade_checklists.project.calls import dynamic_imports
+
+    src = textwrap.dedent('''\
+        import importlib
+        import pytest
+
+        fakepkg = pytest.importorskip("fakepkg")
+        core = importlib.import_module("fakepkg.core")
+        other = pytest.importorskip("otherpkg")
+        skipped = pytest.importorskip(name)
+        also = pytest.importorskip("fakepkg", minversion="2")
+
+
+        def test_it():
+            fakepkg.tool.run()
+            return core.Engine, other.Thing
+        ''')
+    tree = ast.parse(src)
+    # a name that is not a literal: not read
+    assert dynamic_imports(tree) == [("fakepkg", "fakepkg"), ("core", "fakepkg.core"), ("other", "otherpkg"), ("also", "fakepkg")]
+    uses = find_uses({"app/t.py": (src, tree)}, ["fakepkg"])
+    assert sorted((u.line, u.kind, u.target) for u in uses if u.kind in (ATTRIBUTE, CALL)) == [
+        (12, ATTRIBUTE, "fakepkg.tool"), (12, ATTRIBUTE, "fakepkg.tool.run"), (12, CALL, "fakepkg.tool.run"),
+        (13, ATTRIBUTE, "fakepkg.core.Engine")]

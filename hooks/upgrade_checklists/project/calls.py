@@ -51,10 +51,13 @@ STAR_BOUND = "_upgrade_checklists_star_bound"
 
 
 def bindings(tree: ast.Module, modules: list[str]) -> dict[str, str]:
-    """Bound name -> qualified target, for imports inside ``modules`` (any scope), and the names a
-    ``*`` import of a project module brings (``from app.imports import *`` where ``app/imports.py``
+    """Bound name -> qualified target, for imports inside ``modules`` (any scope; ``x = pytest.importorskip("pkg")``
+    too: :func:`dynamic_imports`), and the names a ``*`` import of a project module brings (``from app.imports import *`` where ``app/imports.py``
     does ``import numpy as np``), which an import in the file itself overrides."""
     out: dict[str, str] = dict(tree.__dict__.get(STAR_BOUND, {}).get(tuple(modules), {}))
+    for name, module in dynamic_imports(tree):
+        if _inside(module, modules):
+            out[name] = module
     for node in imports(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
@@ -68,6 +71,30 @@ def bindings(tree: ast.Module, modules: list[str]) -> dict[str, str]:
                 if a.name != "*" and _inside(q, modules):
                     out[a.asname or a.name] = q
     return out
+
+
+_DYNAMIC = "_uc_dynamic_imports"
+_IMPORTERS = frozenset({"importorskip", "import_module"})
+
+
+def dynamic_imports(tree: ast.Module) -> list[tuple[str, str]]:
+    """``(name, module)`` for each ``name = pytest.importorskip("pkg.mod")`` / ``importlib.import_module("pkg.mod")``
+    (any scope; a string literal, spelled as a module path; ``minversion=`` changes nothing): the name is bound to
+    that module, as an import binds it. Found once per tree (a statement walk: the value of an assignment is all that is read)."""
+    found = tree.__dict__.get(_DYNAMIC)
+    if found is None:
+        found = []
+        for node in statements(tree):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                    and isinstance(node.value, ast.Call) and node.value.args):
+                continue
+            f, arg = node.value.func, node.value.args[0]
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+            if (name in _IMPORTERS and isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+                    and all(p.isidentifier() for p in arg.value.split("."))):
+                found.append((node.targets[0].id, arg.value))
+        tree.__dict__[_DYNAMIC] = found
+    return found
 
 
 def _inside(name: str, modules: list[str]) -> bool:

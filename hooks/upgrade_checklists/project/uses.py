@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from upgrade_checklists.core.astwalk import imports, module_level, statements, stored_on, walk
 from upgrade_checklists.project import callsites
 from upgrade_checklists.project.calls import (NOT_METHODS, STAR_BOUND, Call, Scopes, _inside, bindings, decorator_name, dotted,
-                                             find_calls, find_method_calls, make_call, resolve, statement_calls)
+                                             dynamic_imports, find_calls, find_method_calls, make_call, resolve, statement_calls)
 from upgrade_checklists.project.forwarding import Forwarding
 from upgrade_checklists.project.flags import Flags, branch_conditions, expression_conditions, return_conditions
 from upgrade_checklists.project.receivers import (REBOUND, Scope, Up, annotation_type, describe, hook_params, is_rebound, rebound,
@@ -1827,7 +1827,7 @@ def _runtime_aliases(body: list[ast.stmt]):
 
 def _all_bindings(tree: ast.Module, mod: str, is_package: bool) -> dict[str, str]:
     """Bound name -> qualified target for every import of the file (relative ones resolved)."""
-    out: dict[str, str] = {}
+    out: dict[str, str] = dict(dynamic_imports(tree))  # ``x = pytest.importorskip("pkg")``
     for node in imports(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
