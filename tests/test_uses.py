@@ -722,3 +722,27 @@ def test_a_module_bound_by_importorskip_or_import_module_is_the_package() -> Non
     assert sorted((u.line, u.kind, u.target) for u in uses if u.kind in (ATTRIBUTE, CALL)) == [
         (12, ATTRIBUTE, "fakepkg.tool"), (12, ATTRIBUTE, "fakepkg.tool.run"), (12, CALL, "fakepkg.tool.run"),
         (13, ATTRIBUTE, "fakepkg.core.Engine")]
+
+
+def test_a_module_aliased_once_in_a_function_is_read_through_the_alias() -> None:
+    src = textwrap.dedent('''\
+        import fakepkg.pool
+
+
+        def test_reset(arg):
+            cpool = fakepkg.pool
+            cpool.Verified
+            twice = fakepkg.pool
+            twice = None
+            twice.Gone
+            arg = fakepkg.pool
+            arg.Param
+
+
+        def other():
+            cpool.Elsewhere
+        ''')
+    uses = find_uses({"app/t.py": (src, ast.parse(src))}, ["fakepkg"])
+    # once assigned: read through; assigned twice, or a parameter: not the module; another function: nothing
+    assert sorted((u.line, u.target) for u in uses if u.kind == ATTRIBUTE) == [
+        (5, "fakepkg.pool"), (6, "fakepkg.pool.Verified"), (7, "fakepkg.pool"), (10, "fakepkg.pool")]

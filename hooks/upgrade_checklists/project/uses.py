@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, replace
 
-from upgrade_checklists.core.astwalk import imports, module_level, statements, stored_on, walk
+from upgrade_checklists.core.astwalk import imports, module_level, own_nodes, statements, stored_on, walk
 from upgrade_checklists.project import callsites
 from upgrade_checklists.project.calls import (NOT_METHODS, STAR_BOUND, Call, Scopes, _inside, bindings, decorator_name, dotted,
                                              dynamic_imports, find_calls, find_method_calls, make_call, resolve, statement_calls)
@@ -199,10 +199,17 @@ def _attributes(rel: str, tree: ast.Module, bound: dict[str, str], python_scopes
     out: list[Use] = []
     at: dict[tuple[int, str], int] = {}
     never = unevaluated_nodes(tree)
+    aliased = _local_module_aliases(tree, bound, python_scopes)
     for node in walk(tree):
         if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Store):  # ``pkg.X = v`` sets, reads nothing
-            path = resolve(node, bound)
-            if path is None or python_scopes.shadowed(node, (dotted(node) or "").partition(".")[0]):
+            local = aliased.get(id(node))
+            if local is not None:
+                path = resolve(node, local)
+            else:
+                path = resolve(node, bound)
+                if path is None or python_scopes.shadowed(node, (dotted(node) or "").partition(".")[0]):
+                    continue
+            if path is None:
                 continue
             why = never.get(id(node), "")
             i = at.get((node.lineno, path))
@@ -211,6 +218,42 @@ def _attributes(rel: str, tree: ast.Module, bound: dict[str, str], python_scopes
                 out.append(Use(rel, node.lineno, ATTRIBUTE, path, unevaluated=why))
             elif out[i].unevaluated and not why:
                 out[i] = Use(rel, node.lineno, ATTRIBUTE, path)
+    return out
+
+
+def _local_module_aliases(tree: ast.Module, bound: dict[str, str], python_scopes: Scopes) -> dict[int, dict[str, str]]:
+    """id(attribute node) -> the names it may read through: ``cpool = urllib3.connectionpool`` assigned once in a
+    function (a plain name, nothing else binds it there: no parameter, ``global``, loop or second assignment) makes
+    ``cpool.X`` in that function's own body a read of ``urllib3.connectionpool.X``."""
+    out: dict[int, dict[str, str]] = {}
+    if not bound:
+        return out
+    for fn in statements(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        nodes = list(own_nodes(fn))
+        stores: dict[str, int] = {}
+        for n in nodes:
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                stores[n.id] = stores.get(n.id, 0) + 1
+            elif isinstance(n, (ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom)):
+                for a in n.names:
+                    stores[a if isinstance(a, str) else (a.asname or a.name.split(".")[0])] = 2
+        a = fn.args
+        params = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x is not None}
+        aliases = {}
+        for n in nodes:
+            if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                    and isinstance(n.value, ast.Attribute) and stores.get(n.targets[0].id) == 1
+                    and n.targets[0].id not in params and not python_scopes.shadowed(n.value, (dotted(n.value) or "").partition(".")[0])):
+                path = resolve(n.value, bound)
+                if path is not None:
+                    aliases[n.targets[0].id] = path
+        if aliases:
+            local = {**bound, **aliases}
+            for n in nodes:
+                if isinstance(n, ast.Attribute) and (dotted(n) or "").partition(".")[0] in aliases:
+                    out[id(n)] = local
     return out
 
 
