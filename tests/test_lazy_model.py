@@ -306,3 +306,15 @@ def test_served_names_and_deprecations_from_the_lazy_model(verdicts_project, mon
     refuse_whole_loads(monkeypatch)
     r = verdicts_project.run("audit", "oldnew==2.0.0", "--from", "1.0.0", "--cache-dir", str(verdicts_project.cache), "-v")
     assert findings(r) == VERDICTS  # the __getattr__ that warns, @deprecated, the alias to torch
+
+
+def test_names_a_wildcard_binds_beyond_griffes_expansion(tmp_path: Path) -> None:
+    """``__all__`` grown by a call: griffe's expansion misses the name, the whole model binds it after loading."""
+    root = tree(tmp_path / "src", {
+        "gpkg/__init__.py": "from gpkg.ops import *\n",
+        "gpkg/ops.py": "from gpkg._impl import fast\n__all__ = ['slow']\n__all__.extend(['fast'])\ndef slow(x): ...\n",
+        "gpkg/_impl.py": "def fast(a, b=2): ...\n",
+    })
+    lazy, whole = LazyModel([root], ["gpkg"]), UpstreamModel([root], ["gpkg"])
+    same_answers(lazy, whole, ("gpkg.fast", "gpkg.slow", "gpkg.ops.fast"), ("fast", "slow"))
+    assert lazy.lookup("gpkg.fast").path == "gpkg._impl.fast"

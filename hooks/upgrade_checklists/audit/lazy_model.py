@@ -80,8 +80,6 @@ _IMPORTED = re.compile(rb"\bimport[ \t]*\(([^)]*)\)|\bimport[ \t]+([^\n;]*(?:\\\
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 # ``__all__ = [...]`` of string literals only (the module's only mention of ``__all__``): what ``*`` exposes
 _STATIC_ALL = re.compile(rb"__all__[ \t]*=[ \t]*[\[(]((?:\s|#[^\n]*|\"[^\"\\\n]*\"|'[^'\\\n]*'|,)*)[\])]")
-# ``__all__.extend(...)`` and the like: griffe does not read them, the whole model does (api._star_imports)
-_GROWN_ALL = re.compile(rb"__all__\s*\.\s*(?:extend|append|insert|remove)\s*\(")
 _STRING = re.compile(rb"\"([^\"\\\n]*)\"|'([^'\\\n]*)'")
 
 
@@ -549,9 +547,6 @@ class LazyModel(UpstreamModel):
             self._settle(source, name)
             if source.exports is not None and not all(isinstance(e, str) for e in source.exports):
                 raise NeedFull(f"`{source.path}.__all__` is built from other modules")
-            fp = source.filepath
-            if isinstance(fp, Path) and _GROWN_ALL.search(self._text(fp) or b""):
-                raise NeedFull(f"`{source.path}.__all__` is grown by calls (the whole load reads them)")
             member = dict.get(_raw(source), name)
             if member is not None and id(member) in self._made:
                 continue  # made by the whole model after griffe's expansion: not seen by it (bound by _star_bound, or not)
