@@ -318,3 +318,28 @@ def test_names_a_wildcard_binds_beyond_griffes_expansion(tmp_path: Path) -> None
     lazy, whole = LazyModel([root], ["gpkg"]), UpstreamModel([root], ["gpkg"])
     same_answers(lazy, whole, ("gpkg.fast", "gpkg.slow", "gpkg.ops.fast"), ("fast", "slow"))
     assert lazy.lookup("gpkg.fast").path == "gpkg._impl.fast"
+
+
+def test_a_stub_declaring_what_its_module_imports_gives_up(stubbed: Path) -> None:
+    """griffe resolves the module's alias to merge the stub's declaration into it: what it finds depends on
+    the whole load's order (an alias into a compiled module nothing binds it in resolves in none: merged the same)."""
+    lazy = LazyModel([stubbed], ["tpkg"])
+    assert lazy.lookup("tpkg.fn.relu").path == "tpkg.fn.relu"  # fn.py imports tpkg._C as _C: the stub declares no _C
+    tree(stubbed, {"tpkg/fn.py": "from tpkg.nn.modules import Module\nfrom tpkg._C import _Missing as Gone\ndef relu(x): ...\n",
+                   "tpkg/fn.pyi": "class Module:\n    def forward(self, x: int) -> int: ...\nclass Gone: ...\ndef relu(x: int) -> int: ...\n"})
+    lazy = LazyModel([stubbed], ["tpkg"])
+    with pytest.raises(NeedFull, match=r"the stub of `tpkg.fn` declares what its module imports \(Module\)"):
+        lazy.lookup("tpkg.fn.relu")
+    tree(stubbed, {"tpkg/fn.pyi": "class Gone: ...\ndef relu(x: int) -> int: ...\n"})  # _Missing: bound nowhere
+    lazy, whole = LazyModel([stubbed], ["tpkg"]), UpstreamModel([stubbed], ["tpkg"])
+    same_answers(lazy, whole, ("tpkg.fn.relu", "tpkg.fn.Gone"), ("Gone", "relu"))
+
+
+def test_a_merge_griffe_gives_up_is_given_up_alike(stubbed: Path) -> None:
+    """The stub overloads a function its module imports from a compiled module without a stub: griffe's merge
+    stops on the alias (in any order), and keeps the later file's module alone."""
+    tree(stubbed, {"tpkg/ops2.py": "from tpkg._fast import where\ndef keep(x): ...\n",
+                   "tpkg/ops2.pyi": "from typing import overload\n@overload\ndef where(c: int) -> int: ...\n"
+                                    "@overload\ndef where(c: int, x: int) -> int: ...\ndef keep(x: int, y: int = 0) -> int: ...\n"})
+    lazy, whole = LazyModel([stubbed], ["tpkg"]), UpstreamModel([stubbed], ["tpkg"])
+    same_answers(lazy, whole, ("tpkg.ops2.keep", "tpkg.ops2.where", "tpkg.ops2"), ("keep", "where", "ops2"))

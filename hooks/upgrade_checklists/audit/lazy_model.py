@@ -175,7 +175,7 @@ class LazyModel(UpstreamModel):
         self._grafted: set[tuple[int, str]] = set()
         self._texts: dict[Path, bytes | None] = {}
         self._facts: dict[Path, tuple] = {}
-        self._provides_memo: dict[tuple[str, str], bool] = {}
+        self._provides_memo: dict[tuple[str, str, bool], bool] = {}
         self._index: dict[str, list[str]] | None = None  # name -> modules defining it (def/class)
         self._files: dict[str, list[Path]] = {}  # top package -> its .py and .pyi files
         #: a loaded module's file -> the files merged into it, in the order griffe loaded them (``x.py``, ``x.pyi``)
@@ -396,7 +396,7 @@ class LazyModel(UpstreamModel):
             return None
         path = merged_file(files)
         cur = dict.get(_raw(module), name)
-        if cur is not None and not cur.is_alias and cur.is_module and cur.filepath == path:
+        if cur is not None and not cur.is_alias and cur.is_module and cur.filepath in files:
             return None  # loaded already (while griffe visited a file)
         if (id(module), name) in self._loading:
             return None  # it is being visited (griffe sets it in its parent after the visit, in the whole load too)
@@ -404,7 +404,9 @@ class LazyModel(UpstreamModel):
         self._visiting.append(depth)
         self._loading.add((id(module), name))
         try:
-            for f in files:  # each set in ``module`` by griffe, merged with the one before (set_member merges stubs)
+            for i, f in enumerate(files):  # each set in ``module`` by griffe, merged with the one before (set_member)
+                if i:
+                    self._merge_is_fixed(module, name, files[i - 1], f)
                 self._private["_load_submodule"](self.loader, module, (name,), f)
         except NeedFull:
             raise
@@ -413,12 +415,57 @@ class LazyModel(UpstreamModel):
         finally:
             self._visiting.pop()
             self._loading.discard((id(module), name))
-        self._merged[path] = files
         new = dict.get(_raw(module), name)
-        if new is not None and not new.is_alias and new.is_module and new.filepath == path and type(new.members) is dict:
+        if new is not None and not new.is_alias and new.is_module and new.filepath in files and type(new.members) is dict:
+            # (not ``path`` when griffe gave up the merge on an alias resolving nowhere: then the later file alone,
+            # in the whole load too)
+            self._merged[new.filepath] = files
             new.members = _Members(new.members, self, new)
             return new
         return None
+
+    def _merge_is_fixed(self, module, name: str, before: Path, after: Path) -> None:
+        """Before griffe merges ``after`` with ``before`` (loaded as ``module.name``): give up where the merge
+        may follow an alias of the module's (a name its stub declares, the module imports from where it may
+        be found): griffe resolves it then, and what it finds (or that it gives up the whole merge) depends
+        on which modules are loaded by then, which the whole load's order decides. An import from outside
+        the source, or of a name its module cannot bind, resolves in no order: the merge is the same."""
+        if before.suffix == after.suffix:
+            return  # two modules, or two stubs: the later replaces the earlier, nothing is resolved
+        source, stub = (before, after) if before.suffix == ".py" else (after, before)
+        text = self._read_once(stub)
+        declared = {n.decode() for n in set(_DEFS.findall(text)) | set(_ASSIGNED.findall(text))}
+        tree = self.sources.tree(source)
+        if tree is None:
+            return  # griffe cannot read it either: nothing is merged
+        package = f"{module.path}.{name}" if source.name == "__init__.py" else module.path
+        risky = set()
+        for node in module_level(tree.body):
+            if isinstance(node, ast.ImportFrom):
+                base = star_base(node, package)
+                bound = [(a.asname or a.name, f"{base}.{a.name}" if base else a.name) for a in node.names if a.name != "*"]
+            elif isinstance(node, ast.Import):
+                bound = [(a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in node.names]
+            else:
+                continue
+            risky |= {local for local, target in bound if local in declared and self._may_resolve(target)}
+        if risky:
+            raise NeedFull(f"the stub of `{module.path}.{name}` declares what its module imports ({', '.join(sorted(risky)[:3])}): "
+                           "griffe resolves those to merge them, as far as the whole load's order lets it")
+
+    def _may_resolve(self, dotted: str) -> bool:
+        """Whether an alias to ``dotted`` may resolve in the source, in some order of loading (text: a superset)."""
+        if self._module_files(dotted) or self._is_folder(dotted):
+            return True
+        owner, _, attr = dotted.rpartition(".")
+        if not owner:
+            return False
+        if self._module_files(owner) or self._is_folder(owner):
+            return self._provides(owner, attr, exposed=False)
+        return self._may_resolve(owner)  # an attribute of an attribute: as far as its owner may
+
+    def _is_folder(self, dotted: str) -> bool:
+        return any((s / dotted.replace(".", "/")).is_dir() for s in self.search)
 
     def _visit_lookup(self, module, name) -> None:
         """A name griffe resolves while it visits a file (to label decorators, to tell ``Literal``, ...):
@@ -622,10 +669,11 @@ class LazyModel(UpstreamModel):
             facts = self._facts[path] = (frozenset(n.decode() for n in names), _WILDCARD.findall(text), exports)
         return facts
 
-    def _provides(self, dotted: str, name: str, seen: frozenset = frozenset()) -> bool:
+    def _provides(self, dotted: str, name: str, seen: frozenset = frozenset(), exposed: bool = True) -> bool:
         """Whether module ``dotted`` could bind ``name``: its source may bind it, or a module it
-        imports with ``*`` could (a sound over-approximation; the load decides)."""
-        key = (dotted, name)
+        imports with ``*`` could (a sound over-approximation; the load decides); ``exposed``: and
+        expose it to a ``*`` import of its own (its ``__all__``)."""
+        key = (dotted, name, exposed)
         if key in self._provides_memo:
             return self._provides_memo[key]
         paths = self._module_files(dotted)
@@ -635,7 +683,7 @@ class LazyModel(UpstreamModel):
             facts = [self._bound(p) for p in paths]
             result = any(name in bound for bound, _w, _e in facts)
             wildcards = [w for _b, ws, _e in facts for w in ws]
-            if all(exports is not None and name not in exports for _b, _w, exports in facts):
+            if exposed and all(exports is not None and name not in exports for _b, _w, exports in facts):
                 result = False  # not exposed to ``*`` whatever binds it
             elif not result:
                 package = dotted if paths[0].stem == "__init__" else dotted.rpartition(".")[0]
