@@ -8,12 +8,20 @@ so by *settling* a module's name before griffe or we read it: a module's ``membe
 that, asked for ``X``,
 
 - loads the submodule ``X`` (``X.py`` or ``X/__init__.py``) when there is one, as the whole
-  load has it (a submodule replaces a member of its name, and no wildcard overwrites it);
+  load has it (a submodule replaces a member of its name, and no wildcard overwrites it), with
+  every file griffe's whole load loads under that name in its order (``X.py``, ``X.pyi`` as the
+  folder lists them, then ``X/__init__.py``, ``X/__init__.pyi``: griffe merges a stub into the
+  module beside it; a stub alone, beside a compiled module left empty by the unpacking, is the
+  module; the compiled file itself griffe does not load without inspection);
 - else expands the module's wildcard imports for ``X`` alone, with griffe's rules (the binding
   lowest in the file wins; an alias to itself is dropped), after a text check that the
   imported module (or what it imports with ``*`` in turn) may bind ``X`` and expose it (its
   ``__all__``), so that a wildcard into a package of 400 subpackages loads the few that do;
-- else grafts a folder ``X`` without ``__init__.py`` as the whole model does after its load.
+- else grafts a folder ``X`` without ``__init__.py`` as the whole model does after its load;
+- else, as the whole model does after griffe's load (``UpstreamModel._stub_overloads`` and
+  ``_star_imports``), makes ``X`` a function where the module (or its stub) declares it only by
+  ``@overload``, or binds what a ``from M import *`` binds at run time that griffe's expansion
+  missed (a stub's ``__all__`` replacing the module's, ``__all__`` grown by calls).
 
 Dataclasses get their ``__init__`` from their fields when their module is loaded (griffe's
 own extension code; their bases settled first, folders without ``__init__.py`` unseen, as in
@@ -21,11 +29,14 @@ the whole load, which makes them before it grafts). While griffe visits a file i
 few names (to label decorators, to tell ``Literal``): it then sees what the whole load's visit
 sees (modules loaded by depth, no wildcard expanded yet). ``by_name`` (every object called
 ``NAME``) first finds the files that define ``NAME`` (``def``/``class``) or are called
-``NAME``, loads those and walks them as the whole model walks everything.
+``NAME`` (``.py`` and ``.pyi``), loads those and walks them as the whole model walks everything.
 
 Where this could differ from the whole load, the model gives up (:class:`NeedFull`) and the
-caller loads the whole package instead (``model_cache.CachedModel``): stub files, ``.pth``
-files, a package ``_<top>`` beside the top package (griffe would load it to resolve aliases),
+caller loads the whole package instead (``model_cache.CachedModel``): a top package's own stub
+beside its ``__init__.py`` (griffe merges it after every submodule and a whole wildcard expansion),
+a stub declaring a name its module imports from where the name may be bound (griffe resolves the
+alias to merge them: what it finds depends on the whole load's order), a module file beside a
+package folder of its name, ``.pth`` files, a package ``_<top>`` beside the top package (griffe would load it to resolve aliases),
 a wildcard import across top packages or in a cycle, ``__all__`` built from other modules',
 ``InitVar`` fields (griffe's order of processing matters then), a dataclass with a base in
 another top package or in an already grafted folder, a wildcard import in a folder without
