@@ -195,6 +195,8 @@ class LazyModel(UpstreamModel):
         self._made: set[int] = set()  # the functions made of those, and the aliases made by _star_bound
         self._star_memo: dict[int, tuple] = {}  # id(module) -> (module, the modules it imports with *)
         self._stars = StarExports(self._module_source)
+        self._open_told: set[str] = set()  # the modules whose entry in ``open_stars`` is made
+        self._partial_memo: dict[str, bool] = {}
         if any(p.suffix == ".pth" for s in self.search for p in _listdir(s)):
             raise NeedFull(".pth files in the source tree")
         for m in modules:
@@ -253,7 +255,6 @@ class LazyModel(UpstreamModel):
         """Give a freshly loaded module's dataclasses their ``__init__`` (its members are watched)."""
         if type(module.members) is dict:
             module.members = _Members(module.members, self, module)
-        self._star_bases(module)  # its * imports whose names are known only in part, before any question about it
         fp = module.filepath
         if isinstance(fp, Path):
             text = self._module_text(fp)
@@ -534,8 +535,7 @@ class LazyModel(UpstreamModel):
             self._benign.discard((id(module), name))
 
     def _star_bases(self, module) -> list[tuple[str, int, int]]:
-        """The modules ``module``'s source imports with ``*`` (each with the statement's lines), in its order;
-        those whose names are known only in part go to ``open_stars`` (``UpstreamModel._star_imports``)."""
+        """The modules ``module``'s source imports with ``*`` (each with the statement's lines), in its order."""
         found = self._star_memo.get(id(module))
         if found is not None:
             return found[1]
@@ -553,10 +553,49 @@ class LazyModel(UpstreamModel):
                 if not base or base == module.path:
                     continue
                 out.append((base, node.lineno, node.end_lineno))
-                if self._stars.exposed(base) is not None and base in self._stars.partial:
-                    self.open_stars.setdefault(module.path, []).append(base)
         self._star_memo[id(module)] = (module, out)
         return out
+
+    def _unread_origins(self, mod, fp, tree, name: str, is_package: bool) -> None:
+        """As the whole model's, which knows by then which of ``mod``'s ``*`` imports bind names known only
+        in part (``open_stars``, filled for every module by ``UpstreamModel._star_imports``): told here first."""
+        if mod.path not in self._open_told:
+            self._open_told.add(mod.path)
+            for base, _line, _end in self._star_bases(mod):
+                if self._may_be_partial(base) and self._stars.exposed(base) is not None and base in self._stars.partial:
+                    self.open_stars.setdefault(mod.path, []).append(base)
+        super()._unread_origins(mod, fp, tree, name, is_package)
+
+    def _may_be_partial(self, dotted: str, seen: frozenset = frozenset()) -> bool:
+        """Whether ``StarExports`` may know ``from dotted import *``'s names only in part, told from the text
+        (a superset: its ``__all__`` is named more than once, or so may be that of a module it imports with ``*``)."""
+        if dotted in self._partial_memo:
+            return self._partial_memo[dotted]
+        paths = self._module_files(dotted)
+        texts = [self._read_once(p) for p in paths]
+        result = any(t.count(b"__all__") > 1 for t in texts)
+        if not result and paths:
+            package = dotted if paths[0].stem == "__init__" else dotted.rpartition(".")[0]
+            result = any(target not in seen and self._may_be_partial(target, seen | {dotted})
+                         for t in texts for target in _star_targets(t, package, dotted))
+        if not seen:
+            self._partial_memo[dotted] = result
+        return result
+
+    def _may_expose(self, dotted: str, name: str, seen: frozenset = frozenset()) -> bool:
+        """Whether ``from dotted import *`` may bind ``name`` as Python runs it (``StarExports.exposed``), told
+        from the text first (a superset: the name is in its source, its ``__all__`` is named more than once, or a
+        module it imports with ``*`` may), so that a package of 400 ``*`` imports is parsed for the few that may."""
+        paths = self._module_files(dotted)
+        if not paths:
+            return False  # no source: ``exposed`` knows nothing of it either
+        word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+        texts = [self._read_once(p) for p in paths]
+        if any(word.search(t) or t.count(b"__all__") > 1 for t in texts):  # (``__all__`` grown from another module's)
+            return True
+        package = dotted if paths[0].stem == "__init__" else dotted.rpartition(".")[0]
+        return any(target not in seen and self._may_expose(target, name, seen | {dotted})
+                   for t in texts for target in _star_targets(t, package, dotted))
 
     def _star_bound(self, module, name: str) -> None:
         """What ``from M import *`` binds at run time where griffe's expansion fell short (a stub's ``__all__``
@@ -565,7 +604,7 @@ class LazyModel(UpstreamModel):
         if dict.__contains__(_raw(module), name) or not name.isidentifier():
             return
         for base, lineno, endlineno in self._star_bases(module):
-            if name in (self._stars.exposed(base) or ()):
+            if self._may_expose(base, name) and name in (self._stars.exposed(base) or ()):
                 made = self._griffe.Alias(name, f"{base}.{name}", lineno=lineno, endlineno=endlineno, parent=module,
                                           wildcard_imported=True)
                 self._made.add(id(made))
@@ -828,6 +867,19 @@ def _module_name(filename: str) -> str | None:
     if suffix not in _MODULE_SUFFIXES:
         return None
     return stem if suffix == ".py" else stem.split(".", 1)[0]
+
+
+def _star_targets(text: bytes, package: str, dotted: str) -> list[str]:
+    """The modules a source (of module ``dotted``, in ``package``) imports with ``*``, from its text."""
+    out = []
+    for dots, rest in _WILDCARD.findall(text):
+        base = package
+        for _ in range(len(dots) - 1):
+            base = base.rpartition(".")[0]
+        target = ((f"{base}.{rest.decode()}" if base else rest.decode()) if dots else rest.decode()).strip(".")
+        if target and target != dotted:
+            out.append(target)
+    return out
 
 
 def merged_file(files: list[Path]) -> Path:
