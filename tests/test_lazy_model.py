@@ -286,6 +286,11 @@ def test_griffe_private_functions_are_what_we_call() -> None:
     assert list(inspect.signature(private["_load_submodule"]).parameters) == ["self", "module", "subparts", "subpath"]
     assert list(inspect.signature(private["_dataclass_decorator"]).parameters) == ["decorators"]
     assert list(inspect.signature(private["_set_dataclass_init"]).parameters) == ["class_"]
+    import griffe
+
+    from upgrade_checklists.audit import lazy_model
+    # the files griffe's finder takes for modules: the lazy model finds a submodule's files by the same suffixes
+    assert tuple(griffe.ModuleFinder.accepted_py_module_extensions) == lazy_model._MODULE_SUFFIXES
 
 
 def refuse_whole_loads(monkeypatch) -> None:
