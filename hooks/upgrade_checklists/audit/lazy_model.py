@@ -8,12 +8,20 @@ so by *settling* a module's name before griffe or we read it: a module's ``membe
 that, asked for ``X``,
 
 - loads the submodule ``X`` (``X.py`` or ``X/__init__.py``) when there is one, as the whole
-  load has it (a submodule replaces a member of its name, and no wildcard overwrites it);
+  load has it (a submodule replaces a member of its name, and no wildcard overwrites it), with
+  every file griffe's whole load loads under that name in its order (``X.py``, ``X.pyi`` as the
+  folder lists them, then ``X/__init__.py``, ``X/__init__.pyi``: griffe merges a stub into the
+  module beside it; a stub alone, beside a compiled module left empty by the unpacking, is the
+  module; the compiled file itself griffe does not load without inspection);
 - else expands the module's wildcard imports for ``X`` alone, with griffe's rules (the binding
   lowest in the file wins; an alias to itself is dropped), after a text check that the
   imported module (or what it imports with ``*`` in turn) may bind ``X`` and expose it (its
   ``__all__``), so that a wildcard into a package of 400 subpackages loads the few that do;
-- else grafts a folder ``X`` without ``__init__.py`` as the whole model does after its load.
+- else grafts a folder ``X`` without ``__init__.py`` as the whole model does after its load;
+- else, as the whole model does after griffe's load (``UpstreamModel._stub_overloads`` and
+  ``_star_imports``), makes ``X`` a function where the module (or its stub) declares it only by
+  ``@overload``, or binds what a ``from M import *`` binds at run time that griffe's expansion
+  missed (a stub's ``__all__`` replacing the module's, ``__all__`` grown by calls).
 
 Dataclasses get their ``__init__`` from their fields when their module is loaded (griffe's
 own extension code; their bases settled first, folders without ``__init__.py`` unseen, as in
@@ -21,11 +29,14 @@ the whole load, which makes them before it grafts). While griffe visits a file i
 few names (to label decorators, to tell ``Literal``): it then sees what the whole load's visit
 sees (modules loaded by depth, no wildcard expanded yet). ``by_name`` (every object called
 ``NAME``) first finds the files that define ``NAME`` (``def``/``class``) or are called
-``NAME``, loads those and walks them as the whole model walks everything.
+``NAME`` (``.py`` and ``.pyi``), loads those and walks them as the whole model walks everything.
 
 Where this could differ from the whole load, the model gives up (:class:`NeedFull`) and the
-caller loads the whole package instead (``model_cache.CachedModel``): stub files, ``.pth``
-files, a package ``_<top>`` beside the top package (griffe would load it to resolve aliases),
+caller loads the whole package instead (``model_cache.CachedModel``): a top package's own stub
+beside its ``__init__.py`` (griffe merges it after every submodule and a whole wildcard expansion),
+a stub declaring a name its module imports from where the name may be bound (griffe resolves the
+alias to merge them: what it finds depends on the whole load's order), a module file beside a
+package folder of its name, ``.pth`` files, a package ``_<top>`` beside the top package (griffe would load it to resolve aliases),
 a wildcard import across top packages or in a cycle, ``__all__`` built from other modules',
 ``InitVar`` fields (griffe's order of processing matters then), a dataclass with a base in
 another top package or in an already grafted folder, a wildcard import in a folder without
@@ -39,13 +50,15 @@ loudly when griffe changes them).
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from pathlib import Path
 
 from upgrade_checklists.audit import api
-from upgrade_checklists.audit.aliases import SourceCache
-from upgrade_checklists.audit.api import UpstreamModel, namespace_dirs, search_paths
+from upgrade_checklists.audit.aliases import SourceCache, StarExports
+from upgrade_checklists.audit.api import _STAR_IMPORT, UpstreamModel, namespace_dirs, search_paths
+from upgrade_checklists.core.astwalk import module_level, star_base
 
 
 class NeedFull(BaseException):  # noqa: N818 (not an error: a signal no ``except Exception`` may swallow)
@@ -78,8 +91,6 @@ _IMPORTED = re.compile(rb"\bimport[ \t]*\(([^)]*)\)|\bimport[ \t]+([^\n;]*(?:\\\
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 # ``__all__ = [...]`` of string literals only (the module's only mention of ``__all__``): what ``*`` exposes
 _STATIC_ALL = re.compile(rb"__all__[ \t]*=[ \t]*[\[(]((?:\s|#[^\n]*|\"[^\"\\\n]*\"|'[^'\\\n]*'|,)*)[\])]")
-# ``__all__.extend(...)`` and the like: griffe does not read them, the whole model does (api._star_imports)
-_GROWN_ALL = re.compile(rb"__all__\s*\.\s*(?:extend|append|insert|remove)\s*\(")
 _STRING = re.compile(rb"\"([^\"\\\n]*)\"|'([^'\\\n]*)'")
 
 
@@ -177,9 +188,17 @@ class LazyModel(UpstreamModel):
         self._grafted: set[tuple[int, str]] = set()
         self._texts: dict[Path, bytes | None] = {}
         self._facts: dict[Path, tuple] = {}
-        self._provides_memo: dict[tuple[str, str], bool] = {}
+        self._provides_memo: dict[tuple[str, str, bool], bool] = {}
         self._index: dict[str, list[str]] | None = None  # name -> modules defining it (def/class)
-        self._files: dict[str, list[Path]] = {}  # top package -> its .py files
+        self._files: dict[str, list[Path]] = {}  # top package -> its .py and .pyi files
+        #: a loaded module's file -> the files merged into it, in the order griffe loaded them (``x.py``, ``x.pyi``)
+        self._merged: dict[Path, list[Path]] = {}
+        self._overload_memo: dict[int, tuple] = {}  # id(module) -> (module, its functions declared by @overload only)
+        self._made: set[int] = set()  # the functions made of those, and the aliases made by _star_bound
+        self._star_memo: dict[int, tuple] = {}  # id(module) -> (module, the modules it imports with *)
+        self._stars = StarExports(self._module_source)
+        self._open_told: set[str] = set()  # the modules whose entry in ``open_stars`` is made
+        self._partial_memo: dict[str, bool] = {}
         if any(p.suffix == ".pth" for s in self.search for p in _listdir(s)):
             raise NeedFull(".pth files in the source tree")
         for m in modules:
@@ -207,7 +226,8 @@ class LazyModel(UpstreamModel):
         if package.name != top:
             raise NeedFull(f"`{m}` found as `{package.name}`")
         if not isinstance(package, NamespacePackage) and package.stubs:
-            raise NeedFull(f"stubs for `{top}`")
+            raise NeedFull(f"`{package.stubs}` beside `{package.path.name}`: the whole load merges the top package's "
+                           "stub after loading every submodule and expanding every wildcard import")
         dirs = package.path if isinstance(package.path, list) else [package.path.parent if package.path.name.startswith("__init__.") else None]
         files: list[Path] = []
         for d in dirs:
@@ -215,11 +235,7 @@ class LazyModel(UpstreamModel):
                 continue
             for root, subdirs, names in os.walk(d, followlinks=True):
                 subdirs[:] = [s for s in subdirs if s != "__pycache__"]
-                for n in names:
-                    if n.endswith(".pyi"):
-                        raise NeedFull(f"stub file {root}/{n}")
-                    if n.endswith(".py"):
-                        files.append(Path(root, n))
+                files += [Path(root, n) for n in names if n.endswith((".py", ".pyi"))]
         init = package.path if isinstance(package.path, Path) else None
         if init is not None and b"declare_namespace" in (self._text(init) or b""):
             raise NeedFull(f"`{top}` declares a namespace at run time")
@@ -243,7 +259,7 @@ class LazyModel(UpstreamModel):
             module.members = _Members(module.members, self, module)
         fp = module.filepath
         if isinstance(fp, Path):
-            text = self._text(fp) or b""
+            text = self._module_text(fp)
             if b"InitVar" in text:
                 raise NeedFull(f"InitVar fields in `{module.path}`")
             if b"dataclass" in text:
@@ -301,6 +317,8 @@ class LazyModel(UpstreamModel):
                 if not (now is not None and not now.is_alias and now.is_module):
                     self._wildcards(module, name)
                     self._namespace(module, name)
+                    self._overload_only(module, name)
+                    self._star_bound(module, name)
                 # else final: a wildcard never overwrites a submodule, a folder is grafted only where nothing is
             finally:
                 self._expanding.pop()
@@ -321,7 +339,8 @@ class LazyModel(UpstreamModel):
             if self._dataclass:  # not there yet for the whole load's dataclasses: grafted on a later question
                 self._settled.discard((id(module), name))
                 return
-            if any(_WILDCARD.search(self._read_once(Path(r, n))) for r, _d, ns in os.walk(sub) for n in ns if n.endswith(".py")):
+            if any(_WILDCARD.search(self._read_once(Path(r, n))) for r, _d, ns in os.walk(sub) for n in ns
+                   if n.endswith((".py", ".pyi"))):
                 raise NeedFull(f"wildcard import in namespace folder {sub}")
             if self._grafting:  # the whole load grafts in its own order
                 raise NeedFull(f"namespace folder {sub} reached {self._grafting}")
@@ -340,37 +359,58 @@ class LazyModel(UpstreamModel):
             while stack:
                 mod = stack.pop()
                 fp = mod.filepath
-                if isinstance(fp, Path) and b"InitVar" in (self._text(fp) or b""):
+                if isinstance(fp, Path) and b"InitVar" in self._module_text(fp):
                     raise NeedFull(f"InitVar fields in `{mod.path}`")
+                for k, fns in self._overloads_of(mod).items():  # loaded whole: as the whole model does after grafting
+                    if k not in mod.members:
+                        mod.set_member(k, api._overloaded(self._griffe, k, fns, mod))
                 for m in mod.members.values():
                     if m.is_alias and m.name.endswith("/*"):
                         raise NeedFull(f"wildcard import left in namespace folder module `{mod.path}`")
                     if not m.is_alias and m.is_module:
                         stack.append(m)
 
-    def _submodule_file(self, module, name) -> Path | None:
-        """The file of submodule ``name`` of ``module`` (``name.py`` or ``name/__init__.py``), if any."""
+    def _submodule_files(self, module, name) -> list[Path]:
+        """The files of submodule ``name`` of ``module`` griffe's whole load loads, in its order: ``name.py``,
+        ``name.pyi`` (as the folder lists them), then ``name/__init__.py``, ``name/__init__.pyi``; each loaded
+        after the other is merged with it (a stub into its module, see :func:`merged_file`). A compiled
+        file (``name.cpython-311-x86_64-linux-gnu.so``, left empty by the unpacking) is found too, but
+        griffe without inspection does not load it: it leaves no trace."""
         fp = module.filepath
         if isinstance(fp, list):
             dirs = fp
-        elif isinstance(fp, Path) and fp.name == "__init__.py":
+        elif isinstance(fp, Path) and fp.name in ("__init__.py", "__init__.pyi"):
             dirs = [fp.parent]
         else:
-            return None
+            return []
         if not isinstance(name, str) or not name or "." in name or "/" in name:
-            return None
-        found = [cand for d in dirs for cand in (d / f"{name}.py", d / name / "__init__.py") if cand.is_file()]
+            return []
+        found = []
+        for d in dirs:
+            here = [p for p in _listdir(d) if _module_name(p.name) == name and p.suffix in (".py", ".pyi") and p.is_file()]
+            inits = [p for p in _listdir(d / name)
+                     if _module_name(p.name) == "__init__" and p.suffix in (".py", ".pyi") and p.is_file()]
+            if here and inits:
+                raise NeedFull(f"`{module.path}.{name}` is both a module file and a package: {here + inits}")
+            if here or inits:
+                found.append(here + inits)
         if len(found) > 1:
             raise NeedFull(f"`{module.path}.{name}` found twice: {found}")
-        return found[0] if found else None
+        return found[0] if found else []
+
+    def _submodule_file(self, module, name) -> Path | None:
+        """The file submodule ``name`` of ``module`` has once loaded (its stubs merged in), if any."""
+        files = self._submodule_files(module, name)
+        return merged_file(files) if files else None
 
     def _submodule(self, module, name: str):
         """Load submodule ``name`` of ``module`` when there is one (the new module, or None)."""
-        path = self._submodule_file(module, name)
-        if path is None:
+        files = self._submodule_files(module, name)
+        if not files:
             return None
+        path = merged_file(files)
         cur = dict.get(_raw(module), name)
-        if cur is not None and not cur.is_alias and cur.is_module and cur.filepath == path:
+        if cur is not None and not cur.is_alias and cur.is_module and cur.filepath in files:
             return None  # loaded already (while griffe visited a file)
         if (id(module), name) in self._loading:
             return None  # it is being visited (griffe sets it in its parent after the visit, in the whole load too)
@@ -378,7 +418,10 @@ class LazyModel(UpstreamModel):
         self._visiting.append(depth)
         self._loading.add((id(module), name))
         try:
-            self._private["_load_submodule"](self.loader, module, (name,), path)
+            for i, f in enumerate(files):  # each set in ``module`` by griffe, merged with the one before (set_member)
+                if i:
+                    self._merge_is_fixed(module, name, files[i - 1], f)
+                self._private["_load_submodule"](self.loader, module, (name,), f)
         except NeedFull:
             raise
         except Exception as exc:  # the whole load, in its order, did not stop there
@@ -387,10 +430,56 @@ class LazyModel(UpstreamModel):
             self._visiting.pop()
             self._loading.discard((id(module), name))
         new = dict.get(_raw(module), name)
-        if new is not None and not new.is_alias and new.is_module and new.filepath == path and type(new.members) is dict:
+        if new is not None and not new.is_alias and new.is_module and new.filepath in files and type(new.members) is dict:
+            # (not ``path`` when griffe gave up the merge on an alias resolving nowhere: then the later file alone,
+            # in the whole load too)
+            self._merged[new.filepath] = files
             new.members = _Members(new.members, self, new)
             return new
         return None
+
+    def _merge_is_fixed(self, module, name: str, before: Path, after: Path) -> None:
+        """Before griffe merges ``after`` with ``before`` (loaded as ``module.name``): give up where the merge
+        may follow an alias of the module's (a name its stub declares, the module imports from where it may
+        be found): griffe resolves it then, and what it finds (or that it gives up the whole merge) depends
+        on which modules are loaded by then, which the whole load's order decides. An import from outside
+        the source, or of a name its module cannot bind, resolves in no order: the merge is the same."""
+        if before.suffix == after.suffix:
+            return  # two modules, or two stubs: the later replaces the earlier, nothing is resolved
+        source, stub = (before, after) if before.suffix == ".py" else (after, before)
+        text = self._read_once(stub)
+        declared = {n.decode() for n in set(_DEFS.findall(text)) | set(_ASSIGNED.findall(text))}
+        tree = self.sources.tree(source)
+        if tree is None:
+            return  # griffe cannot read it either: nothing is merged
+        package = f"{module.path}.{name}" if source.name == "__init__.py" else module.path
+        risky = set()
+        for node in module_level(tree.body):
+            if isinstance(node, ast.ImportFrom):
+                base = star_base(node, package)
+                bound = [(a.asname or a.name, f"{base}.{a.name}" if base else a.name) for a in node.names if a.name != "*"]
+            elif isinstance(node, ast.Import):
+                bound = [(a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2 for a in node.names]
+            else:
+                continue
+            risky |= {local for local, target in bound if local in declared and self._may_resolve(target)}
+        if risky:
+            raise NeedFull(f"the stub of `{module.path}.{name}` declares what its module imports ({', '.join(sorted(risky)[:3])}): "
+                           "griffe resolves those to merge them, as far as the whole load's order lets it")
+
+    def _may_resolve(self, dotted: str) -> bool:
+        """Whether an alias to ``dotted`` may resolve in the source, in some order of loading (text: a superset)."""
+        if self._module_files(dotted) or self._is_folder(dotted):
+            return True
+        owner, _, attr = dotted.rpartition(".")
+        if not owner:
+            return False
+        if self._module_files(owner) or self._is_folder(owner):
+            return self._provides(owner, attr, exposed=False)
+        return self._may_resolve(owner)  # an attribute of an attribute: as far as its owner may
+
+    def _is_folder(self, dotted: str) -> bool:
+        return any((s / dotted.replace(".", "/")).is_dir() for s in self.search)
 
     def _visit_lookup(self, module, name) -> None:
         """A name griffe resolves while it visits a file (to label decorators, to tell ``Literal``, ...):
@@ -404,6 +493,129 @@ class LazyModel(UpstreamModel):
         new = self._submodule(module, name)
         if new is not None:
             self._pending.append(new)
+
+    def _overloads_of(self, module) -> dict[str, list]:
+        """The functions ``module`` declares only by ``@overload`` (in its source, or in the stub griffe merged
+        into it), which the whole model makes functions where no member of their name is
+        (``UpstreamModel._stub_overloads``, read the same way here)."""
+        found = self._overload_memo.get(id(module))
+        if found is not None:
+            return found[1]
+        g = self._griffe
+        fp = module.filepath
+        out: dict[str, list] = {}
+        if isinstance(fp, Path):
+            out = {k: v for k, v in module.overloads.items() if v}
+            stub = fp.with_suffix(".pyi")
+            if fp.suffix == ".py" and stub.is_file():
+                self._visiting.append(module.path.count(".") + 1)  # what it looks up, it sees as griffe's visits do
+                try:
+                    text = stub.read_text(encoding="utf-8", errors="replace")
+                    if "overload" in text:
+                        visited = g.visit(module.name, stub, text, parent=module.parent)
+                        out.update({k: v for k, v in visited.overloads.items() if v})
+                except (OSError, SyntaxError, ValueError, RecursionError, g.LoadingError):
+                    out = {}  # a stub griffe cannot read: the whole model makes none of the module's
+                finally:
+                    self._visiting.pop()
+        self._overload_memo[id(module)] = (module, out)
+        return out
+
+    def _overload_only(self, module, name: str) -> None:
+        """A function ``module`` declares only by ``@overload``, where nothing else is called ``name``."""
+        if dict.__contains__(_raw(module), name):
+            return
+        fns = self._overloads_of(module).get(name)
+        if not fns:
+            return
+        made = api._overloaded(self._griffe, name, fns, module)
+        self._made.add(id(made))
+        self._benign.add((id(module), name))  # set_member tests the member's presence
+        try:
+            module.set_member(name, made)
+        finally:
+            self._benign.discard((id(module), name))
+
+    def _star_bases(self, module) -> list[tuple[str, int, int]]:
+        """The modules ``module``'s source imports with ``*`` (each with the statement's lines), in its order."""
+        found = self._star_memo.get(id(module))
+        if found is not None:
+            return found[1]
+        out: list[tuple[str, int, int]] = []
+        fp = module.filepath
+        tree = None
+        if isinstance(fp, Path) and fp.suffix == ".py" and _STAR_IMPORT.search(self._text(fp) or b""):
+            tree = self.sources.tree(fp)
+        if tree is not None:
+            package = module.path if fp.name == "__init__.py" else module.path.rpartition(".")[0]
+            for node in module_level(tree.body):
+                if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
+                    continue
+                base = star_base(node, package)
+                if not base or base == module.path:
+                    continue
+                out.append((base, node.lineno, node.end_lineno))
+        self._star_memo[id(module)] = (module, out)
+        return out
+
+    def _unread_origins(self, mod, fp, tree, name: str, is_package: bool) -> None:
+        """As the whole model's, which knows by then which of ``mod``'s ``*`` imports bind names known only
+        in part (``open_stars``, filled for every module by ``UpstreamModel._star_imports``): told here first."""
+        if mod.path not in self._open_told:
+            self._open_told.add(mod.path)
+            for base, _line, _end in self._star_bases(mod):
+                if self._may_be_partial(base) and self._stars.exposed(base) is not None and base in self._stars.partial:
+                    self.open_stars.setdefault(mod.path, []).append(base)
+        super()._unread_origins(mod, fp, tree, name, is_package)
+
+    def _may_be_partial(self, dotted: str, seen: frozenset = frozenset()) -> bool:
+        """Whether ``StarExports`` may know ``from dotted import *``'s names only in part, told from the text
+        (a superset: its ``__all__`` is named more than once, or so may be that of a module it imports with ``*``)."""
+        if dotted in self._partial_memo:
+            return self._partial_memo[dotted]
+        paths = self._module_files(dotted)
+        texts = [self._read_once(p) for p in paths]
+        result = any(t.count(b"__all__") > 1 for t in texts)
+        if not result and paths:
+            package = dotted if paths[0].stem == "__init__" else dotted.rpartition(".")[0]
+            result = any(target not in seen and self._may_be_partial(target, seen | {dotted})
+                         for t in texts for target in _star_targets(t, package, dotted))
+        if not seen:
+            self._partial_memo[dotted] = result
+        return result
+
+    def _may_expose(self, dotted: str, name: str, seen: frozenset = frozenset()) -> bool:
+        """Whether ``from dotted import *`` may bind ``name`` as Python runs it (``StarExports.exposed``), told
+        from the text first (a superset: the name is in its source, its ``__all__`` is named more than once, or a
+        module it imports with ``*`` may), so that a package of 400 ``*`` imports is parsed for the few that may."""
+        paths = self._module_files(dotted)
+        if not paths:
+            return False  # no source: ``exposed`` knows nothing of it either
+        word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+        texts = [self._read_once(p) for p in paths]
+        if any(word.search(t) or t.count(b"__all__") > 1 for t in texts):  # (``__all__`` grown from another module's)
+            return True
+        package = dotted if paths[0].stem == "__init__" else dotted.rpartition(".")[0]
+        return any(target not in seen and self._may_expose(target, name, seen | {dotted})
+                   for t in texts for target in _star_targets(t, package, dotted))
+
+    def _star_bound(self, module, name: str) -> None:
+        """What ``from M import *`` binds at run time where griffe's expansion fell short (a stub's ``__all__``
+        replacing the module's, ``__all__`` grown by calls), for ``name``: as the whole model's
+        ``_star_imports`` binds it after loading (the first such import exposing it)."""
+        if dict.__contains__(_raw(module), name) or not name.isidentifier():
+            return
+        for base, lineno, endlineno in self._star_bases(module):
+            if self._may_expose(base, name) and name in (self._stars.exposed(base) or ()):
+                made = self._griffe.Alias(name, f"{base}.{name}", lineno=lineno, endlineno=endlineno, parent=module,
+                                          wildcard_imported=True)
+                self._made.add(id(made))
+                self._benign.add((id(module), name))  # set_member tests the member's presence
+                try:
+                    module.set_member(name, made)
+                finally:
+                    self._benign.discard((id(module), name))
+                return
 
     def _wildcards(self, module, name: str) -> None:
         """Expand ``module``'s wildcard imports for ``name`` as griffe's ``expand_wildcards`` does for all names."""
@@ -434,10 +646,9 @@ class LazyModel(UpstreamModel):
             self._settle(source, name)
             if source.exports is not None and not all(isinstance(e, str) for e in source.exports):
                 raise NeedFull(f"`{source.path}.__all__` is built from other modules")
-            fp = source.filepath
-            if isinstance(fp, Path) and _GROWN_ALL.search(self._text(fp) or b""):
-                raise NeedFull(f"`{source.path}.__all__` is grown by calls (the whole load reads them)")
             member = dict.get(_raw(source), name)
+            if member is not None and id(member) in self._made:
+                continue  # made by the whole model after griffe's expansion: not seen by it (bound by _star_bound, or not)
             if member is not None and member.is_wildcard_exposed:
                 candidates.append((member, w.alias_lineno, w.alias_endlineno))
         for new_member, lineno, endlineno in candidates:  # griffe's expand_wildcards, for one name
@@ -475,13 +686,23 @@ class LazyModel(UpstreamModel):
                 self._texts[path] = None
         return self._texts[path]
 
-    def _module_file(self, dotted: str) -> Path | None:
+    def _module_text(self, fp: Path) -> bytes:
+        """The text of a loaded module's file and of the stub griffe merged into it (one text: for searching)."""
+        files = self._merged.get(fp)
+        if files is None:  # loaded by griffe alone (the top package, a grafted folder): its stub beside it
+            stub = fp.with_suffix(".pyi")
+            files = [fp, stub] if fp.suffix == ".py" and stub.is_file() else [fp]
+        return b"\n".join(self._text(f) or b"" for f in files)
+
+    def _module_files(self, dotted: str) -> list[Path]:
+        """The files of module ``dotted`` griffe's whole load reads (its ``.py`` and ``.pyi``, module or package)."""
         rel = dotted.replace(".", "/")
         for s in self.search:
-            for cand in (s / rel / "__init__.py", s / f"{rel}.py"):
-                if cand.is_file():
-                    return cand
-        return None
+            found = [c for c in (s / rel / "__init__.py", s / f"{rel}.py", s / rel / "__init__.pyi", s / f"{rel}.pyi")
+                     if c.is_file()]
+            if found:
+                return found
+        return []
 
     def _bound(self, path: Path) -> tuple[frozenset[str], list[tuple[bytes, bytes]], frozenset[str] | None]:
         """The names the module at ``path`` may bind (a superset), its wildcard imports (dots, module),
@@ -500,22 +721,24 @@ class LazyModel(UpstreamModel):
             facts = self._facts[path] = (frozenset(n.decode() for n in names), _WILDCARD.findall(text), exports)
         return facts
 
-    def _provides(self, dotted: str, name: str, seen: frozenset = frozenset()) -> bool:
+    def _provides(self, dotted: str, name: str, seen: frozenset = frozenset(), exposed: bool = True) -> bool:
         """Whether module ``dotted`` could bind ``name``: its source may bind it, or a module it
-        imports with ``*`` could (a sound over-approximation; the load decides)."""
-        key = (dotted, name)
+        imports with ``*`` could (a sound over-approximation; the load decides); ``exposed``: and
+        expose it to a ``*`` import of its own (its ``__all__``)."""
+        key = (dotted, name, exposed)
         if key in self._provides_memo:
             return self._provides_memo[key]
-        path = self._module_file(dotted)
-        if path is None:
+        paths = self._module_files(dotted)
+        if not paths:
             result = any((s / dotted.replace(".", "/")).is_dir() for s in self.search)  # a namespace package: let the load decide
-        else:
-            bound, wildcards, exports = self._bound(path)
-            result = name in bound
-            if exports is not None and name not in exports:
+        else:  # a module and its stub: griffe's ``*`` reads the stub's ``__all__``, the whole model's the module's too
+            facts = [self._bound(p) for p in paths]
+            result = any(name in bound for bound, _w, _e in facts)
+            wildcards = [w for _b, ws, _e in facts for w in ws]
+            if exposed and all(exports is not None and name not in exports for _b, _w, exports in facts):
                 result = False  # not exposed to ``*`` whatever binds it
             elif not result:
-                package = dotted if path.name == "__init__.py" else dotted.rpartition(".")[0]
+                package = dotted if paths[0].stem == "__init__" else dotted.rpartition(".")[0]
                 for dots, rest in wildcards:
                     base = package
                     for _ in range(len(dots) - 1):
@@ -550,6 +773,8 @@ class LazyModel(UpstreamModel):
                 for k, v in list(dict.items(mod.members)):
                     if not v.is_alias:
                         self._settle(mod, k)
+                for k in self._overloads_of(mod):  # a function declared by @overload only, where nothing else is
+                    self._settle(mod, k)
             stack = [m for m in dict.values(mod.members) if not m.is_alias and not m.is_module]
             while stack:
                 obj = stack.pop()
@@ -563,13 +788,13 @@ class LazyModel(UpstreamModel):
         return sorted(out, key=lambda p: (api._placeholder(p), p))
 
     def _source_files(self) -> list[tuple[str, Path]]:
-        """(dotted name, file) of every ``.py`` file of the packages (the hook specs are found by text first)."""
+        """(dotted name, file) of every ``.py`` file of the packages, and of each stub without one (a compiled
+        module's: griffe loads it as the module; the hook specs are found by text first)."""
         out = []
         for files in self._files.values():
-            for f in files:
-                dotted = self._dotted(f)
-                if dotted is not None:
-                    out.append((dotted, f))
+            dotted_files = [(self._dotted(f), f) for f in files]
+            with_source = {d for d, f in dotted_files if f.suffix == ".py"}
+            out += [(d, f) for d, f in dotted_files if d is not None and (f.suffix == ".py" or d not in with_source)]
         return out
 
     def _read_bytes(self, path: Path) -> bytes:
@@ -616,7 +841,7 @@ class LazyModel(UpstreamModel):
             except ValueError:
                 continue
             parts = list(rel.parts)
-            parts[-1] = parts[-1].removesuffix(".py")
+            parts[-1] = _module_name(parts[-1]) or parts[-1]
             if parts[-1] == "__init__":
                 parts.pop()
             return ".".join(parts)
@@ -631,6 +856,44 @@ class LazyModel(UpstreamModel):
                 return
             self._settle(obj, part)
             obj = dict.get(_raw(obj), part)
+
+
+#: the files griffe's finder takes for modules (``ModuleFinder.extensions_set``); it loads ``.py`` and ``.pyi`` only
+_MODULE_SUFFIXES = (".py", ".pyc", ".pyo", ".pyd", ".pyi", ".so")
+
+
+def _module_name(filename: str) -> str | None:
+    """The module name griffe's finder gives the file ``filename`` (``x.py``, ``x.pyi``,
+    ``x.cpython-311-x86_64-linux-gnu.so`` are all ``x``), or None when it takes no such file."""
+    stem, suffix = os.path.splitext(filename)
+    if suffix not in _MODULE_SUFFIXES:
+        return None
+    return stem if suffix == ".py" else stem.split(".", 1)[0]
+
+
+def _star_targets(text: bytes, package: str, dotted: str) -> list[str]:
+    """The modules a source (of module ``dotted``, in ``package``) imports with ``*``, from its text."""
+    out = []
+    for dots, rest in _WILDCARD.findall(text):
+        base = package
+        for _ in range(len(dots) - 1):
+            base = base.rpartition(".")[0]
+        target = ((f"{base}.{rest.decode()}" if base else rest.decode()) if dots else rest.decode()).strip(".")
+        if target and target != dotted:
+            out.append(target)
+    return out
+
+
+def merged_file(files: list[Path]) -> Path:
+    """The file of the module griffe keeps when it loads ``files`` in turn under one name: a stub is
+    merged into the module beside it (whichever comes first), two modules or two stubs: the later one."""
+    kept = None
+    for f in files:
+        if f.suffix not in (".py", ".pyi"):
+            continue  # a compiled module: not loaded without inspection
+        if kept is None or kept.suffix == ".pyi" or f.suffix != ".pyi":
+            kept = f
+    return kept
 
 
 def _listdir(path: Path) -> list[Path]:
