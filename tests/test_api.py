@@ -130,3 +130,18 @@ def test_what_griffe_cannot_read_in_upstream_stays_off_the_terminal(tmp_path: Pa
     for model in (UpstreamModel([src], ["lib"]), LazyModel([src], ["lib"])):
         assert names(model.lookup("lib.make")) == ["name"]
     assert [r.getMessage() for r in caplog.records if r.name.startswith("griffe")] == []
+
+
+@pytest.mark.parametrize("model_class", [UpstreamModel, LazyModel])
+def test_a_folder_of_the_working_directory_is_never_read_as_upstream(tmp_path: Path, monkeypatch, model_class) -> None:
+    # upstream's `lib/tests/` has no __init__.py (a namespace folder the models graft); the audit runs in the project,
+    # whose own `tests/` griffe found first by a path relative to the working directory, and read as upstream's
+    src = tree(tmp_path / "src", {"lib/__init__.py": "", "lib/tests/helpers.py": "def upstream_fn():\n    pass\n",
+                                  "lib/core.py": "X = 1\n"})
+    project = tree(tmp_path / "project", {"tests/helpers.py": "def project_fn():\n    pass\n", "lib/core.py": "Y = 2\n"})
+    monkeypatch.chdir(project)
+    model = model_class([src], ["lib"])
+    assert names(model.lookup("lib.tests.helpers.upstream_fn")) == []
+    assert model.lookup("lib.tests.helpers.project_fn") is None
+    assert model.lookup("lib.core.X") is not None and model.lookup("lib.core.Y") is None
+    assert all(str(project) not in str(p) for p in model.collection["lib"].members["tests"].filepath)

@@ -186,7 +186,7 @@ class UpstreamModel(ServedNames):
             if self._loaded_already(m):
                 continue
             try:
-                self.loader.load(m)
+                self.loader.load(m, try_relative_path=False)  # never a folder of the working directory
             except Exception as exc:  # ModuleNotFoundError, KeyError from griffe's post-load
                 self.missing.append(f"{m} ({type(exc).__name__})")
         self.sources = SourceCache()
@@ -330,7 +330,7 @@ class UpstreamModel(ServedNames):
         sub_loader = self._griffe.GriffeLoader(search_paths=[d], allow_inspection=False, store_source=False,
                                                modules_collection=col, lines_collection=self.loader.lines_collection)
         try:
-            new = sub_loader.load(sub.name)
+            new = sub_loader.load(sub.name, try_relative_path=False)  # never a folder of the working directory
         except Exception:
             return None
         col.members.pop(sub.name, None)

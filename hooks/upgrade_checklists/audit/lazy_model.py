@@ -219,7 +219,7 @@ class LazyModel(UpstreamModel):
         from griffe import LoadingError, NamespacePackage
 
         try:
-            _path, package = self.loader.finder.find_spec(m, try_relative_path=True, find_stubs_package=False)
+            _path, package = self.loader.finder.find_spec(m, try_relative_path=False, find_stubs_package=False)
         except ModuleNotFoundError:
             self.missing.append(f"{m} (ModuleNotFoundError)")
             return
