@@ -160,6 +160,19 @@ class ServedNames:
         return self.declared_deprecation(api)
 
 
+def star_imports(tree: ast.Module, module: str, is_package: bool) -> list[tuple[str, int, int]]:
+    """``(imported module, line, end line)`` of each module-level ``from M import *`` of ``module``'s source, in
+    order (``M`` made absolute; an import of the module itself left out)."""
+    package = module if is_package else module.rpartition(".")[0]
+    out = []
+    for node in module_level(tree.body):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            base = star_base(node, package)
+            if base and base != module:
+                out.append((base, node.lineno, node.end_lineno))
+    return out
+
+
 def quiet_griffe() -> None:
     """Keep griffe's log off the user's terminal: what it cannot read in upstream's source (an annotation
     naming an alias to a package that is not loaded, logged at *error* level) is upstream's, not the user's,
@@ -272,21 +285,15 @@ class UpstreamModel(ServedNames):
             tree = self.sources.tree(fp)
             if tree is None:
                 continue
-            package = mod.path if fp.name == "__init__.py" else mod.path.rpartition(".")[0]
-            for node in module_level(tree.body):
-                if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
-                    continue
-                base = star_base(node, package)
-                if not base or base == mod.path:
-                    continue
+            for base, lineno, endlineno in star_imports(tree, mod.path, fp.name == "__init__.py"):
                 names = stars.exposed(base)
                 if names is not None and base in stars.partial:
                     self.open_stars.setdefault(mod.path, []).append(base)
                 for name in names or ():
                     if name in mod.members or not name.isidentifier():
                         continue
-                    mod.set_member(name, self._griffe.Alias(name, f"{base}.{name}", lineno=node.lineno,
-                                                            endlineno=node.end_lineno, parent=mod, wildcard_imported=True))
+                    mod.set_member(name, self._griffe.Alias(name, f"{base}.{name}", lineno=lineno,
+                                                            endlineno=endlineno, parent=mod, wildcard_imported=True))
 
     def _stub_overloads(self) -> None:
         """Functions a stub declares only by ``@overload`` (a compiled function: ``def empty(...)`` three times

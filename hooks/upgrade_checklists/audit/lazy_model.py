@@ -408,7 +408,6 @@ class LazyModel(UpstreamModel):
         files = self._submodule_files(module, name)
         if not files:
             return None
-        path = merged_file(files)
         cur = dict.get(_raw(module), name)
         if cur is not None and not cur.is_alias and cur.is_module and cur.filepath in files:
             return None  # loaded already (while griffe visited a file)
@@ -530,9 +529,13 @@ class LazyModel(UpstreamModel):
             return
         made = api._overloaded(self._griffe, name, fns, module)
         self._made.add(id(made))
-        self._benign.add((id(module), name))  # set_member tests the member's presence
+        self._set(module, name, made)
+
+    def _set(self, module, name: str, member) -> None:
+        """``module.set_member(name, member)``, which tests the member's presence first: not a question to settle."""
+        self._benign.add((id(module), name))
         try:
-            module.set_member(name, made)
+            module.set_member(name, member)
         finally:
             self._benign.discard((id(module), name))
 
@@ -547,14 +550,7 @@ class LazyModel(UpstreamModel):
         if isinstance(fp, Path) and fp.suffix == ".py" and _STAR_IMPORT.search(self._text(fp) or b""):
             tree = self.sources.tree(fp)
         if tree is not None:
-            package = module.path if fp.name == "__init__.py" else module.path.rpartition(".")[0]
-            for node in module_level(tree.body):
-                if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
-                    continue
-                base = star_base(node, package)
-                if not base or base == module.path:
-                    continue
-                out.append((base, node.lineno, node.end_lineno))
+            out = api.star_imports(tree, module.path, fp.name == "__init__.py")
         self._star_memo[id(module)] = (module, out)
         return out
 
@@ -610,11 +606,7 @@ class LazyModel(UpstreamModel):
                 made = self._griffe.Alias(name, f"{base}.{name}", lineno=lineno, endlineno=endlineno, parent=module,
                                           wildcard_imported=True)
                 self._made.add(id(made))
-                self._benign.add((id(module), name))  # set_member tests the member's presence
-                try:
-                    module.set_member(name, made)
-                finally:
-                    self._benign.discard((id(module), name))
+                self._set(module, name, made)
                 return
 
     def _wildcards(self, module, name: str) -> None:
@@ -670,11 +662,7 @@ class LazyModel(UpstreamModel):
                         continue
                 except (self._griffe.AliasResolutionError, self._griffe.CyclicAliasError):
                     pass
-            self._benign.add((id(module), name))  # set_member tests the member's presence
-            try:
-                module.set_member(name, alias)
-            finally:
-                self._benign.discard((id(module), name))
+            self._set(module, name, alias)
 
     # -- source text ----------------------------------------------------------------------------
 
