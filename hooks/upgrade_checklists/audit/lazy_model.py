@@ -189,6 +189,7 @@ class LazyModel(UpstreamModel):
         self._texts: dict[Path, bytes | None] = {}
         self._facts: dict[Path, tuple] = {}
         self._provides_memo: dict[tuple[str, str, bool], bool] = {}
+        self._files_of: dict[str, list[Path]] = {}  # module -> its files (``_module_files``)
         self._index: dict[str, list[str]] | None = None  # name -> modules defining it (def/class)
         self._files: dict[str, list[Path]] = {}  # top package -> its .py and .pyi files
         #: a loaded module's file -> the files merged into it, in the order griffe loaded them (``x.py``, ``x.pyi``)
@@ -683,14 +684,20 @@ class LazyModel(UpstreamModel):
         return b"\n".join(self._text(f) or b"" for f in files)
 
     def _module_files(self, dotted: str) -> list[Path]:
-        """The files of module ``dotted`` griffe's whole load reads (its ``.py`` and ``.pyi``, module or package)."""
-        rel = dotted.replace(".", "/")
-        for s in self.search:
-            found = [c for c in (s / rel / "__init__.py", s / f"{rel}.py", s / rel / "__init__.pyi", s / f"{rel}.pyi")
-                     if c.is_file()]
-            if found:
-                return found
-        return []
+        """The files of module ``dotted`` griffe's whole load reads (its ``.py`` and ``.pyi``, module or package);
+        asked once a module (the source tree does not change during an audit; ``_provides`` asks it for every
+        module a ``*`` import reaches, for every name)."""
+        found = self._files_of.get(dotted)
+        if found is None:
+            rel = dotted.replace(".", "/")
+            found = []
+            for s in self.search:
+                found = [c for c in (s / rel / "__init__.py", s / f"{rel}.py", s / rel / "__init__.pyi", s / f"{rel}.pyi")
+                         if c.is_file()]
+                if found:
+                    break
+            self._files_of[dotted] = found
+        return found
 
     def _bound(self, path: Path) -> tuple[frozenset[str], list[tuple[bytes, bytes]], frozenset[str] | None]:
         """The names the module at ``path`` may bind (a superset), its wildcard imports (dots, module),
