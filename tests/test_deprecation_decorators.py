@@ -15,6 +15,7 @@ import pytest
 
 from conftest import Repo
 from upstream import app_findings as findings, audited_project, project_pyproject, tagged_upstream
+from test_api import tree as write
 from upgrade_checklists.audit.api import UpstreamModel
 
 WARNINGS = '''
@@ -351,14 +352,6 @@ API = '''
         def drop(self, table, cascade=False):
             return None
     '''
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text))
-    return root
 
 
 def load(root: Path) -> UpstreamModel:

@@ -180,6 +180,12 @@ def _patch(test: str, before: str = "") -> str:
             "Manager.m = m\n")
 
 
+def _compat_flags(compat: str, head: str, test: str) -> dict[int, str]:
+    """The return flags of a patch in ``app/p.py`` testing ``test``, its flags imported from ``app/compat.py`` by ``head``."""
+    files = {"app/__init__.py": "", "app/compat.py": compat, "app/p.py": _patch(test).replace(PATCH_HEAD, PATCH_HEAD + head, 1)}
+    return _flags(files)
+
+
 def test_flags_read_from_the_project() -> None:
     compat = ("import importlib.metadata\nfrom packaging import version\nimport fakepkg\n"
               "V = version.parse(fakepkg.__version__)\nNEW = V >= version.parse('2.0')\n"
@@ -188,8 +194,7 @@ def test_flags_read_from_the_project() -> None:
     head = "from app.compat import NEW, META, BOTH, BETWEEN\n"
 
     def at(test):
-        files = {"app/__init__.py": "", "app/compat.py": compat, "app/p.py": _patch(test).replace(PATCH_HEAD, PATCH_HEAD + head, 1)}
-        return _flags(files)
+        return _compat_flags(compat, head, test)
 
     # the branch lines move down one: the import of the flags is line 3
     assert at("NEW") == {8: "(V >= '2.0')", 10: "(not (V >= '2.0'))"}
@@ -345,8 +350,7 @@ def test_version_numbers_read_as_flags() -> None:
     head = "from app.compat import A, B, C, D, E, F, G, H, I, J, ge\n"
 
     def at(test):
-        files = {"app/__init__.py": "", "app/compat.py": compat, "app/p.py": _patch(test).replace(PATCH_HEAD, PATCH_HEAD + head, 1)}
-        return _flags(files).get(8)
+        return _compat_flags(compat, head, test).get(8)
 
     assert at("A") == "(T >= (2, 0))"
     assert at("B") == "(T[:2] < (2, 1))"
@@ -413,8 +417,7 @@ def test_a_tuple_of_the_versions_numbers_item_by_item_is_a_flag() -> None:
     head = "from app.compat import A, B, C, D, E\n"
 
     def at(test):
-        files = {"app/__init__.py": "", "app/compat.py": compat, "app/p.py": _patch(test).replace(PATCH_HEAD, PATCH_HEAD + head, 1)}
-        return _flags(files).get(8)
+        return _compat_flags(compat, head, test).get(8)
 
     assert at("A") == "(T[:2] < (2, 1))"
     assert at("B") == "(T[:1] >= (2,))"

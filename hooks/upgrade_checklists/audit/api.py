@@ -160,6 +160,26 @@ class ServedNames:
         return self.declared_deprecation(api)
 
 
+def overload_only(g, mod) -> dict[str, list]:
+    """Name -> the ``@overload`` declarations of module ``mod`` (griffe's) and of the ``.pyi`` beside its ``.py``
+    (visited on its own: griffe keeps overloads only on a function the module defines); none when that stub
+    cannot be read (its overloads stay unknown)."""
+    fp = mod.filepath
+    if not isinstance(fp, Path):
+        return {}
+    out = {k: v for k, v in mod.overloads.items() if v}
+    stub = fp.with_suffix(".pyi")
+    if fp.suffix == ".py" and stub.is_file():
+        try:
+            text = stub.read_text(encoding="utf-8", errors="replace")
+            if "overload" in text:
+                visited = g.visit(mod.name, stub, text, parent=mod.parent)
+                out.update({k: v for k, v in visited.overloads.items() if v})
+        except (OSError, SyntaxError, ValueError, RecursionError, g.LoadingError):
+            return {}
+    return out
+
+
 def star_imports(tree: ast.Module, module: str, is_package: bool) -> list[tuple[str, int, int]]:
     """``(imported module, line, end line)`` of each module-level ``from M import *`` of ``module``'s source, in
     order (``M`` made absolute; an import of the module itself left out)."""
@@ -303,20 +323,7 @@ class UpstreamModel(ServedNames):
         the union of theirs."""
         g = self._griffe
         for mod in self._loaded_modules():
-            fp = mod.filepath
-            if not isinstance(fp, Path):
-                continue
-            overloads = {k: v for k, v in mod.overloads.items() if v}
-            stub = fp.with_suffix(".pyi")
-            if fp.suffix == ".py" and stub.is_file():
-                try:
-                    text = stub.read_text(encoding="utf-8", errors="replace")
-                    if "overload" in text:
-                        visited = g.visit(mod.name, stub, text, parent=mod.parent)
-                        overloads.update({k: v for k, v in visited.overloads.items() if v})
-                except (OSError, SyntaxError, ValueError, RecursionError, g.LoadingError):
-                    continue  # a stub griffe cannot read: its overloads stay unknown, as before
-            for name, fns in overloads.items():
+            for name, fns in overload_only(g, mod).items():
                 if name in mod.members:
                     continue
                 mod.set_member(name, _overloaded(g, name, fns, mod))
@@ -1409,13 +1416,19 @@ def self_calls_in(node, name: str, rel: str) -> list[dict]:
             f = getattr(call, "func", None)
             if (isinstance(call, ast.Call) and isinstance(f, ast.Attribute) and f.attr == name
                     and isinstance(f.value, ast.Name) and f.value.id == me):
-                out.append({"file": rel, "line": call.lineno, "caller": f"{node.name}.{fn.name}",
-                            "positional": sum(1 for a in call.args if not isinstance(a, ast.Starred)),
-                            "keywords": [k.arg for k in call.keywords if k.arg],
-                            "star_args": any(isinstance(a, ast.Starred) for a in call.args),
-                            "star_kwargs": any(k.arg is None for k in call.keywords),
-                            "unpacked": into.get(id(call), 0)})
+                out.append(_call_record(call, rel, f"{node.name}.{fn.name}", into))
     return out
+
+
+def _call_record(call: ast.Call, rel: str, caller: str, into: dict[int, int]) -> dict:
+    """An upstream call as the binding stage reads it (``model_cache._CALL_FIELDS``): where, by whom, what it
+    passes, and how many names its result is unpacked into (``into``: id of a call -> that count)."""
+    return {"file": rel, "line": call.lineno, "caller": caller,
+            "positional": sum(1 for a in call.args if not isinstance(a, ast.Starred)),
+            "keywords": [k.arg for k in call.keywords if k.arg],
+            "star_args": any(isinstance(a, ast.Starred) for a in call.args),
+            "star_kwargs": any(k.arg is None for k in call.keywords),
+            "unpacked": into.get(id(call), 0)}
 
 
 def module_calls_in(tree: ast.Module, name: str, rel: str) -> list[dict]:
@@ -1433,12 +1446,7 @@ def module_calls_in(tree: ast.Module, name: str, rel: str) -> list[dict]:
                 visit(child, caller, f"{child.name}.")
                 continue
             if isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == name:
-                out.append({"file": rel, "line": child.lineno, "caller": caller,
-                            "positional": sum(1 for a in child.args if not isinstance(a, ast.Starred)),
-                            "keywords": [k.arg for k in child.keywords if k.arg],
-                            "star_args": any(isinstance(a, ast.Starred) for a in child.args),
-                            "star_kwargs": any(k.arg is None for k in child.keywords),
-                            "unpacked": into.get(id(child), 0)})
+                out.append(_call_record(child, rel, caller, into))
             visit(child, caller, prefix)
 
     into = {id(n.value): unpacked_into(n, n.value) for n in ast.walk(tree) if isinstance(n, ast.Assign)}

@@ -901,7 +901,7 @@ def _bind_function_patch(u: Use, old, new, version) -> Bound:
     shown = (f"`{f_new.path}({', '.join(_spell(n, k) for n, k in theirs)})` at {version} differs from the patch "
              f"`{u.via.split('`')[1]}({', '.join(_spell(n, k) for n, k in mine)})` ({_at(u)}) that `{u.helper}` puts "
              f"in place of `{u.target}.{u.member}`: {_difference(theirs, mine)}")
-    patch = Signature([Param(n, k, "..." if n in u.defaults else None) for n, k in u.params], None)
+    patch = _patch_signature(u, instance=False)
     calls = _module_calls(new, u.target, u.member)
     if calls and f_new.signature is not None:
         _calls_decide(b, u, shown, version, u.member, calls, _module_calls(old, u.target, u.member), patch,
@@ -972,11 +972,12 @@ def _patched_class(model, u: Use) -> Api | None:
     return cls if cls is not None and cls.kind == "class" else None
 
 
-def _patch_signature(u: Use) -> Signature:
+def _patch_signature(u: Use, instance: bool | None = None) -> Signature:
     """The patch's signature with its instance parameter left out (a function patched onto a class
-    gets the instance first; one installed on an instance gets nothing bound)."""
+    gets the instance first; one installed on an instance, or in a module's place, gets nothing bound:
+    ``instance=False``)."""
     params = list(u.params)
-    if params and params[0][1] in ("positional-only", "positional or keyword") and not u.on_instance:
+    if params and params[0][1] in ("positional-only", "positional or keyword") and (not u.on_instance if instance is None else instance):
         params = params[1:]
     return Signature([Param(n, k, "..." if n in u.defaults else None) for n, k in params], None)
 

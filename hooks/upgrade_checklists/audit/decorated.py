@@ -78,6 +78,13 @@ NONE = ("none",)
 Env = dict
 
 
+def _fold(op: ast.boolop, parts: list[bool | None]) -> bool | None:
+    """``and`` / ``or`` of three-valued parts (None: not known)."""
+    if isinstance(op, ast.And):
+        return False if False in parts else (True if all(p is True for p in parts) else None)
+    return True if True in parts else (False if all(p is False for p in parts) else None)
+
+
 def _strs(values) -> list[str]:
     return [v for v in values if isinstance(v, str)]
 
@@ -465,10 +472,7 @@ class _Wrapper:
                      for v in known}
             return truth.pop() if len(truth) == 1 and None not in truth and known else None
         if isinstance(test, ast.BoolOp):
-            parts = [self.decide(v, depth) for v in test.values]
-            if isinstance(test.op, ast.And):
-                return False if False in parts else (True if all(p is True for p in parts) else None)
-            return True if True in parts else (False if all(p is False for p in parts) else None)
+            return _fold(test.op, [self.decide(v, depth) for v in test.values])
         if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
                 and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
                 and isinstance(test.left, ast.Name) and test.left.id not in self.assigned):
@@ -517,10 +521,7 @@ class _Wrapper:
             inner = self._alone(test.operand, keywords)
             return None if inner is None else not inner
         if isinstance(test, ast.BoolOp):
-            parts = [self._alone(v, keywords) for v in test.values]
-            if isinstance(test.op, ast.And):
-                return False if False in parts else (True if all(p is True for p in parts) else None)
-            return True if True in parts else (False if all(p is False for p in parts) else None)
+            return _fold(test.op, [self._alone(v, keywords) for v in test.values])
         if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.In, ast.NotIn))
                 and isinstance(test.comparators[0], ast.Name) and test.comparators[0].id == self.bag):
             values = self.walk.ev(test.left, self.env, self.module)

@@ -501,23 +501,11 @@ class LazyModel(UpstreamModel):
         found = self._overload_memo.get(id(module))
         if found is not None:
             return found[1]
-        g = self._griffe
-        fp = module.filepath
-        out: dict[str, list] = {}
-        if isinstance(fp, Path):
-            out = {k: v for k, v in module.overloads.items() if v}
-            stub = fp.with_suffix(".pyi")
-            if fp.suffix == ".py" and stub.is_file():
-                self._visiting.append(module.path.count(".") + 1)  # what it looks up, it sees as griffe's visits do
-                try:
-                    text = stub.read_text(encoding="utf-8", errors="replace")
-                    if "overload" in text:
-                        visited = g.visit(module.name, stub, text, parent=module.parent)
-                        out.update({k: v for k, v in visited.overloads.items() if v})
-                except (OSError, SyntaxError, ValueError, RecursionError, g.LoadingError):
-                    out = {}  # a stub griffe cannot read: the whole model makes none of the module's
-                finally:
-                    self._visiting.pop()
+        self._visiting.append(module.path.count(".") + 1)  # what a stub's visit looks up, it sees as griffe's visits do
+        try:
+            out = api.overload_only(self._griffe, module)
+        finally:
+            self._visiting.pop()
         self._overload_memo[id(module)] = (module, out)
         return out
 

@@ -21,7 +21,7 @@ int): ``tuple(int(x) for x in pkg.__version__.split("."))``, ``tuple(map(int, â€
 >= Version(v)`` then ``GE8 = _ge("8")``), is that expression with the arguments in place of the
 parameters. Anything else is unknown. A module-level name bound in a ``try`` and in its ``except``
 blocks is the ``try``'s (or its ``else``'s) value. The branches are an ``if``'s blocks and a conditional
-expression's arms (``a() if FLAG else b()``: by line and column, see :func:`expression_conditions`).
+expression's arms (``a() if FLAG else b()``: by line and column, see :func:`branch_conditions`).
 
 A flag is kept as text, a Python expression over ``V`` (the package's version, parsed),
 ``S`` (its text, compared with a string as Python compares strings), ``T`` (its text's numbers
@@ -446,26 +446,24 @@ def return_conditions(fn: ast.AST, flags, rel: str) -> tuple[tuple[int, str], ..
     return tuple(out)
 
 
-def branch_conditions(rel: str, flags) -> list[tuple[int, int, str]]:
-    """``(first line, last line, flag)`` of each branch of an ``if`` on a flag in ``rel`` (``not`` for
-    the ``else``; an ``elif`` is an ``if`` inside it), nested ones listed on their own."""
-    out = []
-    for node, c in _flag_tests(rel, flags, ast.If):
-        for block, cond in ((node.body, c), (node.orelse, f"not ({c})")):
-            if block:
-                out.append((block[0].lineno, max(s.end_lineno or s.lineno for s in block), cond))
-    return out
+def branch_conditions(rel: str, flags):
+    """The flag branches of ``rel``, from one walk: ``(first line, last line, flag)`` of each block of an ``if``
+    on a flag (``not`` for the ``else``; an ``elif`` is an ``if`` inside it; nested ones listed on their own),
+    and ``((line, column), (end line, end column), flag)`` of each arm of a conditional expression on a flag
+    (``old() if FLAG else new()``: both arms often stand on one line, so a line says too little)."""
+    blocks, arms = [], []
+    for node, c in _flag_tests(rel, flags, (ast.If, ast.IfExp)):
+        if isinstance(node, ast.If):
+            for block, cond in ((node.body, c), (node.orelse, f"not ({c})")):
+                if block:
+                    blocks.append((block[0].lineno, max(s.end_lineno or s.lineno for s in block), cond))
+        else:
+            arms += [((arm.lineno, arm.col_offset), (arm.end_lineno or arm.lineno, arm.end_col_offset or 0), cond)
+                     for arm, cond in ((node.body, c), (node.orelse, f"not ({c})"))]
+    return blocks, arms
 
 
-def expression_conditions(rel: str, flags) -> list[tuple[tuple[int, int], tuple[int, int], str]]:
-    """``((line, column), (end line, end column), flag)`` of each arm of a conditional expression on a flag
-    in ``rel`` (``old() if FLAG else new()``: both arms often stand on one line, so a line says too little)."""
-    return [((arm.lineno, arm.col_offset), (arm.end_lineno or arm.lineno, arm.end_col_offset or 0), cond)
-            for node, c in _flag_tests(rel, flags, ast.IfExp)
-            for arm, cond in ((node.body, c), (node.orelse, f"not ({c})"))]
-
-
-def _flag_tests(rel: str, flags, kind: type):
+def _flag_tests(rel: str, flags, kind):
     """``(node, flag)`` for each ``kind`` node (``ast.If`` / ``ast.IfExp``) of ``rel`` whose test is a flag."""
     tree = flags.p.sources.tree(rel)
     if tree is None or "if" not in flags.p.sources.text(rel):

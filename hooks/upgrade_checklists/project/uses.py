@@ -17,7 +17,7 @@ from upgrade_checklists.project import callsites
 from upgrade_checklists.project.calls import (NOT_METHODS, STAR_BOUND, Call, Scopes, _inside, bindings, decorator_name, dotted,
                                              dynamic_imports, find_calls, find_method_calls, make_call, resolve, statement_calls)
 from upgrade_checklists.project.forwarding import Forwarding
-from upgrade_checklists.project.flags import Flags, branch_conditions, expression_conditions, return_conditions
+from upgrade_checklists.project.flags import Flags, branch_conditions, return_conditions
 from upgrade_checklists.project.receivers import (REBOUND, Scope, Up, annotation_type, describe, hook_params, is_rebound, rebound,
                                                 receivers, type_comments)
 from upgrade_checklists.project.testpatches import MAY_PATCH, helper_patches
@@ -134,8 +134,9 @@ def _foreign_seeded(sources, modules: list[str], project: _Project) -> list[Use]
 def _flagged(uses: list[Use], flags: Flags) -> list[Use]:
     """``uses`` with the flag of the version-flag branches around each (``Use.flag``)."""
     files = {u.file for u in uses if u.file}
-    ranges = {rel: branch_conditions(rel, flags) for rel in files}
-    arms = {rel: expression_conditions(rel, flags) for rel in files}
+    found = {rel: branch_conditions(rel, flags) for rel in files}
+    ranges = {rel: blocks for rel, (blocks, _arms) in found.items()}
+    arms = {rel: arms_ for rel, (_blocks, arms_) in found.items()}
     out = []
     for u in uses:
         conds = [c for start, end, c in ranges.get(u.file, ()) if start <= u.line <= end]
