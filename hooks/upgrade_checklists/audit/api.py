@@ -1311,6 +1311,36 @@ class UpstreamModel(ServedNames):
                     stack.append(found)
         return out
 
+    def ancestors(self, dotted: str) -> list[str]:
+        """The classes the class ``dotted`` derives from, itself first, by their canonical paths; a base
+        not in the loaded source by its path as written, marked ``?`` (``?collections.OrderedDict``),
+        and not walked further. Empty: ``dotted`` is no class here."""
+        try:
+            found = self.find(dotted)
+        except Unresolved:
+            return []
+        if found is None or getattr(found, "kind", None) is None or found.kind.value != "class":
+            return []
+        out: list[str] = []
+        stack = [found]
+        while stack:
+            obj = stack.pop(0)
+            path = obj.path
+            if path in out:
+                continue
+            out.append(path)
+            for base in obj.bases:
+                where = getattr(base, "canonical_path", None) or str(base)
+                try:
+                    up = self.find(where)
+                except Unresolved:
+                    up = None
+                if up is not None and getattr(up, "kind", None) is not None and up.kind.value == "class":
+                    stack.append(up)
+                elif f"?{where}" not in out:
+                    out.append(f"?{where}")
+        return out
+
     def resolves(self, dotted: str) -> bool:
         try:
             return self.find(dotted) is not None

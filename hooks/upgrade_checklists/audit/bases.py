@@ -538,6 +538,33 @@ class Followed:
                 out.append(path)
         return list(dict.fromkeys(out))
 
+    def ancestors(self, dotted: str) -> list[str]:
+        """As the model's (``api.UpstreamModel.ancestors``), with a base in another distribution followed
+        there (a class of a distribution followed already is asked of its model)."""
+        owner = self._owner(dotted)
+        if owner is not self:
+            return owner.ancestors(dotted)
+        own = self._inner.ancestors(dotted)
+        if not own and "." in dotted and dotted.split(".")[0] not in self.__dict__.get("_tops", ()):
+            # a class of another distribution not followed yet (an annotation's)
+            try:
+                model, base = self._base(dotted)
+                return model.ancestors(base.path)
+            except (NotFollowed, Unresolved):
+                return []
+        out: list[str] = []
+        for path in own:
+            if not path.startswith("?"):
+                out.append(path)
+                continue
+            try:
+                model, base = self._base(path[1:])
+                more = model.ancestors(base.path)
+            except (NotFollowed, Unresolved):
+                more = []
+            out += more or [path]
+        return list(dict.fromkeys(out))
+
     def why_not_followed(self, path: str) -> str:
         """Why the base ``path`` (one :meth:`foreign_bases` gave) was not followed ("" when unknown)."""
         try:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from upgrade_checklists.audit.annotations import short
+from upgrade_checklists.audit.annotations import normalize, short
+from upgrade_checklists.audit.assignable import assignable
 from upgrade_checklists.audit.api import BUILTIN, Api, Param, Signature, Unresolved, UpstreamModel
 from upgrade_checklists.audit.decorated import POSITIONAL
 from upgrade_checklists.audit.deprecation import split_where
@@ -1151,6 +1152,9 @@ def _bind_wrapped(u: Use, old, new, version) -> Bound:
             continue  # handed on as it is: the wrapper's callers get what upstream's got
         use = f"`….{attr}`" if how == "attribute" else "its result"
         said = f"{head} {_HOW.get(how, 'uses')} {use} at line {line}"
+        if how == "argument":
+            b.problems += _passed_on(old, new, was, now, f"{head} passes its result to", line, attr)
+            continue
         if how == "other":
             b.problems.append(("RETURN_CHANGED", "info", "return", f"{said}, in a way not checked statically"))
             continue
@@ -1163,6 +1167,34 @@ def _bind_wrapped(u: Use, old, new, version) -> Bound:
         elif any(ok is None for _m, ok in verdicts) or not verdicts:
             b.problems.append(("RETURN_CHANGED", "info", "return", f"{said}; whether the new type supports that is not known statically"))
     return b
+
+
+def _passed_on(old, new, was: str, now: str, said: str, line: int, attr: str) -> list[tuple[str, str, str, str]]:
+    """The result handed to a project function's annotated parameter (``attr``: ``"f(param): annotation"``):
+    an error where every type the old version returned is one the annotation accepts and a type the new
+    one returns certainly is not; ``info`` where that cannot be told; nothing where the old type did not fit either."""
+    callee, _, rest = attr.partition("(")
+    param, _, text = rest.partition("): ")
+    where = f"{said} `{callee}` at line {line}, whose parameter `{param}` is annotated `{short(text)}`"
+    verdicts = []
+    for model, returned in ((old, was), (new, now)):
+        def canon(path: str, model=model) -> str:
+            try:
+                return model.canonical(path) or path
+            except Unresolved:
+                return path
+        targets = _members(normalize(text, canon) or text)
+        verdicts.append([(m, assignable(model, m, targets)) for m in _members(returned)])
+    before, after = verdicts
+    if before and all(ok is True for _m, ok in before):
+        bad = [m for m, ok in after if ok is False]
+        if bad:
+            return [("RETURN_CHANGED", "error", "return", f"{where}: `{short(bad[0])}` is not one")]
+        if all(ok is True for _m, ok in after):
+            return []
+    elif any(ok is False for _m, ok in before):
+        return []  # the old type did not fit the annotation either: nothing this upgrade changed
+    return [("RETURN_CHANGED", "info", "return", f"{where}; whether the new type is one is not known statically")]
 
 
 # -- overrides -------------------------------------------------------------------------------

@@ -474,6 +474,9 @@ class CachedModel(ServedNames):
     def foreign_bases(self, cls: Api) -> list[str]:
         return self._ask(["foreign_bases", cls.path, cls.kind], "paths", lambda m: m.foreign_bases(cls))
 
+    def ancestors(self, dotted: str) -> list[str]:
+        return self._ask(["ancestors", dotted], "paths", lambda m: m.ancestors(dotted))
+
     def returned_class(self, api: Api) -> Api | None:
         return self._ask(["returned_class", api.path, api.kind], "api", lambda m: m.returned_class(api))
 

@@ -215,6 +215,32 @@ def annotation_type(ann: ast.expr | None, bound: dict[str, str], modules: list[s
     return Up(path) if path is not None and _inside(path, modules) else None
 
 
+def qualified_annotation(ann: ast.expr | None, bound: dict[str, str]) -> str | None:
+    """A project annotation as text, each name qualified by what the module binds it to
+    (``Tensor | tuple`` with ``from torch import Tensor``: ``torch.Tensor | tuple``); a name the
+    module does not bind is kept as written (a builtin). None: no annotation, or not parseable."""
+    ann = _parse_text(ann)
+    if ann is None:
+        return None
+
+    class _Qualify(ast.NodeTransformer):
+        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+            path = resolve(node, bound)
+            return ast.Name(path, ast.Load()) if path is not None else self.generic_visit(node)
+
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return ast.Name(bound.get(node.id, node.id), ast.Load())
+
+        def visit_Constant(self, node: ast.Constant) -> ast.AST:
+            inner = _parse_text(node) if isinstance(node.value, str) else None
+            return self.visit(inner) if inner is not None else node
+
+    try:
+        return ast.unparse(_Qualify().visit(ann))
+    except (RecursionError, ValueError, TypeError):
+        return None
+
+
 def _arms(ann: ast.expr) -> list[ast.expr]:
     """The sides of ``A | B | C`` (parsed as ``(A | B) | C``)."""
     if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):

@@ -13,12 +13,13 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, replace
 
 from upgrade_checklists.core.astwalk import imports, module_level, own_nodes, statements, stored_on, walk
+from upgrade_checklists.core.reaching import reached_reads
 from upgrade_checklists.project import callsites
 from upgrade_checklists.project.calls import (NOT_METHODS, STAR_BOUND, Call, Scopes, _inside, bindings, decorator_name, dotted,
                                              dynamic_imports, find_calls, find_method_calls, make_call, resolve, statement_calls)
 from upgrade_checklists.project.forwarding import Forwarding
 from upgrade_checklists.project.flags import Flags, branch_conditions, return_conditions
-from upgrade_checklists.project.receivers import (REBOUND, Scope, Up, annotation_type, describe, hook_params, is_rebound, rebound,
+from upgrade_checklists.project.receivers import (REBOUND, Scope, Up, annotation_type, describe, hook_params, is_rebound, qualified_annotation, rebound,
                                                 receivers, type_comments)
 from upgrade_checklists.project.testpatches import MAY_PATCH, helper_patches
 from upgrade_checklists.project.use import (ANNOTATED, ATTRIBUTE, CALL, HOOK, IMPORT, INIT_SKIPPED, MEMBER, OVERRIDE, PARAM_KINDS,
@@ -933,10 +934,12 @@ def _own_body_nodes(fn):
             stack.extend(ast.iter_child_nodes(node))
 
 
-def _wrapped_results(fn, originals: set[str]) -> list[tuple[int, tuple[tuple[int, str, str], ...]]]:
+def _wrapped_results(fn, originals: set[str], argument=None) -> list[tuple[int, tuple[tuple[int, str, str], ...]]]:
     """Each call of the original method in the wrapper ``fn`` (``orig(self, ...)``, ``orig`` one of
     ``originals`` and not assigned again in ``fn``): its line and how its result is used (a result
-    assigned to a name: every read of that name in ``fn``)."""
+    assigned to a name: every read of that name in ``fn`` the assignment may reach, ``reaching.py``).
+    ``argument(call, index, keyword)``: the project parameter an argument of ``call`` meets, as
+    ``"f(param): annotation"``, or None (see :func:`_how`)."""
     if not originals:
         return []
     assigned = {t.id for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
@@ -953,25 +956,28 @@ def _wrapped_results(fn, originals: set[str]) -> list[tuple[int, tuple[tuple[int
             continue
         up = parent.get(call)
         if isinstance(up, ast.Assign) and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name):
-            var = up.targets[0].id
-            if sum(1 for n in ast.walk(fn) if isinstance(n, ast.Assign)
-                   and any(isinstance(t, ast.Name) and t.id == var for t in n.targets)) > 1:
-                out.append((call.lineno, ((call.lineno, "other", ""),)))  # the name holds other values too: not followed
-                continue
-            reads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == var and isinstance(n.ctx, ast.Load)]
-            results = tuple(sorted({_how(r, parent) for r in reads}))
+            reads = reached_reads(fn, up, up.targets[0].id)  # not those another assignment holds
+            results = tuple(sorted({_how(r, parent, argument) for r in reads}))
         elif isinstance(up, ast.Expr):
             results = ()  # the result is dropped
         else:
-            results = (_how(call, parent),)
+            results = (_how(call, parent, argument),)
         if results:
             out.append((call.lineno, results))
     return out
 
 
-def _how(node: ast.AST, parent: dict) -> tuple[int, str, str]:
-    """How the value ``node`` (a read of the result, or the call itself) is used, as ``(line, how, attribute)``."""
+def _how(node: ast.AST, parent: dict, argument=None) -> tuple[int, str, str]:
+    """How the value ``node`` (a read of the result, or the call itself) is used, as ``(line, how, attribute)``;
+    passed to a project function whose parameter is annotated: ``(line, "argument", "f(param): annotation")``."""
     up = parent.get(node)
+    call, at, keyword = (parent.get(up), None, up.arg) if isinstance(up, ast.keyword) else (up, node, None)
+    if argument is not None and isinstance(call, ast.Call) and node is not call.func and (keyword or at in call.args):
+        index = None if keyword else call.args.index(at)
+        if keyword or not any(isinstance(a, ast.Starred) for a in call.args[:index]):
+            said = argument(call, index, keyword)
+            if said is not None:
+                return (call.lineno, "argument", said)
     if isinstance(up, ast.Subscript) and up.value is node:
         return (up.lineno, "index", "")
     if isinstance(up, ast.Attribute) and up.value is node:
@@ -1275,6 +1281,30 @@ class _Project:
         fn = next((n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name), None)
         return (where, fn) if fn is not None else None
 
+    def _argument(self, rel: str, call: ast.Call, index: int | None, keyword: str | None) -> str | None:
+        """``"f(param): annotation"``: the parameter of the project function ``call`` calls (by name,
+        defined in ``rel`` or imported there) that its argument ``index`` (or ``keyword``) meets, and
+        that parameter's annotation, its names qualified by ``rel``'s imports; None when not known."""
+        if not isinstance(call.func, ast.Name):
+            return None
+        name = call.func.id
+        found = self.function(rel, f"<local>.{name}")
+        if found is None and self.names(rel).get(name):
+            found = self.function(rel, self.names(rel)[name])
+        if found is None:
+            return None
+        frel, fn = found
+        a = fn.args
+        if keyword is not None:
+            param = next((p for p in a.args + a.kwonlyargs if p.arg == keyword), None)
+        else:
+            positional = a.posonlyargs + a.args
+            param = positional[index] if index is not None and index < len(positional) else None
+        if param is None or param.annotation is None:
+            return None
+        text = qualified_annotation(param.annotation, self.names(frel))
+        return None if text is None else f"{name}({param.arg}): {text}"
+
     def patches(self, rel: str) -> list[Use]:
         """Functions assigned onto upstream classes in ``rel``: each a PATCH use, and the
         ``self`` uses of its body (in the function's own file) as MEMBER uses of the class."""
@@ -1307,7 +1337,7 @@ class _Project:
             returned = _returned(frel, fn, cls, name, f"patch `{fn.name}` of `{short}.{name}`", self.flags)
             if returned is not None:
                 out.append(returned)
-            for line, results in _wrapped_results(fn, originals):
+            for line, results in _wrapped_results(fn, originals, lambda c, i, k, frel=frel: self._argument(frel, c, i, k)):
                 out.append(Use(frel, line, WRAPPED, cls, name, via=f"wrapper `{fn.name}`", function_line=fn.lineno,
                                function_file=frel, results=results))
             for u in _self_uses(frel, self.sources.text(frel), fn, cls, f"patch `{fn.name}` of `{short}.{name}`", set(), set()):
