@@ -1225,6 +1225,39 @@ class UpstreamModel(ServedNames):
         tree = self.sources.tree(fp) if isinstance(fp, Path) else None
         return module_calls_in(tree, name, self._relative(fp)) if tree is not None else []
 
+    def body_returns(self, api: Api) -> dict:
+        """What the body of the function ``api`` returns, whatever its annotation says: ``classes``, the
+        classes every ``return`` of its own body constructs (``return Out(...)``), by canonical path
+        (empty where one ``return`` is anything else, or the function yields); ``decorators``, the names of
+        its decorators (a decorator may hand a call something else)."""
+        none = {"classes": [], "decorators": []}
+        obj = self._obj(api)
+        if obj is None or obj.kind.value != "function":
+            return none
+        fp = getattr(obj, "filepath", None)
+        tree = self.sources.tree(fp) if isinstance(fp, Path) else None
+        node = _function_node(tree, obj.name, obj.lineno) if tree is not None else None
+        if node is None:
+            return none
+        decorators = [ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
+        classes: list[str] = []
+        own = [n for n in _own_statements(node)]
+        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for stmt in own for n in ast.walk(stmt)):
+            return {"classes": [], "decorators": decorators}
+        returns = [n for n in own if isinstance(n, ast.Return)]
+        for ret in returns:
+            called = ret.value.func if isinstance(ret.value, ast.Call) else None
+            name = ast.unparse(called) if isinstance(called, (ast.Name, ast.Attribute)) else None
+            try:
+                found = self.find(f"{obj.module.path}.{name}") if name else None
+            except Unresolved:
+                found = None
+            if found is None or getattr(found, "kind", None) is None or found.kind.value != "class":
+                return {"classes": [], "decorators": decorators}
+            if found.path not in classes:
+                classes.append(found.path)
+        return {"classes": classes, "decorators": decorators}
+
     def _class_statements(self, cls: Api) -> tuple[list[tuple[ast.ClassDef, str]], bool] | None:
         """The class statements of ``cls`` and of its bases in the loaded source, in MRO order, each
         with its file relative to the source's root; and whether every class of the MRO was found
@@ -1417,6 +1450,28 @@ def _compiled(folder: Path, name: str) -> bool:
 def _placeholder(path: str) -> bool:
     """A placeholder defined for a missing optional backend (``utils/dummy_pt_objects.py``)."""
     return any(part.startswith("dummy") or part.endswith("_dummies") for part in path.split(".")[:-1])
+
+
+def _function_node(tree, name: str, lineno: int | None):
+    """The ``def name`` statement griffe places at ``lineno`` (its first decorator's line, or its own)."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            if lineno in (node.lineno, first):
+                return node
+    return None
+
+
+def _own_statements(fn) -> list[ast.stmt]:
+    """The statements of ``fn``'s body, nested functions and classes left out."""
+    out, stack = [], list(fn.body)
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, (ast.stmt, ast.ExceptHandler))
+                         or type(c).__name__ == "match_case")
+    return out
 
 
 def _class_node(tree, name: str, lineno: int | None):

@@ -1144,6 +1144,9 @@ def _bind_wrapped(u: Use, old, new, version) -> Bound:
     b.signature = True
     was = m_old.signature.returns if m_old is not None and m_old.signature is not None else None
     now = m_new.signature.returns
+    note, cap = "", False
+    if was is not None and was == now:
+        now, note, cap = _returned_in_body(old, new, m_old, m_new, now)
     if None in (was, now) or was == now:
         return b  # no annotation to compare, or the same: nothing changed for the wrapper
     head = f"`{m_new.path}`: returns `{short(now)}` (was `{short(was)}`) at {version}, and {u.via} (line {u.function_line})"
@@ -1166,7 +1169,30 @@ def _bind_wrapped(u: Use, old, new, version) -> Bound:
                                   " (not iterable)")))
         elif any(ok is None for _m, ok in verdicts) or not verdicts:
             b.problems.append(("RETURN_CHANGED", "info", "return", f"{said}; whether the new type supports that is not known statically"))
+    if note:
+        b.problems = [(code, "warning" if cap and sev == "error" else sev, what, f"{msg} ({note})") for code, sev, what, msg in b.problems]
     return b
+
+
+def _returned_in_body(old, new, m_old: Api, m_new: Api, annotated: str) -> tuple[str, str, bool]:
+    """Where the annotation is the same at both versions: what the new body returns instead, when every
+    ``return`` of it constructs a class the annotation certainly does not accept and the old body did not
+    (the annotation was left behind); with a note for the message, and whether an error is only a warning
+    (a decorator may hand a call something else). Else ``(annotated, "", False)``."""
+    try:
+        body, before = new.body_returns(m_new), old.body_returns(m_old)
+    except Unresolved:
+        return annotated, "", False
+    classes = body["classes"]
+    if not classes or set(classes) == set(before["classes"]):
+        return annotated, "", False
+    if not all(assignable(new, c, _members(annotated)) is False for c in classes):
+        return annotated, "", False
+    returned = " | ".join(classes)
+    note = f"annotated `{short(annotated)}` at both versions, its body returns `{short(returned)}` now"
+    if body["decorators"]:
+        return returned, f"{note}; decorated by `{'`, `'.join(body['decorators'])}`, which may hand a call something else", True
+    return returned, note, False
 
 
 def _passed_on(old, new, was: str, now: str, said: str, line: int, attr: str) -> list[tuple[str, str, str, str]]:

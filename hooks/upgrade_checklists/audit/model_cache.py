@@ -218,6 +218,13 @@ def _stop_in(v) -> dict | None:
     return {"at": v["at"], "paths": _paths(v["paths"]), "roots": _paths(v["roots"])}
 
 
+def _body_returns_in(v) -> dict:
+    """``api.body_returns`` read back."""
+    if type(v) is not dict or set(v) != {"classes", "decorators"}:
+        raise PlainError("not body returns")
+    return {"classes": _paths(v["classes"]), "decorators": _paths(v["decorators"])}
+
+
 def _init_facts_in(v) -> dict | None:
     """``api.init_facts`` read back: exactly its shape, each value of its type."""
     if v is None:
@@ -278,6 +285,7 @@ _CODECS = {
     "stop": (lambda v: None if v is None else dict(v), _stop_in),
     "forwards": (lambda v: [dict(c) for c in v], _forwards_in),
     "init": (lambda v: v, _init_facts_in),
+    "returns": (lambda v: v, _body_returns_in),
     "subs": (lambda v: v, _subs_in),
     "calls": (_calls_out, _calls_in),
     "api": (_api_out, _api_in),
@@ -473,6 +481,9 @@ class CachedModel(ServedNames):
 
     def foreign_bases(self, cls: Api) -> list[str]:
         return self._ask(["foreign_bases", cls.path, cls.kind], "paths", lambda m: m.foreign_bases(cls))
+
+    def body_returns(self, api: Api) -> dict:
+        return self._ask(["body_returns", api.path, api.kind], "returns", lambda m: m.body_returns(api))
 
     def ancestors(self, dotted: str) -> list[str]:
         return self._ask(["ancestors", dotted], "paths", lambda m: m.ancestors(dotted))
