@@ -32,6 +32,9 @@ V1 = {
             def embed(self, x) -> list:
                 return [x]
 
+            def encode(self, x) -> list:
+                return [x]
+
             def pool(self, x) -> list:
                 return [x]
 
@@ -57,6 +60,9 @@ V2 = {
                 return Output(hidden=x)
 
             def embed(self, x) -> "tuple | Output":
+                return Output(hidden=x)
+
+            def encode(self, x) -> Output:
                 return Output(hidden=x)
 
             def pool(self, x) -> list:
@@ -124,10 +130,20 @@ def make_pool(original):
     return pool
 
 
+def make_encode(original):
+    def encode(self, x):
+        out = original(self, x)
+        if isinstance(out, dict):
+            out = list(out.values())
+        return gather(out)
+    return encode
+
+
 Encoder.forward = make_forward(Encoder.forward)
 Encoder.embed = make_embed(Encoder.embed)
 Encoder.pool = make_pool(Encoder.pool)
 Encoder.probe = make_pool(Encoder.probe)
+Encoder.encode = make_encode(Encoder.encode)
 '''
 
 CHECKLIST = (
@@ -152,6 +168,13 @@ def test_a_result_handed_to_an_annotated_project_parameter_is_checked_against_it
     project.write("pyproject.toml", project_pyproject("fakepkg-vis", upstreams, "2.0.0"))
     r = project.run("audit", "--cache-dir", str(project.cache), "-v")
     got = [f for f in app_findings(r) if f[1] == "RETURN_CHANGED" and f[0] != "app/wrap.py:49"]  # 49: the next test's
+    # encode's wrapper tests the result's type (isinstance): it handles more than one kind; no claim
+    assert [f[2].split(" at 2.0.0, ")[1] for f in got if "Encoder.encode" in f[2]] == [
+        "and wrapper `encode` (line 54) reads `….values` at line 57; whether the new type supports that is not known statically",
+        "and wrapper `encode` (line 54) uses its result at line 56, in a way not checked statically",
+        "and wrapper `encode` (line 54) uses its result at line 58, in a way not checked statically"]
+    assert all(f[2].startswith("[info] ") for f in got if "Encoder.encode" in f[2])
+    got = [f for f in got if "Encoder.encode" not in f[2]]
     forward = "`fakepkg.vis.encoder.Encoder.forward`: returns `Output` (was `list`) at 2.0.0, and wrapper `forward` (line 23)"
     embed = "`fakepkg.vis.encoder.Encoder.embed`: returns `Output | tuple` (was `list`) at 2.0.0, and wrapper `embed` (line 41)"
     assert got == [
@@ -197,7 +220,8 @@ def test_an_old_type_that_did_not_fit_either_is_not_news(tmp_path: Path, capsys,
         "pyproject.toml": project_pyproject("fakepkg-vis", upstreams, "1.0.0")})
     project.write("pyproject.toml", project_pyproject("fakepkg-vis", upstreams, "2.0.0"))
     r = project.run("audit", "--cache-dir", str(project.cache), "-v")
-    got = [f[2].split(" passes its result to ")[1].split(" at line")[0] for f in app_findings(r) if f[1] == "RETURN_CHANGED"]
+    got = [f[2].split(" passes its result to ")[1].split(" at line")[0] for f in app_findings(r)
+           if f[1] == "RETURN_CHANGED" and " passes its result to " in f[2]]
     # `set` took no list before either (nothing this upgrade changed); a dict parameter takes the new Output
     assert got == ["`lengths`"]
 

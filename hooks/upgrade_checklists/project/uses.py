@@ -934,6 +934,10 @@ def _own_body_nodes(fn):
             stack.extend(ast.iter_child_nodes(node))
 
 
+#: calls that look at a value's type or attributes: code that asks them handles more than one kind of value
+_TYPE_TESTS = frozenset({"isinstance", "hasattr", "getattr", "type"})
+
+
 def _wrapped_results(fn, originals: set[str], argument=None) -> list[tuple[int, tuple[tuple[int, str, str], ...]]]:
     """Each call of the original method in the wrapper ``fn`` (``orig(self, ...)``, ``orig`` one of
     ``originals`` and not assigned again in ``fn``): its line and how its result is used (a result
@@ -956,8 +960,12 @@ def _wrapped_results(fn, originals: set[str], argument=None) -> list[tuple[int, 
             continue
         up = parent.get(call)
         if isinstance(up, ast.Assign) and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name):
-            reads = reached_reads(fn, up, up.targets[0].id)  # not those another assignment holds
-            results = tuple(sorted({_how(r, parent, argument) for r in reads}))
+            var = up.targets[0].id
+            reads = reached_reads(fn, up, var)  # not those another assignment holds
+            # a value whose type the wrapper tests (``isinstance(out, tuple)``) is handled by type: no claim on it
+            tested = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _TYPE_TESTS and n.args
+                         and isinstance(n.args[0], ast.Name) and n.args[0].id == var for n in ast.walk(fn))
+            results = tuple(sorted({_how(r, parent, None if tested else argument) for r in reads}))
         elif isinstance(up, ast.Expr):
             results = ()  # the result is dropped
         else:
