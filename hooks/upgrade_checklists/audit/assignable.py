@@ -40,6 +40,13 @@ _OPEN = ("typing.Protocol", "abc.ABC")
 _PROMOTED = {"float": ("int", "bool"), "complex": ("float", "int", "bool"), "bytes": ("bytearray", "memoryview")}
 
 
+def stdlib_has(path: str, name: str) -> bool | None:
+    """Whether the builtin or standard-library class ``path`` (one of the few above) has the attribute
+    ``name``, as this interpreter's class says; None for any other class."""
+    cls = _STDLIB.get(path)
+    return None if cls is None else hasattr(cls, name)
+
+
 def _spelled(cls: type) -> str:
     return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
 

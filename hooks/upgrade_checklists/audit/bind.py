@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.audit.annotations import normalize, short
-from upgrade_checklists.audit.assignable import assignable
+from upgrade_checklists.audit.assignable import assignable, stdlib_has
 from upgrade_checklists.audit.api import BUILTIN, Api, Param, Signature, Unresolved, UpstreamModel
 from upgrade_checklists.audit.decorated import POSITIONAL
 from upgrade_checklists.audit.deprecation import split_where
@@ -1125,7 +1125,11 @@ def _supports(model, member: str, how: str, attr: str) -> bool | None:
         foreign = model.foreign_bases(cls)
     except Unresolved:
         return None
-    return None if foreign else False
+    # bases from the standard library (a model output deriving from ``OrderedDict``): this interpreter's own classes
+    known = [[stdlib_has(f, w) for w in wanted] for f in foreign]
+    if any(True in k for k in known):
+        return True
+    return None if any(None in k for k in known) else False
 
 
 def _bind_wrapped(u: Use, old, new, version) -> Bound:
