@@ -1296,7 +1296,9 @@ class _Project:
         if not isinstance(call.func, ast.Name):
             return None
         name = call.func.id
-        found = self.function(rel, f"<local>.{name}")
+        tree = self.sources.tree(rel)
+        fn = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name), None)
+        found = (rel, fn) if fn is not None else None  # a module-level function of the wrapper's file
         if found is None and self.names(rel).get(name):
             found = self.function(rel, self.names(rel)[name])
         if found is None:
