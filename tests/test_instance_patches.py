@@ -22,7 +22,8 @@ from conftest import Repo
 from upstream import app_findings, audited_project, project_pyproject, tagged_upstream
 from upgrade_checklists.audit.api import self_calls_in
 from upgrade_checklists.audit.bind import tuple_arity
-from upgrade_checklists.project.uses import PATCH, RETURNED, find_uses
+from upgrade_checklists.project.use import PATCH, RETURNED
+from upgrade_checklists.project.uses import find_uses
 
 FIX_V1 = {
     "fakepkg/fix/__init__.py": "from fakepkg.fix.core import Manager, Session\n",

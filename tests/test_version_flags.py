@@ -24,7 +24,8 @@ import pytest
 from conftest import Repo
 from upstream import app_findings, audited_project, project_pyproject, tagged_upstream
 from upgrade_checklists.audit.guards import flag_value
-from upgrade_checklists.project.uses import CALL, RETURNED, find_uses
+from upgrade_checklists.project.use import CALL, RETURNED
+from upgrade_checklists.project.uses import find_uses
 
 
 def _core(k: int) -> str:

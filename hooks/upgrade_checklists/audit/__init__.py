@@ -10,6 +10,7 @@
       model_cache.py  its answers kept as plain JSON
       aliases.py      compatibility aliases a module keeps importable
       annotations.py  annotations compared as types
+      assignable.py   whether a value of one class is one an annotation accepts (class hierarchies)
       deprecation.py  deprecations, read statically
       decorated.py    deprecations by upstream's own decorators (their wrappers' warnings)
       bases.py        bases in other distributions, followed into their own models

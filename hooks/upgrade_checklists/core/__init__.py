@@ -12,6 +12,7 @@
     plain.py      dataclasses to plain JSON data and back
     digest.py     the cache keys' digest
     astwalk.py    walking Python syntax trees quickly
+      reaching.py   which reads of a name an assignment may reach (one function body)
     proc.py       every subprocess, started one way (argument list, isolated environment)
     crash.py      an unexpected error: one line, a log file, exit 2
 """

@@ -23,5 +23,6 @@
       forwarding.py     keywords handed on through ``**kwargs`` to an upstream call
       values.py         what a name can hold statically
       testpatches.py    patches written through test helpers (``mock.patch``, ``monkeypatch``)
+      patchbody.py      what a patch's code says: its guard, the original it wraps, what it does with its result
       usecache.py       the uses kept as plain JSON
 """

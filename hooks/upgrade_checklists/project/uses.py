@@ -13,17 +13,18 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, replace
 
 from upgrade_checklists.core.astwalk import imports, module_level, own_nodes, statements, stored_on, walk
-from upgrade_checklists.core.reaching import reached_reads
 from upgrade_checklists.project import callsites
 from upgrade_checklists.project.calls import (NOT_METHODS, STAR_BOUND, Call, Scopes, _inside, bindings, decorator_name, dotted,
                                              dynamic_imports, find_calls, find_method_calls, make_call, resolve, statement_calls)
 from upgrade_checklists.project.forwarding import Forwarding
-from upgrade_checklists.project.flags import Flags, branch_conditions, return_conditions
+from upgrade_checklists.project.patchbody import (factory_product, original_names, partial_params, patch_guard, returned_use, scope_of,
+                                                unpartial, wrapped_results)
+from upgrade_checklists.project.flags import Flags, branch_conditions
 from upgrade_checklists.project.receivers import (REBOUND, Scope, Up, annotation_type, describe, hook_params, is_rebound, qualified_annotation, rebound,
                                                 receivers, type_comments)
 from upgrade_checklists.project.testpatches import MAY_PATCH, helper_patches
 from upgrade_checklists.project.use import (ANNOTATED, ATTRIBUTE, CALL, HOOK, IMPORT, INIT_SKIPPED, MEMBER, OVERRIDE, PARAM_KINDS,
-                                           PATCH, RESULT, RETURNED, TYPED, WRAPPED, Sources, Use, mentions, module_name)
+                                           PATCH, RESULT, TYPED, WRAPPED, Sources, Use, mentions, module_name)
 from upgrade_checklists.project.values import assignments_onto, assigned_once
 
 #: methods whose override is not checked against the base: constructors (upstream calls them through the class)
@@ -770,235 +771,6 @@ def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[str, str]
     return tuple(out)
 
 
-def _scope(tree: ast.Module, stmt: ast.stmt) -> ast.AST:
-    """The innermost function (else the module) holding ``stmt``."""
-    best: ast.AST = tree
-    for node in statements(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno < stmt.lineno <= (node.end_lineno or node.lineno):
-            if best is tree or node.lineno > best.lineno:
-                best = node
-    return best
-
-
-def _tests_hasattr(test: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "hasattr" and len(n.args) == 2
-               and isinstance(n.args[1], ast.Constant) and n.args[1].value == name for n in ast.walk(test))
-
-
-def _guard(tree: ast.Module, stmt: ast.stmt, name: str) -> tuple[ast.If | None, bool]:
-    """The ``if`` guarding a patch assignment, and whether it tests ``hasattr(…, name)``: an ``if``
-    around it, or an ``if hasattr(…, name): return`` before it in the same function."""
-    scope = _scope(tree, stmt)
-    around = None
-    for node in statements(scope):
-        if not isinstance(node, ast.If) or _scope(tree, node) is not scope:
-            continue
-        if node.lineno < stmt.lineno <= (node.end_lineno or node.lineno):
-            if around is None or node.lineno > around.lineno:
-                around = node
-        elif ((node.end_lineno or node.lineno) < stmt.lineno and _tests_hasattr(node.test, name)
-              and node.body and isinstance(node.body[-1], (ast.Return, ast.Raise))):
-            return node, True
-    if around is not None:
-        return around, _tests_hasattr(around.test, name)
-    return None, False
-
-
-def _is_original(expr: ast.AST | None, name: str, cls: str, obj_text: str | None, names: dict[str, str]) -> bool:
-    """``expr`` reads the upstream method being replaced: ``X.name`` where ``X`` is written as the
-    patched object is, or names the patched class."""
-    if not (isinstance(expr, ast.Attribute) and expr.attr == name):
-        return False
-    return (obj_text is not None and dotted(expr.value) == obj_text) or resolve(expr.value, names) == cls
-
-
-def _assigned_originals(scope: ast.AST | None, name: str, cls: str, obj_text: str | None, names: dict[str, str]) -> set[str]:
-    """Names assigned the original method (``orig = Cls.name``) directly in ``scope``."""
-    if scope is None:
-        return set()
-    body = scope.body if isinstance(scope, ast.Module) else [scope]
-    out = set()
-    for node in body:
-        for n in ast.walk(node) if not isinstance(scope, ast.Module) else [node]:
-            if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
-                    and _is_original(n.value, name, cls, obj_text, names)):
-                out.add(n.targets[0].id)
-    return out
-
-
-def _patched_object(stmt: ast.stmt) -> str | None:
-    """The patched object of ``X.name = F`` / ``setattr(X, "name", F)`` as written (``X``'s dotted text)."""
-    if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Attribute):
-        return dotted(stmt.targets[0].value)
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and stmt.value.args:
-        return dotted(stmt.value.args[0])
-    return None
-
-
-def _original_names(ftree: ast.Module | None, scope, stmt: ast.stmt, name: str, cls: str, names: dict[str, str]) -> set[str]:
-    """The names a patch function defined at module level reads the original method by: a module
-    level ``orig = Cls.name`` of its file (and of the patch's own scope, when in the same file)."""
-    obj = _patched_object(stmt)
-    out = _assigned_originals(ftree, name, cls, obj, names)
-    if scope is not False and scope is not None and not isinstance(scope, ast.Module):
-        out |= _assigned_originals(scope, name, cls, obj, names)
-    return out
-
-
-def _factory_product(factory, stmt: ast.stmt, name: str, tree: ast.Module, cls: str, names: dict[str, str]):
-    """``X.name = make(X.name)``: the function ``make`` returns (a ``def`` in its body, returned by
-    name) and the names that function reads the original method by (the parameters of ``make`` the
-    call passes it to, and ``orig = X.name`` inside ``make``); (None, ∅) when it returns no own ``def``."""
-    returned = {r.value.id for r in ast.walk(factory) if isinstance(r, ast.Return) and isinstance(r.value, ast.Name)}
-    inner = next((n for n in factory.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in returned), None)
-    if inner is None:
-        return None, set()
-    call = stmt.value if isinstance(stmt, ast.Assign) else stmt.value.args[2]
-    obj = _patched_object(stmt)
-    aliases = _assigned_originals(_scope(tree, stmt) if _scope(tree, stmt) is not tree else tree, name, cls, obj, names)
-    params = [p.arg for p in factory.args.posonlyargs + factory.args.args]
-    out = set()
-    for i, arg in enumerate(call.args if isinstance(call, ast.Call) else []):
-        if i < len(params) and (_is_original(arg, name, cls, obj, names) or (isinstance(arg, ast.Name) and arg.id in aliases)):
-            out.add(params[i])
-    for kw in call.keywords if isinstance(call, ast.Call) else []:
-        if kw.arg and (_is_original(kw.value, name, cls, obj, names) or (isinstance(kw.value, ast.Name) and kw.value.id in aliases)):
-            out.add(kw.arg)
-    return inner, out
-
-
-def _unpartial(value: ast.expr, names: dict[str, str]) -> tuple[ast.Name, list[ast.expr], set[str]] | None:
-    """``(function name, partial's positional arguments, partial's keywords)`` of ``f`` or
-    ``functools.partial(f, …)``; None for another value, or a ``partial`` whose fill is not known
-    (``*args``, ``**kwargs``)."""
-    if isinstance(value, ast.Call):
-        if resolve(value.func, names) != "functools.partial" or not value.args:
-            return None
-        if any(isinstance(a, ast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
-            return None
-        value, args, keywords = value.args[0], value.args[1:], {k.arg for k in value.keywords}
-    else:
-        args, keywords = [], set()
-    return (value, args, keywords) if isinstance(value, ast.Name) else None
-
-
-def _partial_params(params, defaults: set[str], npos: int, keywords: set[str]):
-    """The parameters a caller of ``functools.partial(f, <npos args>, <keywords>)`` meets, and
-    which have a default: the first ``npos`` positional ones are gone; a keyword filled gets a
-    default and, like every positional-or-keyword parameter after it, can only be passed by
-    keyword. None where ``partial``'s call itself cannot bind."""
-    out, dropped = [], 0
-    for n, k in params:
-        if dropped < npos and k in PARAM_KINDS[:2]:
-            dropped += 1
-            continue
-        out.append((n, k))
-    kinds = {k for _n, k in params}
-    if dropped < npos and PARAM_KINDS[2] not in kinds:
-        return None
-    names = {n for n, k in out if k not in (PARAM_KINDS[0], PARAM_KINDS[2], PARAM_KINDS[4])}
-    if keywords - names and PARAM_KINDS[4] not in kinds:
-        return None
-    after, res = False, []
-    for n, k in out:
-        if n in keywords and k in PARAM_KINDS[:2]:
-            after = True
-        res.append((n, PARAM_KINDS[3] if after and k == PARAM_KINDS[1] else k))
-    return tuple(res), set(defaults) | (keywords & names)
-
-
-def _returned(frel: str, fn, cls: str, name: str, via: str, flags=None) -> Use | None:
-    """A RETURNED use of the patch ``fn`` when one of its ``return`` statements gives a tuple display."""
-    if isinstance(fn, ast.Lambda):
-        found = [(fn.lineno, len(fn.body.elts) if isinstance(fn.body, ast.Tuple) else -1)]
-    else:
-        own = list(_own_body_nodes(fn))
-        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own):
-            return None  # a generator: its ``return`` is no result
-        found = [(n.lineno, len(n.value.elts) if isinstance(n.value, ast.Tuple)
-                  and not any(isinstance(e, ast.Starred) for e in n.value.elts) else -1)
-                 for n in own if isinstance(n, ast.Return)]
-    if not any(k >= 0 for _l, k in found):
-        return None
-    return Use(frel, fn.lineno, RETURNED, cls, name, via=via, function_line=fn.lineno, function_file=frel,
-               returns=tuple(sorted(found)), return_flags=return_conditions(fn, flags, frel))
-
-
-def _own_body_nodes(fn):
-    """The nodes of ``fn``'s body outside nested functions, lambdas and classes."""
-    stack = list(fn.body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))
-
-
-#: calls that look at a value's type or attributes: code that asks them handles more than one kind of value
-_TYPE_TESTS = frozenset({"isinstance", "hasattr", "getattr", "type"})
-
-
-def _wrapped_results(fn, originals: set[str], argument=None) -> list[tuple[int, tuple[tuple[int, str, str], ...]]]:
-    """Each call of the original method in the wrapper ``fn`` (``orig(self, ...)``, ``orig`` one of
-    ``originals`` and not assigned again in ``fn``): its line and how its result is used (a result
-    assigned to a name: every read of that name in ``fn`` the assignment may reach, ``reaching.py``).
-    ``argument(call, index, keyword)``: the project parameter an argument of ``call`` meets, as
-    ``"f(param): annotation"``, or None (see :func:`_how`)."""
-    if not originals:
-        return []
-    assigned = {t.id for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
-    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
-    originals = originals - assigned - params
-    parent: dict[ast.AST, ast.AST] = {}
-    for n in ast.walk(fn):
-        for c in ast.iter_child_nodes(n):
-            parent[c] = n
-    out = []
-    for call in ast.walk(fn):
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in originals):
-            continue
-        up = parent.get(call)
-        if isinstance(up, ast.Assign) and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name):
-            var = up.targets[0].id
-            reads = reached_reads(fn, up, var)  # not those another assignment holds
-            # a value whose type the wrapper tests (``isinstance(out, tuple)``) is handled by type: no claim on it
-            tested = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _TYPE_TESTS and n.args
-                         and isinstance(n.args[0], ast.Name) and n.args[0].id == var for n in ast.walk(fn))
-            results = tuple(sorted({_how(r, parent, None if tested else argument) for r in reads}))
-        elif isinstance(up, ast.Expr):
-            results = ()  # the result is dropped
-        else:
-            results = (_how(call, parent, argument),)
-        if results:
-            out.append((call.lineno, results))
-    return out
-
-
-def _how(node: ast.AST, parent: dict, argument=None) -> tuple[int, str, str]:
-    """How the value ``node`` (a read of the result, or the call itself) is used, as ``(line, how, attribute)``;
-    passed to a project function whose parameter is annotated: ``(line, "argument", "f(param): annotation")``."""
-    up = parent.get(node)
-    call, at, keyword = (parent.get(up), None, up.arg) if isinstance(up, ast.keyword) else (up, node, None)
-    if argument is not None and isinstance(call, ast.Call) and node is not call.func and (keyword or at in call.args):
-        index = None if keyword else call.args.index(at)
-        if keyword or not any(isinstance(a, ast.Starred) for a in call.args[:index]):
-            said = argument(call, index, keyword)
-            if said is not None:
-                return (call.lineno, "argument", said)
-    if isinstance(up, ast.Subscript) and up.value is node:
-        return (up.lineno, "index", "")
-    if isinstance(up, ast.Attribute) and up.value is node:
-        return (up.lineno, "attribute", up.attr)
-    if isinstance(up, ast.Return):
-        return (up.lineno, "return", "")
-    if isinstance(up, ast.Assign) and up.value is node and isinstance(up.targets[0], (ast.Tuple, ast.List)):
-        return (up.lineno, "unpack", "")
-    if isinstance(up, (ast.For, ast.AsyncFor, ast.comprehension)) and up.iter is node:
-        return (getattr(up, "lineno", node.lineno), "iterate", "")
-    return (node.lineno, "other", "")
-
-
 def _self_uses(rel: str, text: str, fn, target: str, via: str, own: set[str], parents_own: set[str]) -> list[Use]:
     """``self.x`` reads and writes, ``self.m(...)`` and ``super().m(...)`` in one method body.
     ``own``: names the project classes define (skipped); ``parents_own``: what ``super()`` reaches
@@ -1330,13 +1102,13 @@ class _Project:
             frel, fn = found
             originals: set[str] = set()  # names the original method is reached by in the patch's body
             if factory:
-                fn, originals = _factory_product(fn, stmt, name, tree, cls, self.names(rel))
+                fn, originals = factory_product(fn, stmt, name, tree, cls, self.names(rel))
                 if fn is None:
                     continue
             else:
-                originals = _original_names(self.sources.tree(frel), frel == rel and _scope(tree, stmt), stmt, name, cls,
+                originals = original_names(self.sources.tree(frel), frel == rel and scope_of(tree, stmt), stmt, name, cls,
                                             self.names(frel))
-            guard, guarded = _guard(tree, stmt, name)
+            guard, guarded = patch_guard(tree, stmt, name)
             gl = guard.lineno if guard is not None else None
             short = cls.rsplit(".", 1)[-1]
             params = _params(fn)
@@ -1344,10 +1116,10 @@ class _Project:
             out.append(Use(rel, stmt.lineno, PATCH, cls, name, via=f"patch `{fn.name}`", params=params,
                            function_line=fn.lineno, guarded=guarded, guard_line=gl,
                            function_file=frel, defaults=tuple(n for n, _k in params if n in with_default)))
-            returned = _returned(frel, fn, cls, name, f"patch `{fn.name}` of `{short}.{name}`", self.flags)
+            returned = returned_use(frel, fn, cls, name, f"patch `{fn.name}` of `{short}.{name}`", self.flags)
             if returned is not None:
                 out.append(returned)
-            for line, results in _wrapped_results(fn, originals, lambda c, i, k, frel=frel: self._argument(frel, c, i, k)):
+            for line, results in wrapped_results(fn, originals, lambda c, i, k, frel=frel: self._argument(frel, c, i, k)):
                 out.append(Use(frel, line, WRAPPED, cls, name, via=f"wrapper `{fn.name}`", function_line=fn.lineno,
                                function_file=frel, results=results))
             for u in _self_uses(frel, self.sources.text(frel), fn, cls, f"patch `{fn.name}` of `{short}.{name}`", set(), set()):
@@ -1376,7 +1148,7 @@ class _Project:
             params, defaults = _params(fn), _with_default(fn)
             partial = "partial" in shown
             if partial:
-                filled = _partial_params(params, defaults, len(args), keywords)
+                filled = partial_params(params, defaults, len(args), keywords)
                 if filled is None:
                     continue
                 params, defaults = filled
@@ -1394,7 +1166,7 @@ class _Project:
             value = once if once is not None else value
         if isinstance(value, ast.Lambda):
             return rel, value, "lambda", [], set()
-        parts = _unpartial(value, names)
+        parts = unpartial(value, names)
         if parts is None:
             return None
         func, args, keywords = parts
@@ -1438,18 +1210,18 @@ class _Project:
                 frel, fn, shown, args, keywords = got
                 params = _params(fn)
                 defaults = _with_default(fn)
-                filled = _partial_params(params, defaults, len(args), keywords)
+                filled = partial_params(params, defaults, len(args), keywords)
                 if filled is None:
                     continue  # ``partial`` itself fails (more arguments than parameters): not followed
                 params, defaults = filled
                 where = describe(t) if t.steps else f"a `{t.start}`"
                 via = f"patch `{shown}` installed on `{ast.unparse(obj)}` ({where})"
-                guard, guarded = _guard(tree, stmt, member)
+                guard, guarded = patch_guard(tree, stmt, member)
                 line = getattr(fn, "lineno", stmt.lineno)
                 out.append(Use(rel, stmt.lineno, PATCH, t.start, member, via=via, params=params, function_line=line,
                                function_file=frel, guarded=guarded, guard_line=guard.lineno if guard is not None else None,
                                defaults=tuple(n for n, _k in params if n in defaults), steps=t.steps, on_instance=True))
-                returned = _returned(frel, fn, t.start, member, via, self.flags)
+                returned = returned_use(frel, fn, t.start, member, via, self.flags)
                 if returned is not None:
                     out.append(replace(returned, steps=t.steps, on_instance=True))
                 first = (fn.args.posonlyargs + fn.args.args)[:1]
@@ -1484,7 +1256,7 @@ class _Project:
         arguments, partial's keywords)``, or None (a value not followed)."""
         if isinstance(value, ast.Lambda):
             return rel, value, "lambda", [], set()
-        parts = _unpartial(value, names)
+        parts = unpartial(value, names)
         if parts is None:
             return None
         func, args, keywords = parts
