@@ -90,7 +90,9 @@ def deprecation_in(stmts: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctio
     the early ``return`` / ``continue`` / ``break`` before it (``if not self.x: return``: the warning
     is given when ``self.x`` is set); an early ``raise`` is a precondition, not a condition of the
     warning. A test of a flag the branch (or the rest of the block after an early exit) sets is a
-    warn-once guard, not a condition: ``if not _warned: _warned = True; warn(...)``."""
+    warn-once guard, not a condition: ``if not _warned: _warned = True; warn(...)``; nor is a flag
+    or attribute being unset (``not X``, ``X is None``: a flag's default state, its opt-out, as
+    ``decorated`` allows ``if not <opt-out>``)."""
     params: set[str] = set()
     shared: set[str] = set()
     if fn is not None:
@@ -101,6 +103,7 @@ def deprecation_in(stmts: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctio
         shared = {name for n in ast.walk(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
     conditional = None
     for msg, when in _warnings(stmts, params, shared, category, ()):
+        when = tuple(w for w in when if not _unset(*w))
         if not when:
             return msg
         if conditional is None:
@@ -199,6 +202,20 @@ def _once(test: ast.expr, stmts: list[ast.stmt], shared: set[str]) -> bool:
             if isinstance(t, ast.Attribute) or (isinstance(t, ast.Name) and (mutated or t.id in shared)):
                 written.add(ast.unparse(t))
     return bool(tested & written)
+
+
+def _unset(test: ast.expr, true: bool) -> bool:
+    """The condition is that a name or attribute is unset: ``not X``, ``X is None`` (or, ``true``
+    False, ``X`` / ``X is not None``)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _unset(test.operand, not true)
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return not true
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+            and isinstance(test.left, (ast.Name, ast.Attribute))
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+        return isinstance(test.ops[0], ast.Is) == true
+    return False
 
 
 def _said(test: ast.expr, true: bool) -> str:
