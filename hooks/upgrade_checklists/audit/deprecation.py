@@ -10,6 +10,14 @@ An API is deprecated when
   (a warning about one parameter's value is not the function's deprecation), or
 - a module ``__getattr__`` serves it and warns (see ``aliases.py``).
 
+A body's warning given only under a condition on upstream's own state (``if self.x:``, a module
+flag, a local it computed: not one of its parameters) is a *conditional* deprecation: its text
+carries the condition in words (``split_when``), and the audit says it as ``info`` (the calls do
+not decide it; a project's tests may never meet it). An early ``return`` / ``continue`` /
+``break`` counts as a condition of what follows it, an early ``raise`` does not (a precondition);
+a warn-once guard (the branch sets what its test reads) and a flag or attribute being unset
+(``not X``, ``X is None``: an opt-out's default state) are no conditions. :func:`deprecation_in`.
+
 A warning tested on what a caller passed (a parameter, or a local popped from ``**kwargs``)
 is not the function's: ``keyword_warnings`` gives it per keyword, for the calls that pass it.
 
@@ -224,10 +232,19 @@ def _said(test: ast.expr, true: bool) -> str:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _said(test.operand, not true)
     if isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)):
-        return f"`{ast.unparse(test)}` is {'set' if true else 'not set'}"
+        return f"`{_short(test)}` is {'set' if true else 'not set'}"
     if not true:
         test = ast.UnaryOp(op=ast.Not(), operand=test)
-    return f"`{ast.unparse(test)}`"
+    return f"`{_short(test)}`"
+
+
+#: how much of a condition's text is said
+CONDITION_CHARS = 120
+
+
+def _short(expr: ast.expr) -> str:
+    text = " ".join(ast.unparse(expr).split())
+    return text if len(text) <= CONDITION_CHARS else text[:CONDITION_CHARS - 1] + "…"
 
 
 def decorator_message(decorators) -> str | None:
