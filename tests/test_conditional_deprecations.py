@@ -199,8 +199,10 @@ W = 'warnings.warn("old", DeprecationWarning)'
 @pytest.mark.parametrize(("body", "expected"), [
     (W, ("old", "")),
     (f"if self.x:\n    {W}", ("old", "`self.x` is set")),
-    (f"if self.x > 2:\n    pass\nelse:\n    {W}", ("old", "`not self.x > 2`")),
+    (f"if self.x > 2:\n    pass\nelse:\n    {W}", ("old", "`self.x <= 2`")),
+    (f"if self.x > 2 and self.y:\n    pass\nelse:\n    {W}", ("old", "`not (self.x > 2 and self.y)`")),
     (f"if not self.hooks:\n    return\n{W}", ("old", "`self.hooks` is set")),
+    (f"if self.hooks is None:\n    return\n{W}", ("old", "`self.hooks is not None`")),
     (f"for h in self.hooks:\n    if not h.ready:\n        continue\n    {W}", ("old", "`h.ready` is set")),
     (f"if self.closed:\n    raise ValueError\n{W}", ("old", "")),
     # opt-out flags: their unset state is the default
@@ -211,6 +213,7 @@ W = 'warnings.warn("old", DeprecationWarning)'
     (f"if self.count < 1:\n    self.count += 1\n    {W}", ("old", "")),
     # a local set in the branch is no such guard
     (f"n = len(self.hooks)\nif n:\n    n = 0\n    {W}", ("old", "`n` is set")),
+    (f"if self.x:\n    self.update(a)\n    {W}", ("old", "`self.x` is set")),  # a method of self called: no flag set
     # an unconditional warning wins over an earlier conditional one
     (f'if self.x:\n    warnings.warn("c", DeprecationWarning)\n{W}', ("old", "")),
     # a test of a parameter: a keyword's deprecation, not the function's (as before)

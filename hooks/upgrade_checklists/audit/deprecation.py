@@ -207,7 +207,8 @@ def _once(test: ast.expr, stmts: list[ast.stmt], shared: set[str]) -> bool:
         for t in targets:
             while isinstance(t, ast.Subscript):
                 t, mutated = t.value, True
-            if isinstance(t, ast.Attribute) or (isinstance(t, ast.Name) and (mutated or t.id in shared)):
+            if isinstance(t, ast.Attribute) or (isinstance(t, ast.Name) and t.id not in ("self", "cls")
+                                                and (mutated or t.id in shared)):
                 written.add(ast.unparse(t))
     return bool(tested & written)
 
@@ -233,10 +234,15 @@ def _said(test: ast.expr, true: bool) -> str:
         return _said(test.operand, not true)
     if isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)):
         return f"`{_short(test)}` is {'set' if true else 'not set'}"
-    if not true:
+    if not true and isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _INVERSE:
+        test = ast.Compare(left=test.left, ops=[_INVERSE[type(test.ops[0])]()], comparators=test.comparators)
+    elif not true:
         test = ast.UnaryOp(op=ast.Not(), operand=test)
     return f"`{_short(test)}`"
 
+
+_INVERSE = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In,
+            ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
 
 #: how much of a condition's text is said
 CONDITION_CHARS = 120
