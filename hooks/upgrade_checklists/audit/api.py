@@ -39,7 +39,7 @@ from upgrade_checklists.core.astwalk import module_level, star_base
 from upgrade_checklists.project.calls import unpacked_into
 from upgrade_checklists.audit.aliases import GetattrReader, Gone, Served, SourceCache, StarExports, Undecided, served
 from upgrade_checklists.audit.decorated import Definition, Found, category_test, decorator_deprecations
-from upgrade_checklists.audit.deprecation import _def_at, deprecation_of, forwarded_calls, keyword_warnings
+from upgrade_checklists.audit.deprecation import WHEN, _def_at, deprecation_of, forwarded_calls, keyword_warnings
 from upgrade_checklists.audit.hookspecs import hook_specs, registered_plugins
 
 _STAR_IMPORT = re.compile(rb"\bimport[ \t]*\(?[ \t]*\*")
@@ -519,7 +519,8 @@ class UpstreamModel(ServedNames):
 
     def declared_deprecation(self, api: Api) -> str | None:
         """The deprecation warning ``api``'s own definition gives (decorator or body, an upstream
-        decorator whose wrapper warns: ``decorated.py``), or None."""
+        decorator whose wrapper warns: ``decorated.py``), or None; one its body gives only under a
+        condition on upstream's own state carries it (``deprecation.split_when``)."""
         obj = self._obj(api)
         if obj is None:
             return None
@@ -528,8 +529,8 @@ class UpstreamModel(ServedNames):
         try:
             module = obj.module.path
             found = deprecation_of(obj, tree, category_test(module, self._definition))
-            if found is None:
-                found = self._decorated(obj, tree).message
+            if found is None or WHEN in found:  # a decorator that always warns says more than a conditional warning
+                found = self._decorated(obj, tree).message or found
             return found
         except (self._griffe.AliasResolutionError, self._griffe.CyclicAliasError, RecursionError):  # a decorator griffe cannot follow: no verdict
             return None

@@ -15,7 +15,7 @@ from upgrade_checklists.audit.annotations import normalize, short
 from upgrade_checklists.audit.assignable import assignable, stdlib_has
 from upgrade_checklists.audit.api import BUILTIN, Api, Param, Signature, Unresolved, UpstreamModel
 from upgrade_checklists.audit.decorated import POSITIONAL
-from upgrade_checklists.audit.deprecation import split_where
+from upgrade_checklists.audit.deprecation import split_when, split_where
 from upgrade_checklists.audit.guards import flag_value
 from upgrade_checklists.audit.subclasses import providers
 from upgrade_checklists.project.calls import Call
@@ -601,8 +601,7 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
         else:
             warned = new.deprecation(a_new)
             if warned is not None:
-                sev, said = _deprecation_news(old, a_old)
-                b.problems.append(("DEPRECATED", sev, "", f"`{a_new.path}` is deprecated at {version}: \"{warned}\"{said}"))
+                b.problems.append(_deprecated(old, a_old, a_new, warned, version))
     for code, sev, kw, msg in _scoped(u, new, a_new, version):
         b.problems.append((code, sev, kw, _via(u, msg)))
     if a_new.signature is None or u.call is None:
@@ -725,20 +724,27 @@ def _deprecated_call(u: Use, old, new, m_old: Api | None, m_new: Api, version: s
         return []
     if not warned:
         return []
-    sev, said = _deprecation_news(old, m_old)
-    return [("DEPRECATED", sev, "", f"`{m_new.path}` is deprecated at {version}: \"{warned}\"{how}{said}")]
+    return [_deprecated(old, m_old, m_new, warned, version, how)]
 
 
-def _deprecation_news(old, a_old: Api | None) -> tuple[str, str]:
-    """(severity, what to add) of a deprecation at the new version: ``info`` when the old version's API
-    was deprecated already (its callers saw the warning before this upgrade)."""
-    if old is None or a_old is None:
-        return "warning", ""
-    try:
-        before = old.deprecation(a_old)
-    except Unresolved:
-        before = None
-    return ("info", " (deprecated at the old version too: not news of this upgrade)") if before else ("warning", "")
+def _deprecated(old, a_old: Api | None, a_new: Api, warned: str, version: str, how: str = "") -> Problem:
+    """``DEPRECATED`` for a call of ``a_new``, which gives ``warned`` at the new version: a warning, ``info``
+    when it is given only under a condition on upstream's own state (``self.x`` set: the call does not
+    decide it; ``deprecation.split_when``) or when the old version's API gave it already (its callers saw
+    it before this upgrade)."""
+    text, when = split_when(warned)
+    sev, said, only = "warning", "", ""
+    if when:
+        sev, only = "info", f" when {when}"
+        said = " (a condition on upstream's own state, not on what the call passes)"
+    if old is not None and a_old is not None:
+        try:
+            before = old.deprecation(a_old)
+        except Unresolved:
+            before = None
+        if before and (not split_when(before)[1] or when):
+            sev, said = "info", said + " (deprecated at the old version too: not news of this upgrade)"
+    return ("DEPRECATED", sev, "", f"`{a_new.path}` is deprecated at {version}{only}: \"{text}\"{how}{said}")
 
 
 def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bound:

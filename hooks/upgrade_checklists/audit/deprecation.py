@@ -10,6 +10,14 @@ An API is deprecated when
   (a warning about one parameter's value is not the function's deprecation), or
 - a module ``__getattr__`` serves it and warns (see ``aliases.py``).
 
+A body's warning given only under a condition on upstream's own state (``if self.x:``, a module
+flag, a local it computed: not one of its parameters) is a *conditional* deprecation: its text
+carries the condition in words (``split_when``), and the audit says it as ``info`` (the calls do
+not decide it; a project's tests may never meet it). An early ``return`` / ``continue`` /
+``break`` counts as a condition of what follows it, an early ``raise`` does not (a precondition);
+a warn-once guard (the branch sets what its test reads) and a flag or attribute being unset
+(``not X``, ``X is None``: an opt-out's default state) are no conditions. :func:`deprecation_in`.
+
 A warning tested on what a caller passed (a parameter, or a local popped from ``**kwargs``)
 is not the function's: ``keyword_warnings`` gives it per keyword, for the calls that pass it.
 
@@ -73,18 +81,42 @@ def _warn_call(node: ast.AST, values: dict[str, ast.AST] | None = None, category
 
 def warning_in(stmts: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
                category: Category | None = None) -> str | None:
-    """The deprecation warning ``stmts`` give on every run (not under a test of ``fn``'s parameters)."""
-    params = set()
+    """The deprecation warning ``stmts`` give (not under a test of ``fn``'s parameters), whatever else
+    it is given under (see :func:`deprecation_in` for the condition)."""
+    found = deprecation_in(stmts, fn, category)
+    return None if found is None else split_when(found)[0]
+
+
+def deprecation_in(stmts: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
+                   category: Category | None = None) -> str | None:
+    """The deprecation warning ``stmts`` give on every run, else the one they give only under a
+    condition the caller does not decide (a test of ``self.x``, of module state, of anything but
+    ``fn``'s parameters), that condition after :data:`WHEN` (:func:`split_when`); None when they
+    give none, or only under a test of a parameter (a keyword's deprecation: :func:`keyword_warnings`).
+
+    The conditions are those of the ``if`` branches on the way (``else``: the test negated) and of
+    the early ``return`` / ``continue`` / ``break`` before it (``if not self.x: return``: the warning
+    is given when ``self.x`` is set); an early ``raise`` is a precondition, not a condition of the
+    warning. A test of a flag the branch (or the rest of the block after an early exit) sets is a
+    warn-once guard, not a condition: ``if not _warned: _warned = True; warn(...)``; nor is a flag
+    or attribute being unset (``not X``, ``X is None``: a flag's default state, its opt-out, as
+    ``decorated`` allows ``if not <opt-out>``)."""
+    params: set[str] = set()
+    shared: set[str] = set()
     if fn is not None:
         a = fn.args
         params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs} - {"self", "cls"}
         params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
         params |= _from_params(fn, params)
-    for stmt in stmts:
-        found = _in_stmt(stmt, params, category)
-        if found is not None:
-            return found
-    return None
+        shared = {name for n in ast.walk(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+    conditional = None
+    for msg, when in _warnings(stmts, params, shared, category, ()):
+        when = tuple(w for w in when if not _unset(*w))
+        if not when:
+            return msg
+        if conditional is None:
+            conditional = msg + WHEN + " and ".join(_said(test, true) for test, true in when)
+    return conditional
 
 
 def _from_params(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> set[str]:
@@ -108,30 +140,117 @@ def _from_params(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -
     return out
 
 
-def _in_stmt(stmt: ast.stmt, params: set[str], category: Category | None = None) -> str | None:
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return None  # a nested definition warns when it runs, not when this does
-    if isinstance(stmt, ast.If):
-        tested = {n.id for n in ast.walk(stmt.test) if isinstance(n, ast.Name)}
-        if tested & params:
-            return None
-        for part in (stmt.body, stmt.orelse):
-            for s in part:
-                found = _in_stmt(s, params, category)
-                if found is not None:
-                    return found
-        return None
-    if isinstance(stmt, (ast.With, ast.Try)):
-        for s in [*stmt.body, *getattr(stmt, "finalbody", [])]:
-            found = _in_stmt(s, params, category)
+#: a condition: (test, whether the warning is given when it is true)
+When = tuple[tuple[ast.expr, bool], ...]
+
+
+def _warnings(stmts: list[ast.stmt], params: set[str], shared: set[str], category: Category | None, when: When):
+    """``(message, conditions)`` of each deprecation warning ``stmts`` may give, in order (``shared``:
+    the names the function declares ``global`` / ``nonlocal``)."""
+    for i, stmt in enumerate(stmts):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue  # a nested definition warns when it runs, not when this does
+        if isinstance(stmt, ast.If):
+            if {n.id for n in ast.walk(stmt.test) if isinstance(n, ast.Name)} & params:
+                continue  # a warning on what the caller passed is not the function's
+            once = _once(stmt.test, stmt.body, shared)
+            yield from _warnings(stmt.body, params, shared, category, when if once else (*when, (stmt.test, True)))
+            once = _once(stmt.test, stmt.orelse, shared)
+            yield from _warnings(stmt.orelse, params, shared, category, when if once else (*when, (stmt.test, False)))
+            rest = stmts[i + 1:]
+            for branch, true in ((stmt.body, False), (stmt.orelse, True)):
+                if branch and _exits(branch) and not _once(stmt.test, rest, shared):  # ``if not self.x: return``
+                    when = (*when, (stmt.test, true))
+            continue
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            yield from _warnings(stmt.body, params, shared, category, when)
+            continue
+        if isinstance(stmt, ast.Try):  # a handler runs on a failure: not a run the warning is given on
+            yield from _warnings([*stmt.body, *stmt.finalbody], params, shared, category, when)
+            continue
+        if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+            yield from _warnings([*stmt.body, *stmt.orelse], params, shared, category, when)
+            continue
+        for node in ast.walk(stmt):
+            found = _warn_call(node, None, category)
             if found is not None:
-                return found
-        return None
-    for node in ast.walk(stmt):
-        found = _warn_call(node, None, category)
-        if found is not None:
-            return found
-    return None
+                yield found, when
+                break
+
+
+def _exits(stmts: list[ast.stmt]) -> bool:
+    """``stmts`` end by leaving the block early (``return`` / ``continue`` / ``break``, not ``raise``)."""
+    return isinstance(stmts[-1], (ast.Return, ast.Continue, ast.Break))
+
+
+def _once(test: ast.expr, stmts: list[ast.stmt], shared: set[str]) -> bool:
+    """``stmts`` set state that outlives the call and that ``test`` reads (``self._warned = True``, a
+    ``global _warned`` set, ``_seen.add(key)``): a guard that warns once, not a condition (a local
+    assigned is not such state)."""
+    tested = {ast.unparse(n) for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute))}
+    written: set[str] = set()
+    todo: list[ast.AST] = list(stmts)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+        targets: list[ast.AST] = []
+        mutated = False
+        if isinstance(n, ast.Assign):
+            targets = list(n.targets)
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+            targets = [n.target]
+        elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+              and n.func.attr in ("add", "append", "update", "setdefault", "extend")):
+            targets, mutated = [n.func.value], True
+        for t in targets:
+            while isinstance(t, ast.Subscript):
+                t, mutated = t.value, True
+            if isinstance(t, ast.Attribute) or (isinstance(t, ast.Name) and t.id not in ("self", "cls")
+                                                and (mutated or t.id in shared)):
+                written.add(ast.unparse(t))
+    return bool(tested & written)
+
+
+def _unset(test: ast.expr, true: bool) -> bool:
+    """The condition is that a name or attribute is unset: ``not X``, ``X is None`` (or, ``true``
+    False, ``X`` / ``X is not None``)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _unset(test.operand, not true)
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return not true
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+            and isinstance(test.left, (ast.Name, ast.Attribute))
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+        return isinstance(test.ops[0], ast.Is) == true
+    return False
+
+
+def _said(test: ast.expr, true: bool) -> str:
+    """A condition in words: ``self.x`` -> "`self.x` is set", ``not self.x`` -> "`self.x` is not set",
+    else the test as written (negated when the warning is given when it is false)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _said(test.operand, not true)
+    if isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)):
+        return f"`{_short(test)}` is {'set' if true else 'not set'}"
+    if not true and isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _INVERSE:
+        test = ast.Compare(left=test.left, ops=[_INVERSE[type(test.ops[0])]()], comparators=test.comparators)
+    elif not true:
+        test = ast.UnaryOp(op=ast.Not(), operand=test)
+    return f"`{_short(test)}`"
+
+
+_INVERSE = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In,
+            ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
+
+#: how much of a condition's text is said
+CONDITION_CHARS = 120
+
+
+def _short(expr: ast.expr) -> str:
+    text = " ".join(ast.unparse(expr).split())
+    return text if len(text) <= CONDITION_CHARS else text[:CONDITION_CHARS - 1] + "…"
 
 
 def decorator_message(decorators) -> str | None:
@@ -179,13 +298,16 @@ def deprecation_of(obj, tree: ast.Module | None, category: Category | None = Non
         return msg
     node = _def_at(tree, obj.name, obj.lineno)
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return warning_in(node.body, node, category)
+        return deprecation_in(node.body, node, category)
     if isinstance(node, ast.ClassDef):
+        conditional = None
         for sub in node.body:
             if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)) and sub.name in ("__init__", "__new__", "__post_init__"):
-                found = warning_in(sub.body, sub, category)
-                if found is not None:
+                found = deprecation_in(sub.body, sub, category)
+                if found is not None and WHEN not in found:
                     return found
+                conditional = conditional or found
+        return conditional
     return None
 
 
@@ -387,3 +509,13 @@ def split_where(text: str) -> tuple[str, str]:
     """(the warning's text, the upstream callable that gives it: "" when the called one does)."""
     msg, _, where = text.partition(WHERE)
     return msg, where
+
+
+#: between a warning's text and the condition on upstream's own state it is given under (``split_when``)
+WHEN = "\x1e"
+
+
+def split_when(text: str) -> tuple[str, str]:
+    """(the warning's text, the condition it is given under in words: "" when it is given on every call)."""
+    msg, _, when = text.partition(WHEN)
+    return msg, when
