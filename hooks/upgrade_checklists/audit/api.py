@@ -1402,7 +1402,8 @@ def _class_node(tree, name: str, lineno: int | None):
 def self_calls_in(node, name: str, rel: str) -> list[dict]:
     """``self.<name>(...)`` calls in the methods of the class statement ``node`` (``self``: each
     method's first parameter; static methods have none). ``unpacked``: how many names the call's
-    result is unpacked into (``a, b = self.m()``: 2; 0 otherwise)."""
+    result is unpacked into (``a, b = self.m()``: 2; 0 otherwise); ``through_class``: made in a
+    class method, on its ``cls`` (a plain method found there is called unbound: no instance)."""
     out = []
     for fn in node.body:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -1411,24 +1412,26 @@ def self_calls_in(node, name: str, rel: str) -> list[dict]:
         if not first or any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list):
             continue
         me = first[0].arg
+        through_class = any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list)
         into = {id(n.value): unpacked_into(n, n.value) for n in ast.walk(fn) if isinstance(n, ast.Assign)}
         for call in ast.walk(fn):
             f = getattr(call, "func", None)
             if (isinstance(call, ast.Call) and isinstance(f, ast.Attribute) and f.attr == name
                     and isinstance(f.value, ast.Name) and f.value.id == me):
-                out.append(_call_record(call, rel, f"{node.name}.{fn.name}", into))
+                out.append(_call_record(call, rel, f"{node.name}.{fn.name}", into, through_class))
     return out
 
 
-def _call_record(call: ast.Call, rel: str, caller: str, into: dict[int, int]) -> dict:
+def _call_record(call: ast.Call, rel: str, caller: str, into: dict[int, int], through_class: bool = False) -> dict:
     """An upstream call as the binding stage reads it (``model_cache._CALL_FIELDS``): where, by whom, what it
-    passes, and how many names its result is unpacked into (``into``: id of a call -> that count)."""
+    passes, how many names its result is unpacked into (``into``: id of a call -> that count), and whether it
+    is made on the class (``cls.m()`` in a class method) rather than on an instance."""
     return {"file": rel, "line": call.lineno, "caller": caller,
             "positional": sum(1 for a in call.args if not isinstance(a, ast.Starred)),
             "keywords": [k.arg for k in call.keywords if k.arg],
             "star_args": any(isinstance(a, ast.Starred) for a in call.args),
             "star_kwargs": any(k.arg is None for k in call.keywords),
-            "unpacked": into.get(id(call), 0)}
+            "unpacked": into.get(id(call), 0), "through_class": through_class}
 
 
 def module_calls_in(tree: ast.Module, name: str, rel: str) -> list[dict]:

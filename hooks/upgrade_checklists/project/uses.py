@@ -1840,7 +1840,8 @@ def _override(rel: str, fn, base: str, short: str) -> Use | None:
     with_default = _with_default(fn)
     return Use(rel, fn.lineno, OVERRIDE, base, fn.name, via=f"subclass `{short}`", params=params,
                function_line=fn.lineno, function_file=rel,
-               defaults=tuple(n for n, _k in params if n in with_default))
+               defaults=tuple(n for n, _k in params if n in with_default),
+               binding=next((d for d in ("classmethod", "staticmethod") if d in decorators), ""))
 
 
 def _with_default(fn) -> set[str]:
