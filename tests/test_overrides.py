@@ -666,3 +666,70 @@ def test_an_upstream_call_on_cls_is_marked_as_made_on_the_class() -> None:
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef))
     assert [(c["caller"], c["through_class"]) for c in self_calls_in(cls, "prepare", "m.py")] == [
         ("Job.start_all", True), ("Job.run", False)]
+
+
+# -- super() in a project mixin reaches the base that follows it -------------------------------
+
+MIXINS_PY = '''\
+from fakepkg.cmd import Command
+
+from app.greet import Greet
+
+
+class Hooked:
+    def before(self):
+        return super().before()
+
+    def describe(self):
+        return super().describe()
+
+    def own(self):
+        return self.before()
+
+
+class Tail:
+    def before(self):
+        return super().before()
+
+
+class Based(Command):
+    def before(self):
+        return super().before()
+
+
+class Late:
+    def before(self):
+        return super().before()
+
+
+class Plain(Hooked, Command):
+    pass
+
+
+class Tailed(Command, Tail):
+    pass
+
+
+class OnGreet(Late, Greet):
+    pass
+'''
+
+
+def test_super_in_a_project_mixin_binds_against_the_base_after_it(project: Repo, upstreams: Path) -> None:
+    project.write("app/mixins.py", MIXINS_PY)
+    project.commit("mixins")
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache))
+    got = sorted(line.split(" (checklists/")[0] for line in r.lines if line.startswith("app/mixins.py"))
+    # Hooked.before: super() there is Command (Plain lists Hooked before it), whose before is gone at 2.0.0;
+    # describe is still there; self.before() in a mixin is no use (self is the whole class).
+    # Tail comes last in Tailed: its super() is object's. Based subclasses Command itself (as before).
+    # Late comes before Greet, a project class that defines before itself: super() stops there.
+    assert got == [
+        "app/mixins.py:23:1: OVERRIDE_MISMATCH [warning] `Based.before()` overrides `fakepkg.cmd.base.Command.before`, "
+        "which is gone at 2.0.0: upstream no longer calls it",
+        "app/mixins.py:24:1: REMOVED_API `fakepkg.cmd.base.Command` has no `before` at 2.0.0 (it had at the old version), "
+        "and subclass `Based`, through `super()` uses `super().before(...)`",
+        "app/mixins.py:8:1: REMOVED_API `fakepkg.cmd.base.Command` has no `before` at 2.0.0 (it had at the old version), "
+        "and mixin `Hooked` before `Command` in `Plain`, through `super()` uses `super().before(...)`",
+    ]
