@@ -114,6 +114,10 @@ def _dataclass_transform(cls) -> bool:
     return any("dataclass_transform" in str(d.value) for b in bases for d in getattr(b, "decorators", []))
 
 
+#: bases outside the loaded source that give a class no member (``abc.ABC`` only a metaclass and ``__slots__``)
+_MEMBERLESS_BASES = frozenset({"object", "builtins.object", "typing.Generic", "typing.Protocol", "abc.ABC"})
+
+
 class Unresolved(Exception):
     """Why an API could not be resolved statically (not the same as removed)."""
 
@@ -1290,7 +1294,9 @@ class UpstreamModel(ServedNames):
 
     def foreign_bases(self, cls: Api) -> list[str]:
         """The bases of class ``cls`` (at any depth) that are not in the loaded source (another
-        distribution: ``torch.nn.Module``, ``httpx.Client``): its members inherited from them are unknown."""
+        distribution: ``torch.nn.Module``, ``httpx.Client``): its members inherited from them are unknown.
+        Left out: ``object`` and the standard library's bases that bring a class no member of their own
+        (``abc.ABC``, ``typing.Generic``, ``typing.Protocol``: data about Python)."""
         out: list[str] = []
         stack, seen = [self._obj(cls)], set()
         while stack:
@@ -1305,7 +1311,7 @@ class UpstreamModel(ServedNames):
                 except Unresolved:
                     found = None
                 if found is None:
-                    if path not in out and path not in ("object", "builtins.object", "typing.Generic", "typing.Protocol"):
+                    if path not in out and path not in _MEMBERLESS_BASES:
                         out.append(path)
                 else:
                     stack.append(found)
