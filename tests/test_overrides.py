@@ -568,3 +568,168 @@ def test_dunders_the_interpreter_calls_need_the_positions_not_the_names(tmp_path
     # (already so at 1.0.0: info)
     assert got["app/res.py:14"] and all(m.startswith("[info] ") for m in got["app/res.py:14"])
     assert r.code == 1
+
+
+# -- a base method that became a class method, called on the class -----------------------------
+
+JOB_V1 = {
+    "fakepkg/job/__init__.py": "from fakepkg.job.base import Job\n",
+    "fakepkg/job/base.py": '''
+        class Job:
+            def prepare(self):
+                return None
+
+            def tidy(self):
+                return None
+
+            def stamp(self, when):
+                return when
+
+            def run(self):
+                self.prepare()
+                self.tidy()
+                return self.stamp(1)
+        ''',
+}
+JOB_V2 = {
+    **JOB_V1,
+    "fakepkg/job/base.py": '''
+        class Job:
+            @classmethod
+            def prepare(cls):
+                return None
+
+            @classmethod
+            def tidy(cls):
+                return None
+
+            @classmethod
+            def stamp(cls, when):
+                return when
+
+            @classmethod
+            def start_all(cls):
+                cls.prepare()
+                return cls.stamp(2)
+
+            def run(self):
+                self.prepare()
+                self.tidy()
+                return self.stamp(1)
+        ''',
+}
+JOB_APP = '''\
+from fakepkg.job import Job
+
+
+class Nightly(Job):
+    def prepare(self):
+        return None
+
+    def tidy(self):
+        return None
+
+    @staticmethod
+    def stamp(when):
+        return when
+
+
+class Hourly(Job):
+    @classmethod
+    def prepare(cls):
+        return None
+'''
+
+
+def test_a_plain_override_of_a_method_upstream_now_calls_on_the_class(tmp_path: Path, capsys) -> None:
+    ups = tagged_upstream(tmp_path / "ups", "fakepkg-job", [("1.0.0", JOB_V1), ("2.0.0", JOB_V2)])
+    checklist = CHECKLIST.replace("fakepkg-cmd", "fakepkg-job").replace("fakepkg/cmd/", "fakepkg/job/").replace(
+        "fakepkg.cmd", "fakepkg.job").replace("`app/greet.py` | `Command`", "`app/job.py` | `Job`")
+    project = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/job.py": JOB_APP, "checklists/fakepkg-job.md": checklist,
+        "pyproject.toml": project_pyproject("fakepkg-job", ups, "1.0.0")})
+    project.write("pyproject.toml", project_pyproject("fakepkg-job", ups, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    got = findings(r)
+    # `cls.prepare()` in the new class method: the plain override gets no instance for `self`
+    assert got == {"app/job.py:5": [
+        "upstream `Job.start_all` (fakepkg/job/base.py:16) calls `cls.prepare()` at 2.0.0; the override "
+        "`Nightly.prepare()` cannot take it: made on the class, it binds no instance to the override, a plain method; "
+        "no `self`, which the override requires"]}
+    # tidy became a class method too, but upstream calls it on instances only; a static or class method
+    # override (stamp, Hourly.prepare) takes a call on the class as it is
+    assert r.code == 1
+
+
+def test_an_upstream_call_on_cls_is_marked_as_made_on_the_class() -> None:
+    tree = ast.parse(textwrap.dedent(JOB_V2["fakepkg/job/base.py"]))
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef))
+    assert [(c["caller"], c["through_class"]) for c in self_calls_in(cls, "prepare", "m.py")] == [
+        ("Job.start_all", True), ("Job.run", False)]
+
+
+# -- super() in a project mixin reaches the base that follows it -------------------------------
+
+MIXINS_PY = '''\
+from fakepkg.cmd import Command
+
+from app.greet import Greet
+
+
+class Hooked:
+    def before(self):
+        return super().before()
+
+    def describe(self):
+        return super().describe()
+
+    def own(self):
+        return self.before()
+
+
+class Tail:
+    def before(self):
+        return super().before()
+
+
+class Based(Command):
+    def before(self):
+        return super().before()
+
+
+class Late:
+    def before(self):
+        return super().before()
+
+
+class Plain(Hooked, Command):
+    pass
+
+
+class Tailed(Command, Tail):
+    pass
+
+
+class OnGreet(Late, Greet):
+    pass
+'''
+
+
+def test_super_in_a_project_mixin_binds_against_the_base_after_it(project: Repo, upstreams: Path) -> None:
+    project.write("app/mixins.py", MIXINS_PY)
+    project.commit("mixins")
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache))
+    got = sorted(line.split(" (checklists/")[0] for line in r.lines if line.startswith("app/mixins.py"))
+    # Hooked.before: super() there is Command (Plain lists Hooked before it), whose before is gone at 2.0.0;
+    # describe is still there; self.before() in a mixin is no use (self is the whole class).
+    # Tail comes last in Tailed: its super() is object's. Based subclasses Command itself (as before).
+    # Late comes before Greet, a project class that defines before itself: super() stops there.
+    assert got == [
+        "app/mixins.py:23:1: OVERRIDE_MISMATCH [warning] `Based.before()` overrides `fakepkg.cmd.base.Command.before`, "
+        "which is gone at 2.0.0: upstream no longer calls it",
+        "app/mixins.py:24:1: REMOVED_API `fakepkg.cmd.base.Command` has no `before` at 2.0.0 (it had at the old version), "
+        "and subclass `Based`, through `super()` uses `super().before(...)`",
+        "app/mixins.py:8:1: REMOVED_API `fakepkg.cmd.base.Command` has no `before` at 2.0.0 (it had at the old version), "
+        "and mixin `Hooked` before `Command` in `Plain`, through `super()` uses `super().before(...)`",
+    ]

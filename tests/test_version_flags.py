@@ -473,3 +473,107 @@ def test_setting_a_name_on_the_package_is_no_read_of_it() -> None:
     uses = find_uses({"app/p.py": (src, ast.parse(src))}, ["fakepkg"])
     # ``fakepkg.Old = new`` neither needs ``Old`` upstream nor asks a module ``__getattr__`` (no deprecation, no removal)
     assert sorted((u.line, u.target) for u in uses if u.kind == "attribute") == [(6, "fakepkg.Old")]
+
+
+# -- the version tuple a package exports (``django.VERSION``), and skip decorators on a flag --------
+
+# line numbers matter: the assertions name them
+OWN_TUPLE_PY = '''\
+import unittest
+
+import pytest
+
+import fakepkg.flag
+from fakepkg.flag import core, version_info
+
+
+def call_legacy():
+    if fakepkg.flag.VERSION < (2, 0):
+        core.legacy()
+    if version_info[:2] >= (1, 0):
+        core.legacy()
+    if fakepkg.flag.VERSION > (2, 0, 0):
+        core.legacy()
+
+
+@unittest.skipUnless(fakepkg.flag.VERSION < (2, 0), "gone at 2")
+class LegacyTests(unittest.TestCase):
+    def test_legacy(self):
+        core.legacy()
+
+
+@pytest.mark.skipif(fakepkg.flag.VERSION >= (2,), reason="gone at 2")
+def test_legacy():
+    core.legacy()
+
+
+@unittest.skipIf(fakepkg.flag.VERSION < (2, 0), "at 2 only")
+def test_at_two():
+    core.legacy()
+
+
+@unittest.skipUnless(fakepkg.flag.__version__ < "2", "gone at 2")
+@pytest.mark.skipif(fakepkg.flag.VERSION < (2,), "a second positional argument: not one condition")
+def test_two_conditions():
+    core.legacy()
+
+
+@pytest.mark.skip(reason="no condition")
+def test_skipped():
+    core.legacy()
+'''
+
+
+def test_the_packages_own_version_tuple_and_skip_decorators_in_an_audit(project: Repo, upstreams: Path) -> None:
+    project.write("app/own_tuple.py", OWN_TUPLE_PY)
+    project.commit("own tuple")
+    project.write("pyproject.toml", project_pyproject("fakepkg-flag", upstreams, "2.0.0"))
+    r = project.run("audit", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
+    got = {w: m for w, c, m in app_findings(r) if c == "REMOVED_API" and w.startswith("app/own_tuple.py")}
+    removed = "`fakepkg.flag.core.legacy` was removed at 2.0.0"
+    dead = f"[info] {removed} (in a branch the project's version flag makes dead at 2.0.0)"
+    assert got == {
+        "app/own_tuple.py:11": dead,  # fakepkg.flag.VERSION < (2, 0): the package's own tuple
+        "app/own_tuple.py:13": removed,  # version_info[:2] >= (1, 0), imported by name: runs at 2.0.0
+        "app/own_tuple.py:15": removed,  # > (2, 0, 0): a release level may follow the numbers: not known
+        "app/own_tuple.py:21": dead,  # the class body skipUnless guards
+        "app/own_tuple.py:26": dead,  # pytest's skipif: runs when the flag does not hold
+        "app/own_tuple.py:31": removed,  # skipIf on a flag false at 2.0.0: runs
+        "app/own_tuple.py:37": dead,  # the first decorator decides; the second is not one condition
+        "app/own_tuple.py:42": removed,  # no flag
+    }
+
+
+def test_own_version_tuple_flag_value_at_a_version() -> None:
+    assert flag_value("P < (5, 0)", "5.0") is False  # django.VERSION at 5.0 is (5, 0, 0, 'final', 0)
+    assert flag_value("P < (5, 0)", "4.2.7") is True
+    assert flag_value("P >= (5, 0, 0)", "5.0") is True  # whatever follows the three numbers
+    assert flag_value("P < (5, 0, 0)", "5.0") is False
+    assert flag_value("P > (5, 0, 0)", "5.0") is None  # (5, 0, 0, 'final', 0) > (5, 0, 0), (5, 0, 0) is not
+    assert flag_value("P == (5, 0, 0)", "5.0") is None
+    assert flag_value("P > (5, 0)", "5.0") is True  # longer than the literal, equal on it
+    assert flag_value("P > (4, 2, 7)", "5.0") is True
+    assert flag_value("P[:2] == (5, 0)", "5.0") is True
+    assert flag_value("P[:3] == (5, 0, 0)", "5.0") is True
+    assert flag_value("P[:4] == (5, 0, 0)", "5.0") is None  # past the numbers: a release level
+    assert flag_value("P[2] == 0", "5.0") is True
+    assert flag_value("P[3] == 0", "5.0") is None
+    assert flag_value("P >= (5, 0)", "5.0rc1") is True  # the release's numbers
+
+
+@pytest.mark.parametrize("compat", [
+    "import fakepkg.sub\nNEW = fakepkg.sub.VERSION >= (2,)\n",  # a submodule's name, not the import name's
+    "import fakepkg\nNEW = fakepkg.VERSIONS >= (2,)\n",  # another name
+    "import other\nNEW = other.VERSION >= (2,)\n",  # another package
+    "import fakepkg\nNEW = fakepkg.VERSION >= '2'\n",  # against a string
+])
+def test_what_is_no_own_tuple_flag(compat: str) -> None:
+    files = {"app/__init__.py": "", "app/compat.py": compat,
+             "app/p.py": _patch("NEW").replace(PATCH_HEAD, PATCH_HEAD + "from app.compat import NEW\n", 1)}
+    assert _flags(files) == {}
+
+
+def test_a_local_version_tuple_is_the_projects() -> None:
+    src = ("import fakepkg\nVERSION = (3, 0)\n\n\ndef g():\n    if VERSION < (2, 0):\n        fakepkg.gone()\n")
+    uses = find_uses({"app/p.py": (src, ast.parse(src))}, ["fakepkg"])
+    assert {u.line: u.flag for u in uses if u.kind == CALL} == {7: ""}

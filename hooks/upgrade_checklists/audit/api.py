@@ -114,6 +114,10 @@ def _dataclass_transform(cls) -> bool:
     return any("dataclass_transform" in str(d.value) for b in bases for d in getattr(b, "decorators", []))
 
 
+#: bases outside the loaded source that give a class no member (``abc.ABC`` only a metaclass and ``__slots__``)
+_MEMBERLESS_BASES = frozenset({"object", "builtins.object", "typing.Generic", "typing.Protocol", "abc.ABC"})
+
+
 class Unresolved(Exception):
     """Why an API could not be resolved statically (not the same as removed)."""
 
@@ -1324,7 +1328,9 @@ class UpstreamModel(ServedNames):
 
     def foreign_bases(self, cls: Api) -> list[str]:
         """The bases of class ``cls`` (at any depth) that are not in the loaded source (another
-        distribution: ``torch.nn.Module``, ``httpx.Client``): its members inherited from them are unknown."""
+        distribution: ``torch.nn.Module``, ``httpx.Client``): its members inherited from them are unknown.
+        Left out: ``object`` and the standard library's bases that bring a class no member of their own
+        (``abc.ABC``, ``typing.Generic``, ``typing.Protocol``: data about Python)."""
         out: list[str] = []
         stack, seen = [self._obj(cls)], set()
         while stack:
@@ -1339,7 +1345,7 @@ class UpstreamModel(ServedNames):
                 except Unresolved:
                     found = None
                 if found is None:
-                    if path not in out and path not in ("object", "builtins.object", "typing.Generic", "typing.Protocol"):
+                    if path not in out and path not in _MEMBERLESS_BASES:
                         out.append(path)
                 else:
                     stack.append(found)
@@ -1488,7 +1494,8 @@ def _class_node(tree, name: str, lineno: int | None):
 def self_calls_in(node, name: str, rel: str) -> list[dict]:
     """``self.<name>(...)`` calls in the methods of the class statement ``node`` (``self``: each
     method's first parameter; static methods have none). ``unpacked``: how many names the call's
-    result is unpacked into (``a, b = self.m()``: 2; 0 otherwise)."""
+    result is unpacked into (``a, b = self.m()``: 2; 0 otherwise); ``through_class``: made in a
+    class method, on its ``cls`` (a plain method found there is called unbound: no instance)."""
     out = []
     for fn in node.body:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -1497,24 +1504,26 @@ def self_calls_in(node, name: str, rel: str) -> list[dict]:
         if not first or any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list):
             continue
         me = first[0].arg
+        through_class = any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list)
         into = {id(n.value): unpacked_into(n, n.value) for n in ast.walk(fn) if isinstance(n, ast.Assign)}
         for call in ast.walk(fn):
             f = getattr(call, "func", None)
             if (isinstance(call, ast.Call) and isinstance(f, ast.Attribute) and f.attr == name
                     and isinstance(f.value, ast.Name) and f.value.id == me):
-                out.append(_call_record(call, rel, f"{node.name}.{fn.name}", into))
+                out.append(_call_record(call, rel, f"{node.name}.{fn.name}", into, through_class))
     return out
 
 
-def _call_record(call: ast.Call, rel: str, caller: str, into: dict[int, int]) -> dict:
+def _call_record(call: ast.Call, rel: str, caller: str, into: dict[int, int], through_class: bool = False) -> dict:
     """An upstream call as the binding stage reads it (``model_cache._CALL_FIELDS``): where, by whom, what it
-    passes, and how many names its result is unpacked into (``into``: id of a call -> that count)."""
+    passes, how many names its result is unpacked into (``into``: id of a call -> that count), and whether it
+    is made on the class (``cls.m()`` in a class method) rather than on an instance."""
     return {"file": rel, "line": call.lineno, "caller": caller,
             "positional": sum(1 for a in call.args if not isinstance(a, ast.Starred)),
             "keywords": [k.arg for k in call.keywords if k.arg],
             "star_args": any(isinstance(a, ast.Starred) for a in call.args),
             "star_kwargs": any(k.arg is None for k in call.keywords),
-            "unpacked": into.get(id(call), 0)}
+            "unpacked": into.get(id(call), 0), "through_class": through_class}
 
 
 def module_calls_in(tree: ast.Module, name: str, rel: str) -> list[dict]:

@@ -1360,6 +1360,17 @@ def _self_calls(model, cls: Api | None, name: str) -> list[dict]:
         return []
 
 
+def _override_fails(call: dict, mine: Signature, binding: str) -> list[str]:
+    """Why an upstream ``self.m(...)`` / ``cls.m(...)`` call cannot bind to an override of ``m`` (``mine``:
+    its signature without ``self``; ``binding``: ``Use.binding``). A call made on the class (in a class
+    method) binds no instance to a plain method: its first argument goes to ``self``."""
+    if not call.get("through_class") or binding:
+        return call_fails(call, mine)
+    unbound = Signature([Param("self", "positional or keyword", None), *mine.params], mine.returns)
+    why = call_fails(call, unbound)
+    return ["made on the class, it binds no instance to the override, a plain method", *why] if why else []
+
+
 def _bind_override(u: Use, old, new, version) -> Bound:
     """A method a project subclass defines over an upstream base's method: it must take what the
     base takes at the new version, and every call upstream makes of it on ``self``."""
@@ -1389,21 +1400,23 @@ def _bind_override(u: Use, old, new, version) -> Bound:
     old_fails = set()
     if m_old is not None:
         for c in _self_calls(old, cls_old, u.member):
-            if call_fails(c, mine):
-                old_fails.add((c["caller"], _shape(c)))
+            if _override_fails(c, mine, u.binding):
+                old_fails.add((c["caller"], _shape(c), bool(c.get("through_class"))))
     named: set[str] = set()
-    failing: dict[tuple, list[dict]] = {}  # (shape, why, pre-existing) -> the upstream calls: one problem each
+    failing: dict[tuple, list[dict]] = {}  # (shape, on the class, why, pre-existing) -> the upstream calls: one problem each
     for c in calls_new:
-        why = call_fails(c, mine)
+        why = _override_fails(c, mine, u.binding)
         if not why:
             continue
-        before = (c["caller"], _shape(c)) in old_fails
+        on_class = bool(c.get("through_class"))
+        before = (c["caller"], _shape(c), on_class) in old_fails
         named |= set(c["keywords"]) | {p.name for p in m_new.signature.positional()[: c["positional"]]}  # said here
-        failing.setdefault((_shape(c), tuple(why), before), []).append(c)
-    for (shape, why, before), calls in failing.items():
+        failing.setdefault((_shape(c), on_class, tuple(why), before), []).append(c)
+    for (shape, on_class, why, before), calls in failing.items():
         where = ", ".join(f"`{c['caller']}` ({c['file']}:{c['line']})" for c in calls)
+        receiver = "cls" if on_class else "self"
         b.problems.append(("OVERRIDE_MISMATCH", "warning" if before else "error", u.member,
-                           f"upstream {where} call{'s' if len(calls) == 1 else ''} `self.{u.member}({shape})` at {version}; "
+                           f"upstream {where} call{'s' if len(calls) == 1 else ''} `{receiver}.{u.member}({shape})` at {version}; "
                            f"the override {shown} cannot take it: " + "; ".join(why)
                            + (" (so did the old version: not a change of this upgrade)" if before else "")))
     old_gaps = ({g[0] for g in cannot_accept(m_old.signature, mine)}

@@ -224,7 +224,7 @@ def _version_literal(node: ast.AST) -> Version | None:
 
 
 def flag_value(flag: str, version: str) -> bool | None:
-    """A project flag (``flags.Flags``: an expression over ``V``, ``S``, ``T``, ``R``, string, int and
+    """A project flag (``flags.Flags``: an expression over ``V``, ``S``, ``T``, ``R``, ``P``, string, int and
     tuple literals and ``U``) at ``version``: True, False, or None (a part not known, a version not
     PEP 440, a text whose dotted parts are not all numbers for ``T``, as ``int()`` would refuse). Read,
     never run."""
@@ -253,6 +253,9 @@ def _flag(node: ast.AST, at: str) -> bool | None:
                 return None
             if type(literal) is not type(numbers) or (isinstance(literal, tuple) and not all(type(x) is int for x in literal)):
                 return None
+            if _own_tail(node.left) and isinstance(literal, tuple) and len(literal) >= len(numbers) \
+                    and literal[:len(numbers)] == numbers and type(node.ops[0]) not in (ast.Lt, ast.GtE):
+                return None  # ``django.VERSION > (5, 0, 0)``: what follows the numbers there (``'final', 0``) decides
             return _COMPARE[type(node.ops[0])](numbers, literal)
     if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE
             and isinstance(node.left, ast.Name) and node.left.id in ("V", "S")
@@ -268,25 +271,34 @@ def _flag(node: ast.AST, at: str) -> bool | None:
 
 
 def _numbers(node: ast.AST, at: str) -> tuple[int, ...] | int | None:
-    """``T`` / ``R`` (``[:n]``, ``[i]``) at version ``at``: the text's dotted parts ``int``-ed, or the
-    parsed version's release; None when it is not one of those or has no value there."""
+    """``T`` / ``R`` / ``P`` (``[:n]``, ``[i]``) at version ``at``: the text's dotted parts ``int``-ed, the
+    parsed version's release, or the version tuple the package exports (the release's numbers padded
+    to three, ``5.0`` -> ``(5, 0, 0)``: what may follow them, a release level, is not known: a cut
+    reaching past them has no value); None when it is not one of those or has no value there."""
     cut = None
     if isinstance(node, ast.Subscript):
         cut, node = node.slice, node.value
-    if not (isinstance(node, ast.Name) and node.id in ("T", "R")):
+    if not (isinstance(node, ast.Name) and node.id in ("T", "R", "P")):
         return None
     try:
         whole = tuple(int(x) for x in at.split(".")) if node.id == "T" else Version(at).release
     except (ValueError, InvalidVersion):
         return None  # ``int("0rc1")`` raises: the project's own line fails there, not known
+    if node.id == "P":
+        whole = (whole + (0, 0, 0))[:max(3, len(whole))]
     if cut is None:
         return whole
     if isinstance(cut, ast.Constant) and type(cut.value) is int:
         return whole[cut.value] if 0 <= cut.value < len(whole) else None
     if isinstance(cut, ast.Slice) and cut.lower is None and cut.step is None and isinstance(cut.upper, ast.Constant) \
             and type(cut.upper.value) is int:
-        return whole[:cut.upper.value]
+        return whole[:cut.upper.value] if node.id != "P" or 0 <= cut.upper.value <= len(whole) else None
     return None
+
+
+def _own_tail(node: ast.AST) -> bool:
+    """``P`` whole: the package's version tuple, whose numbers a release level may follow."""
+    return isinstance(node, ast.Name) and node.id == "P"
 
 
 _COMPARE = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,

@@ -174,7 +174,7 @@ def _calls_out(v: list[dict]) -> list[dict]:
 
 
 _CALL_FIELDS = {"file": str, "line": int, "caller": str, "positional": int, "keywords": list, "star_args": bool, "star_kwargs": bool,
-                "unpacked": int}
+                "unpacked": int, "through_class": bool}
 
 
 def _records(v, fields: dict[str, type], what: str) -> list[dict]:

@@ -16,7 +16,9 @@ module-level name bound to one of those. Its numbers too, compared with a tuple 
 int): ``tuple(int(x) for x in pkg.__version__.split("."))``, ``tuple(map(int, ….split(".")))``
 (sliced or indexed: ``[:2]``, ``[0]``; ``int(….split(".")[0])``; a tuple of those in order,
 ``(_major, _minor)``) and a parsed version's
-``.release`` / ``.major`` / ``.minor`` / ``.micro``. A call of a project function whose body is one
+``.release`` / ``.major`` / ``.minor`` / ``.micro``, and the version tuple the package itself exports beside
+``__version__`` (``django.VERSION``, ``sphinx.version_info``, ``pytest.version_tuple``,
+``docutils.__version_info__``: a name of :data:`VERSION_TUPLES` read on the audited import name itself). A call of a project function whose body is one
 ``return`` of such an expression, with literal arguments (``def _ge(v): return Version(pkg.__version__)
 >= Version(v)`` then ``GE8 = _ge("8")``), is that expression with the arguments in place of the
 parameters. Anything else is unknown. A module-level name bound in a ``try`` and in its ``except``
@@ -26,7 +28,8 @@ expression's arms (``a() if FLAG else b()``: by line and column, see :func:`bran
 A flag is kept as text, a Python expression over ``V`` (the package's version, parsed),
 ``S`` (its text, compared with a string as Python compares strings), ``T`` (its text's numbers
 ``int``-ed, as a tuple; ``T[:2]``, ``T[0]``), ``R`` (the parsed version's ``release`` tuple; ``R[0]``
-its major), string, int and tuple literals and ``U`` (a part not known): ``V >= '3.7.0' and not (U)``,
+its major), ``P`` (the package's own version tuple: the release's numbers, three at least, that a
+release level or more numbers may follow), string, int and tuple literals and ``U`` (a part not known): ``V >= '3.7.0' and not (U)``,
 ``T >= (8, 0)``. The audit evaluates
 it at a version (``audit/guards.flag_value``): this layer reads the project, the audit
 judges.
@@ -46,6 +49,8 @@ _OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", as
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 _HOPS = 3  # names followed from one module-level binding to the next
 _PARTS = {"major": "[0]", "minor": "[1]", "micro": "[2]"}  # a parsed version's numbers, as ``R``'s items
+#: the names under which a package exports its version as a tuple of numbers, read on the import name itself
+VERSION_TUPLES = frozenset({"VERSION", "version_info", "__version_info__", "version_tuple"})
 
 
 def version_text(node: ast.AST) -> str | None:
@@ -132,21 +137,26 @@ class Flags:
         return None
 
     def _numbers(self, rel: str, node: ast.expr, hops: int) -> str:
-        """``"T"`` / ``"R"`` (sliced: ``"T[:2]"``, indexed: ``"T[0]"``): ``node`` is the version's numbers
-        (``T``: its text split on dots, each ``int``-ed; ``R``: the parsed version's ``release``);
-        ``""``: not that."""
+        """``"T"`` / ``"R"`` / ``"P"`` (sliced: ``"T[:2]"``, indexed: ``"T[0]"``): ``node`` is the version's
+        numbers (``T``: its text split on dots, each ``int``-ed; ``R``: the parsed version's ``release``;
+        ``P``: the version tuple the package exports); ``""``: not that."""
         if isinstance(node, ast.Subscript):
             inner = self._numbers(rel, node.value, hops)
-            if inner in ("T", "R"):
+            if inner in ("T", "R", "P"):
                 cut = _cut(node.slice)
                 return f"{inner}{cut}" if cut else ""
             return ""
         if isinstance(node, ast.Tuple) and node.elts and not any(isinstance(e, ast.Starred) for e in node.elts):
             items = [self._numbers(rel, e, hops) for e in node.elts]  # ``(major, minor)``, each a number of it
-            for head in ("T", "R"):
+            for head in ("T", "R", "P"):
                 if items == [f"{head}[{i}]" for i in range(len(items))]:
                     return f"{head}[:{len(items)}]"
             return ""
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            q = resolve(node, self.p.names(rel))
+            mod, _, attr = (q or "").rpartition(".")
+            if attr in VERSION_TUPLES and mod in self.p.modules:
+                return "P"  # ``django.VERSION``, ``from sphinx import version_info``
         if isinstance(node, ast.Attribute) and (node.attr == "release" or node.attr in _PARTS):
             if self._version(rel, node.value, hops) == "V":
                 return "R" if node.attr == "release" else "R" + _PARTS[node.attr]
@@ -450,8 +460,9 @@ def branch_conditions(rel: str, flags):
     """The flag branches of ``rel``, from one walk: ``(first line, last line, flag)`` of each block of an ``if``
     on a flag (``not`` for the ``else``; an ``elif`` is an ``if`` inside it; nested ones listed on their own),
     and ``((line, column), (end line, end column), flag)`` of each arm of a conditional expression on a flag
-    (``old() if FLAG else new()``: both arms often stand on one line, so a line says too little)."""
-    blocks, arms = [], []
+    (``old() if FLAG else new()``: both arms often stand on one line, so a line says too little). A test
+    function or class a skip decorator on a flag guards is such a block too (:func:`_skipped_bodies`)."""
+    blocks, arms = list(_skipped_bodies(rel, flags)), []
     for node, c in _flag_tests(rel, flags, (ast.If, ast.IfExp)):
         if isinstance(node, ast.If):
             for block, cond in ((node.body, c), (node.orelse, f"not ({c})")):
@@ -461,6 +472,39 @@ def branch_conditions(rel: str, flags):
             arms += [((arm.lineno, arm.col_offset), (arm.end_lineno or arm.lineno, arm.end_col_offset or 0), cond)
                      for arm, cond in ((node.body, c), (node.orelse, f"not ({c})"))]
     return blocks, arms
+
+
+#: skip decorators (qualified), and whether the body runs when their condition holds
+_SKIPS = {"unittest.skipUnless": True, "unittest.case.skipUnless": True, "unittest.skipIf": False,
+          "unittest.case.skipIf": False, "pytest.mark.skipif": False}
+
+
+def _skipped_bodies(rel: str, flags):
+    """``(first line, last line, flag)`` of the body of each module-level function or class (and method
+    of a module-level class) decorated ``@unittest.skipUnless(FLAG, …)`` (the body runs when FLAG holds),
+    ``@unittest.skipIf(FLAG, …)`` or ``@pytest.mark.skipif(FLAG, …)`` (when it does not): one condition,
+    a flag of the module's names (the decorator is evaluated where the ``def`` stands)."""
+    tree = flags.p.sources.tree(rel)
+    text = flags.p.sources.text(rel) if tree is not None else ""
+    if tree is None or not any(k.rpartition(".")[2] in text for k in _SKIPS):
+        return
+    names = flags.p.names(rel)
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.ClassDef):
+            todo.extend(node.body)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or not node.body:
+            continue
+        for dec in node.decorator_list:
+            if not (isinstance(dec, ast.Call) and dec.args and not any(isinstance(a, ast.Starred) for a in dec.args)):
+                continue
+            q = resolve(dec.func, names) or ""
+            runs = _SKIPS.get(q)
+            one = len(dec.args) == (1 if q.startswith("pytest.") else 2)  # (condition, reason) / one condition, reason=…
+            c = flags.condition(rel, dec.args[0]) if runs is not None and one else None
+            if c is not None:
+                yield node.body[0].lineno, node.end_lineno or node.body[-1].lineno, c if runs else f"not ({c})"
 
 
 def _flag_tests(rel: str, flags, kind):

@@ -125,6 +125,8 @@ class Use:
     guarded: bool = False
     guard_line: int | None = None  # PATCH and its MEMBER uses: the ``if`` around the assignment
     defaults: tuple[str, ...] = ()  # OVERRIDE (``params`` leaves ``self`` out) and PATCH: the parameters with a default
+    #: OVERRIDE: ``"classmethod"`` / ``"staticmethod"`` for a method so decorated, ``""`` for a plain method
+    binding: str = ""
     attr: str = ""  # TYPED: the attribute of ``self`` the method is called on (its class: the upstream declaration's)
     #: ANNOTATED: the steps from ``target`` to the receiver (``receivers.STEPS``; ``()``: ``target`` is its class)
     steps: tuple[str, ...] = ()

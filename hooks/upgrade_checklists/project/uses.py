@@ -1290,9 +1290,45 @@ class _Project:
                     over = _override(cls.file, fn, base, short)
                     if over is not None:
                         out.append(over)
+        out += self._mixin_super_uses()
         out += self._callers()
         out += self.skipped_inits()
         out += self.forwarded_uses()
+        return out
+
+    def _mixin_super_uses(self) -> list[Use]:
+        """``super().m(...)`` in a method of a project mixin (a class of no base but ``object``, listed before
+        another base by project classes) reaches, for each such class, the base that follows the mixin there: an
+        upstream class, or a project subclass of one (less what that subclass's project chain defines). Bound
+        against each distinct upstream class so reached (``class ChoiceField(ChoiceMixin, forms.ChoiceField)``:
+        ``super()._set_choices(v)`` in ``ChoiceMixin`` is ``forms.ChoiceField._set_choices``). Only ``super()``:
+        what ``self`` is in a mixin depends on the whole class."""
+        reached: dict[str, dict[str, tuple[str, frozenset[str]]]] = {}  # mixin -> upstream class -> (user, parents' own)
+        for name, cls in sorted(self.classes.items()):
+            for b, nxt in zip(cls.bases, cls.bases[1:]):
+                mixin = self.classes.get(b)
+                if mixin is None or any(x != "object" for x in mixin.bases):
+                    continue
+                if _inside(nxt, self.modules):
+                    target, own = nxt, frozenset()
+                else:
+                    up = self.upstream_base(nxt)
+                    if up is None:
+                        continue
+                    target, own = up[0], frozenset(self._defined(up[1]))
+                reached.setdefault(b, {}).setdefault(target, (name, own))
+        out: list[Use] = []
+        for b, targets in sorted(reached.items()):
+            mixin = self.classes[b]
+            text = self.sources.text(mixin.file)
+            short = b.rsplit(".", 1)[-1]
+            for fn in self.node(mixin).body:
+                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                for target, (user, own) in sorted(targets.items()):
+                    via = f"mixin `{short}` before `{target.rsplit('.', 1)[-1]}` in `{user.rsplit('.', 1)[-1]}`"
+                    out += [u for u in _self_uses(mixin.file, text, fn, target, via, set(), set(own))
+                            if u.kind == MEMBER and u.via.endswith("through `super()`")]
         return out
 
     def _impl_markers(self) -> dict[str, set[str]]:
@@ -1652,7 +1688,8 @@ def _override(rel: str, fn, base: str, short: str) -> Use | None:
     with_default = _with_default(fn)
     return Use(rel, fn.lineno, OVERRIDE, base, fn.name, via=f"subclass `{short}`", params=params,
                function_line=fn.lineno, function_file=rel,
-               defaults=tuple(n for n, _k in params if n in with_default))
+               defaults=tuple(n for n, _k in params if n in with_default),
+               binding=next((d for d in ("classmethod", "staticmethod") if d in decorators), ""))
 
 
 def _with_default(fn) -> set[str]:

@@ -1,0 +1,93 @@
+"""A base from the standard library that gives a class no member (``abc.ABC``, like ``object``,
+``typing.Generic``, ``typing.Protocol``) leaves the class's members known: a member gone from the
+loaded source is gone, not "inherited from a base not followed". Another standard-library base
+(``collections.OrderedDict``) still leaves them unknown.
+
+The fixture upstream ``fakepkg-node`` (a local git repository, two tagged releases): ``Folder``
+(on ``Node(abc.ABC)``) loses its ``obj`` property at 2.0.0, as pytest 8's ``Package`` lost the
+one ``Module`` gave it; ``Table`` (on ``OrderedDict``) loses ``legacy``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from upstream import app_findings, audited_project, project_pyproject, tagged_upstream
+
+NODE_V1 = {
+    "fakepkg/node/__init__.py": "from fakepkg.node.core import Folder, Table\n",
+    "fakepkg/node/core.py": '''
+        import abc
+        import collections
+
+
+        class Node(abc.ABC):
+            def __init__(self, path):
+                self.path = path
+
+
+        class Folder(Node):
+            @property
+            def obj(self):
+                return self.path
+
+
+        class Table(collections.OrderedDict):
+            def legacy(self):
+                return None
+        ''',
+}
+NODE_V2 = {
+    **NODE_V1,
+    "fakepkg/node/core.py": '''
+        import abc
+        import collections
+
+
+        class Node(abc.ABC):
+            def __init__(self, path):
+                self.path = path
+
+
+        class Folder(Node):
+            pass
+
+
+        class Table(collections.OrderedDict):
+            pass
+        ''',
+}
+# line numbers matter: the assertions name them
+APP_PY = '''\
+from fakepkg.node import Folder, Table
+
+
+def collect(folder: Folder, table: Table):
+    folder.path.upper()
+    table.legacy()
+    return folder.obj
+'''
+CHECKLIST = (
+    "---\npackage: fakepkg-node\ngithub: example/fakepkg-node\nbranch_template: v${VERSION}\n"
+    "upstream_paths:\n  - fakepkg/node/\nimport_names:\n  - fakepkg.node\n---\n\n"
+    "## Affected Files\n\n### Primary\n\n| File | Imports / Usage |\n| --- | --- |\n"
+    "| `app/collect.py` | `Folder`, `Table` |\n\n"
+    "### Secondary\n\n_None._\n\n### Tertiary\n\n_None._\n\n## API Usage Catalog\n\n_None._\n\n"
+    "## Version-Guarded Code\n\n_None._\n"
+)
+
+
+def test_a_member_gone_from_a_class_on_abc_is_removed(tmp_path: Path, capsys) -> None:
+    ups = tagged_upstream(tmp_path / "ups", "fakepkg-node", [("1.0.0", NODE_V1), ("2.0.0", NODE_V2)])
+    project = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/collect.py": APP_PY, "checklists/fakepkg-node.md": CHECKLIST,
+        "pyproject.toml": project_pyproject("fakepkg-node", ups, "1.0.0")})
+    project.write("pyproject.toml", project_pyproject("fakepkg-node", ups, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    got = {(w, c): m for w, c, m in app_findings(r)}
+    assert [k for k in got if k[0] == "app/collect.py:5"] == []  # path: set by Node's __init__, at both
+    # Table's OrderedDict is the standard library's, with members of its own: not followed, not known
+    assert got[("app/collect.py:6", "UNRESOLVED")].startswith("[info] `fakepkg.node.core.Table.legacy` is not in the loaded source")
+    assert "inherits from `collections.OrderedDict`" in got[("app/collect.py:6", "UNRESOLVED")]
+    # Folder's abc.ABC brings no member: obj is gone
+    assert got[("app/collect.py:7", "REMOVED_API")].startswith("`fakepkg.node.core.Folder.obj` (defined at fakepkg/node/core.py:")
+    assert r.code == 1
