@@ -1,7 +1,7 @@
 """A base from the standard library that gives a class no member (``abc.ABC``, like ``object``,
 ``typing.Generic``, ``typing.Protocol``) leaves the class's members known: a member gone from the
 loaded source is gone, not "inherited from a base not followed". Another standard-library base
-(``collections.OrderedDict``) still leaves them unknown.
+(``collections.OrderedDict``) is this interpreter's own class: what it lacks is known too.
 
 The fixture upstream ``fakepkg-node`` (a local git repository, two tagged releases): ``Folder``
 (on ``Node(abc.ABC)``) loses its ``obj`` property at 2.0.0, as pytest 8's ``Package`` lost the
@@ -14,7 +14,8 @@ from pathlib import Path
 from upstream import app_findings, audited_project, project_pyproject, tagged_upstream
 
 NODE_V1 = {
-    "fakepkg/node/__init__.py": "from fakepkg.node.core import Folder, Table\n",
+    "fakepkg/node/__init__.py": "from fakepkg.node.core import Folder, Table\nfrom fakepkg.node.testing import Case\n",
+    "fakepkg/node/testing.py": "import unittest\n\n\nclass Case(unittest.TestCase):\n    pass\n",
     "fakepkg/node/core.py": '''
         import abc
         import collections
@@ -85,9 +86,43 @@ def test_a_member_gone_from_a_class_on_abc_is_removed(tmp_path: Path, capsys) ->
     r = project.run("audit", "--cache-dir", str(project.cache), "-v")
     got = {(w, c): m for w, c, m in app_findings(r)}
     assert [k for k in got if k[0] == "app/collect.py:5"] == []  # path: set by Node's __init__, at both
-    # Table's OrderedDict is the standard library's, with members of its own: not followed, not known
-    assert got[("app/collect.py:6", "UNRESOLVED")].startswith("[info] `fakepkg.node.core.Table.legacy` is not in the loaded source")
-    assert "inherits from `collections.OrderedDict`" in got[("app/collect.py:6", "UNRESOLVED")]
+    # Table's OrderedDict is the standard library's: this interpreter's class says it has no `legacy`, so it is gone
+    assert got[("app/collect.py:6", "REMOVED_API")].startswith("`fakepkg.node.core.Table.legacy` (defined at fakepkg/node/core.py:")
     # Folder's abc.ABC brings no member: obj is gone
     assert got[("app/collect.py:7", "REMOVED_API")].startswith("`fakepkg.node.core.Folder.obj` (defined at fakepkg/node/core.py:")
     assert r.code == 1
+
+
+def test_members_a_standard_library_base_has_are_known(tmp_path: Path, capsys) -> None:
+    """A project test case on upstream's ``Case`` (on ``unittest.TestCase``) calls ``self.assertEqual``:
+    the standard library's, which no upgrade of the package changes: checked, not unknown."""
+    ups = tagged_upstream(tmp_path / "ups", "fakepkg-node", [("1.0.0", NODE_V1), ("2.0.0", NODE_V2)])
+    app = ("from fakepkg.node import Case\n\n\nclass MyCase(Case):\n    def test_it(self):\n"
+           "        self.assertEqual(1, 1)\n        self.assertNothing()\n")
+    project = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/collect.py": app, "checklists/fakepkg-node.md": CHECKLIST.replace("`Folder`, `Table`", "`Case`"),
+        "pyproject.toml": project_pyproject("fakepkg-node", ups, "1.0.0")})
+    project.write("pyproject.toml", project_pyproject("fakepkg-node", ups, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    coverage = next(line for line in r.lines if line.startswith("Coverage, "))
+    # assertEqual: TestCase's; assertNothing: nobody's (set at run time, or a mistake): not found
+    assert "2 uses found, 1 checked, 1 unknown (1 not found in the loaded upstream source)" in coverage, coverage
+
+
+def test_a_standard_library_class_is_answered_by_this_interpreters_own() -> None:
+    from upgrade_checklists.audit.stdlib import stdlib_class, stdlib_has, stdlib_mro
+
+    import collections
+    import unittest
+
+    assert stdlib_class("unittest.case.TestCase") is unittest.TestCase  # by the module that defines it, or its package
+    assert stdlib_class("collections.OrderedDict") is collections.OrderedDict
+    assert stdlib_has("unittest.TestCase", "assertEqual") is True
+    assert stdlib_has("collections.OrderedDict", "legacy") is False
+    assert stdlib_mro("collections.OrderedDict") == ["collections.OrderedDict", "dict", "object"]
+    # only modules that define names when imported, and only classes: anything else is not known
+    assert stdlib_class("antigravity.Geo") is None
+    assert stdlib_class("os.system") is None
+    assert stdlib_class("json.dumps") is None
+    assert stdlib_class("fakepkg.node.Table") is None
+    assert stdlib_has("this.Zen", "x") is None

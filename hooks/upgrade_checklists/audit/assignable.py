@@ -18,20 +18,11 @@ Generic arguments are not compared: ``list[int]`` is ``list``.
 
 from __future__ import annotations
 
-import builtins
-import collections
-import enum
+import abc
 
 from upgrade_checklists.audit.api import Unresolved
+from upgrade_checklists.audit.stdlib import spelled, stdlib_class, stdlib_mro
 
-#: builtins a value may be, by name, and their hierarchies
-_CONCRETE = ("tuple", "list", "dict", "set", "frozenset", "str", "bytes", "bytearray", "int", "float", "complex",
-             "bool", "memoryview", "range", "slice", "type", "object", "BaseException", "Exception")
-#: standard-library classes upstream classes derive from, by the path an annotation or base spells
-_STDLIB = {**{name: getattr(builtins, name) for name in _CONCRETE},
-           "builtins.object": object, "collections.OrderedDict": collections.OrderedDict,
-           "collections.defaultdict": collections.defaultdict, "collections.UserDict": collections.UserDict,
-           "collections.UserList": collections.UserList, "enum.Enum": enum.Enum, "enum.IntEnum": enum.IntEnum}
 #: bases that say nothing about what a class is not (``Generic``), or that make it structural
 _MARKERS = {"typing.Generic": [], "typing.Protocol": ["typing.Protocol"], "typing_extensions.Protocol": ["typing.Protocol"],
             "abc.ABC": ["abc.ABC"]}
@@ -40,21 +31,11 @@ _OPEN = ("typing.Protocol", "abc.ABC")
 _PROMOTED = {"float": ("int", "bool"), "complex": ("float", "int", "bool"), "bytes": ("bytearray", "memoryview")}
 
 
-def stdlib_has(path: str, name: str) -> bool | None:
-    """Whether the builtin or standard-library class ``path`` (one of the few above) has the attribute
-    ``name``, as this interpreter's class says; None for any other class."""
-    cls = _STDLIB.get(path)
-    return None if cls is None else hasattr(cls, name)
-
-
-def _spelled(cls: type) -> str:
-    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
-
-
 def mro(model, path: str) -> list[str] | None:
     """The classes ``path`` derives from (itself first), or None where one of them is not known."""
-    if path in _STDLIB:
-        return [_spelled(c) for c in _STDLIB[path].__mro__]
+    known = stdlib_mro(path)
+    if known is not None:
+        return known
     try:
         found = model.ancestors(path)
     except Unresolved:
@@ -67,25 +48,32 @@ def mro(model, path: str) -> list[str] | None:
             out.append(p)
         elif p[1:] in _MARKERS:
             out += _MARKERS[p[1:]]
-        elif p[1:] in _STDLIB:
-            out += [_spelled(c) for c in _STDLIB[p[1:]].__mro__]
+        elif stdlib_mro(p[1:]) is not None:
+            out += stdlib_mro(p[1:])
         else:
             return None  # a base in a distribution not followed: it could derive from anything
     return out
 
 
 def _nominal(model, path: str) -> bool:
-    if path in _STDLIB:
-        return path not in ("object", "builtins.object")
+    cls = stdlib_class(path)
+    if cls is not None:  # ``object`` takes anything; an ABC (``collections.abc.Mapping``) takes registered classes
+        return cls is not object and not isinstance(cls, abc.ABCMeta)
     found = mro(model, path)
     return found is not None and not any(m in found for m in _OPEN)
+
+
+def _spelling(path: str) -> str:
+    """A standard-library class by the path its own module gives (``unittest.TestCase``: ``unittest.case.TestCase``)."""
+    cls = stdlib_class(path)
+    return spelled(cls) if cls is not None else path
 
 
 def assignable(model, value: str, targets: list[str]) -> bool | None:
     """Whether a value of type ``value`` (a canonical class path or builtin name) is one of
     ``targets`` (an annotation's union members, canonical): True, False, or None (not known)."""
-    head = value.split("[", 1)[0].strip()
-    heads = [t.split("[", 1)[0].strip() for t in targets]
+    head = _spelling(value.split("[", 1)[0].strip())
+    heads = [_spelling(t.split("[", 1)[0].strip()) for t in targets]
     if not heads or head in heads or any(h in ("typing.Any", "object", "builtins.object") for h in heads):
         return True
     if any(head in _PROMOTED.get(h, ()) for h in heads):

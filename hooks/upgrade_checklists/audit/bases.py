@@ -540,18 +540,11 @@ class Followed:
 
     def ancestors(self, dotted: str) -> list[str]:
         """As the model's (``api.UpstreamModel.ancestors``), with a base in another distribution followed
-        there (a class of a distribution followed already is asked of its model)."""
+        there; a class of a distribution followed already is asked of its model."""
         owner = self._owner(dotted)
         if owner is not self:
             return owner.ancestors(dotted)
-        own = self._inner.ancestors(dotted)
-        if not own and "." in dotted and dotted.split(".")[0] not in self.__dict__.get("_tops", ()):
-            # a class of another distribution not followed yet (an annotation's)
-            try:
-                model, base = self._base(dotted)
-                return model.ancestors(base.path)
-            except (NotFollowed, Unresolved):
-                return []
+        own = self._inner.ancestors(dotted)  # a class of a distribution not followed: none (an annotation fetches nothing)
         out: list[str] = []
         for path in own:
             if not path.startswith("?"):

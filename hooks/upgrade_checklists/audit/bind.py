@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.audit.annotations import normalize, short
-from upgrade_checklists.audit.assignable import assignable, stdlib_has
+from upgrade_checklists.audit.assignable import assignable
 from upgrade_checklists.audit.api import BUILTIN, Api, Param, Signature, Unresolved, UpstreamModel
 from upgrade_checklists.audit.decorated import POSITIONAL
 from upgrade_checklists.audit.deprecation import split_when, split_where
 from upgrade_checklists.audit.guards import flag_value
+from upgrade_checklists.audit.stdlib import stdlib_has
 from upgrade_checklists.audit.subclasses import providers
 from upgrade_checklists.project.calls import Call
 from upgrade_checklists.project.receivers import CALLERS, REBOUND, hook_prefix
@@ -457,18 +458,33 @@ def _once_a_line(bound: list[Bound]) -> None:
                 b.problems = [p for p in b.problems if not (p[0] == "DEPRECATED" and p[3].startswith(f"`{t}` is deprecated"))]
 
 
-def _foreign(model, cls: Api) -> str:
-    """The bases of ``cls`` from another distribution, as text ("" when none)."""
+def _foreign(model, cls: Api, name: str | None = None) -> str:
+    """The bases of ``cls`` from another distribution, as text ("" when none); with ``name``, not those
+    of the standard library that certainly lack that member (this interpreter's class says: ``stdlib.py``)."""
     try:
         bases = model.foreign_bases(cls)
     except Unresolved:
         return "a base not in the loaded source"
+    if name is not None:
+        bases = [b for b in bases if stdlib_has(b, name) is not False]
     why = getattr(model, "why_not_followed", None)  # a model following bases (``bases.Followed``): why not this one
     out = []
     for b in bases:
         reason = why(b) if why is not None else ""
         out.append(f"`{b}` ({reason})" if reason else f"`{b}`")
     return ", ".join(out)
+
+
+def _stdlib_member(model, cls: Api | None, name: str) -> str | None:
+    """``Base.name`` where ``cls`` inherits ``name`` from a standard-library base (``unittest.TestCase``),
+    as this interpreter's class says (``stdlib.py``): no upgrade of the package changes it. None: not known."""
+    if cls is None or cls.kind != "class":
+        return None
+    try:
+        bases = model.foreign_bases(cls)
+    except Unresolved:
+        return None
+    return next((f"{b}.{name}" for b in bases if stdlib_has(b, name)), None)
 
 
 def _status(model, dotted: str) -> str:
@@ -688,7 +704,7 @@ def _bind_result(u: Use, old, new, version, covered) -> Bound:
         return b
     if m_new is None:
         if m_old is not None:
-            foreign = _foreign(new, cls_new)
+            foreign = _foreign(new, cls_new, u.member)
             if foreign:
                 b.problems.append(("UNRESOLVED", "info", "", f"`{what}` (called on the result of `{a_new.path}`) is not in the loaded "
                                    f"source at {version}; `{cls_new.path}` inherits from {foreign}, not followed: its members are unknown"))
@@ -697,7 +713,8 @@ def _bind_result(u: Use, old, new, version, covered) -> Bound:
                 was = f" (at the old version inherited from `{owner}`)" if cls_old is not None and owner != cls_old.path else ""
                 b.problems.append(("METHOD_CHANGED", "error", "", f"`{what}` (called on the result of `{a_new.path}`) was removed at {version}{was}"))
         elif _foreign(new, cls_new):
-            b.unknown = NOT_FOLLOWED
+            b.new = _stdlib_member(new, cls_new, u.member)
+            b.unknown = "" if b.new else NOT_FOLLOWED if _foreign(new, cls_new, u.member) else NOT_FOUND
         return b
     b.problems += _deprecated_call(u, old, new, m_old, m_new, version, f" (called on the result of `{a_new.path}`)")
     b.problems += _scoped(u, new, m_new, version, f" (called on the result of `{a_new.path}`)")
@@ -763,7 +780,7 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
     callee = u.call.callee_text() if u.call is not None else None
     used = f"`self.{u.member}`" if u.call is None else f"`{callee}(...)`" if callee is not None else f"`{u.member}(...)`"
     if m_new is None:
-        foreign = _foreign(new, cls_new) if m_old is not None else ""
+        foreign = _foreign(new, cls_new, u.member) if m_old is not None else ""
         if foreign and (cls_new.path, u.member) not in patched:
             b.problems.append(("UNRESOLVED", "info", u.member, f"`{cls_new.path}` has no `{u.member}` in the loaded source at {version}; "
                                f"it inherits from {foreign}, not followed: its members are unknown ({u.via})"))
@@ -772,7 +789,8 @@ def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bo
             b.problems.append((code, "error", u.member,
                                f"`{cls_new.path}` has no `{u.member}` at {version} (it had at the old version), and {u.via} uses {used}"))
         elif m_old is None:  # set at run time, or by a project class, or by a base not followed: not known statically
-            b.unknown = NOT_FOLLOWED if _foreign(new, cls_new) else NOT_FOUND
+            b.new = _stdlib_member(new, cls_new, u.member)
+            b.unknown = "" if b.new else NOT_FOLLOWED if _foreign(new, cls_new, u.member) else NOT_FOUND
         return b
     b.problems += _deprecated_call(u, old, new, m_old, m_new, version, f" ({u.via})")
     b.problems += _scoped(u, new, m_new, version, f" ({u.via})")
@@ -1787,7 +1805,7 @@ def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: st
     b.new, b.old = (m_new.path if m_new else None), (m_old.path if m_old else None)
     what = f"{t_new.path}.{u.member}"
     if m_new is None:
-        foreign = _foreign(new, t_new)
+        foreign = _foreign(new, t_new, u.member)
         if m_old is not None and foreign:  # inherited from a base not followed (the standard library, say): unknown
             b.problems.append(("UNRESOLVED", "info", "", f"`{what}` is not in the loaded source at {version} ({how}); "
                                f"`{t_new.path}` inherits from {foreign}, not followed: its members are unknown"))
@@ -1800,8 +1818,9 @@ def _bind_on(b: Bound, t_new: Api, t_old: Api | None, old, new, version, how: st
                                   if dynamic else "")))
         elif not foreign and _subclass_read(b, t_new, t_old, None, old, new, version, how):
             pass  # set by subclasses of the receiver's class: judged by them
-        else:
-            b.unknown = NOT_FOLLOWED if foreign else NOT_FOUND  # set at run time, or not upstream's: not known statically
+        else:  # set at run time, or not upstream's (a standard-library base's: known): not known statically
+            b.new = _stdlib_member(new, t_new, u.member) if foreign else None
+            b.unknown = "" if b.new else NOT_FOLLOWED if foreign else NOT_FOUND
         return b
     if m_old is None and t_old is not None:
         _subclass_read(b, t_new, t_old, m_new, old, new, version, how)
