@@ -472,3 +472,55 @@ def test_setting_a_name_on_the_package_is_no_read_of_it() -> None:
     uses = find_uses({"app/p.py": (src, ast.parse(src))}, ["fakepkg"])
     # ``fakepkg.Old = new`` neither needs ``Old`` upstream nor asks a module ``__getattr__`` (no deprecation, no removal)
     assert sorted((u.line, u.target) for u in uses if u.kind == "attribute") == [(6, "fakepkg.Old")]
+
+
+# A feature test is a flag too: ``hasattr(X, "name")`` of an upstream module or class is decided by
+# whether upstream has that member at the version (``H('…')``, answered from the model).
+FEATURES_PY = '''\
+from fakepkg.flag import core
+from fakepkg.flag.core import Manager
+
+HAS_LEGACY = hasattr(core, "legacy")
+HAS_ONE = hasattr(Manager, "one")
+
+
+def call_legacy(thing):
+    if HAS_LEGACY:
+        core.legacy()
+    if not HAS_ONE:
+        core.legacy()
+    if hasattr(Manager, "four"):
+        core.legacy()
+    if hasattr(thing, "legacy"):
+        core.legacy()
+    if HAS_ONE:
+        core.legacy()
+'''
+
+
+def test_a_feature_test_of_an_upstream_member_is_a_flag(project: Repo, upstreams: Path) -> None:
+    project.write("app/features.py", FEATURES_PY)
+    project.commit("features")
+    project.write("pyproject.toml", project_pyproject("fakepkg-flag", upstreams, "2.0.0"))
+    r = project.run("audit", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
+    got = {w: m for w, c, m in app_findings(r) if c == "REMOVED_API" and w.startswith("app/features.py")}
+    removed = "`fakepkg.flag.core.legacy` was removed at 2.0.0"
+    dead = f"[info] {removed} (in a branch the project's version flag makes dead at 2.0.0)"
+    assert got == {
+        "app/features.py:10": dead,  # core has no `legacy` at 2.0.0: the branch cannot run there
+        "app/features.py:12": dead,  # Manager still has `one`: `not HAS_ONE` is false
+        "app/features.py:14": dead,  # Manager has no `four`
+        "app/features.py:16": removed,  # hasattr of a parameter: not a flag, not known
+        "app/features.py:18": removed,  # the branch that runs
+    }
+
+
+def test_feature_flags_read_and_valued() -> None:
+    # no model to ask: a feature test is not known, and neither is what it decides
+    assert flag_value("H('fakepkg.flag.core.legacy')", "2.0.0") is None
+    assert flag_value("not (H('pkg.C.m'))", "2.0.0") is None
+    answers = {"pkg.C.m": True, "pkg.C.gone": False}
+    assert flag_value("not (H('pkg.C.m'))", "2.0.0", answers.get) is False
+    assert flag_value("(H('pkg.C.gone')) or (V >= '3')", "2.0.0", answers.get) is False
+    assert flag_value("(H('pkg.C.other')) and (V >= '1')", "2.0.0", answers.get) is None
+    assert flag_value("H(1)", "2.0.0", answers.get) is None  # not a dotted name: not known

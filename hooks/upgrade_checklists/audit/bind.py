@@ -348,7 +348,7 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
             out.append(Bound(u, None, None, unknown=NOT_RESOLVABLE))
     _once_a_line(out)
     _union_arms(out)
-    _dead_branches(out, version)
+    _dead_branches(out, new, version)
     return out
 
 
@@ -384,11 +384,23 @@ def _union_arms(bound: list[Bound]) -> None:
             first_b.problems.append(merged)
 
 
-def _dead_branches(bound: list[Bound], version: str) -> None:
+def has_member(model: UpstreamModel | None, dotted: str) -> bool | None:
+    """A feature flag's ``hasattr(X, "name")`` (``H('X.name')``) at ``model``'s version: whether ``X`` (a
+    module or class there) has ``name``, as Python resolves it; None when ``X`` is neither or it is not known."""
+    owner = _lookup(model, dotted.rpartition(".")[0])
+    if owner is None or owner.kind not in ("class", "module"):
+        return None
+    now = _status(model, dotted)
+    if now == "found":
+        return True
+    return False if now == "absent" or now.startswith(("removed:", "gone:")) else None
+
+
+def _dead_branches(bound: list[Bound], new: UpstreamModel, version: str) -> None:
     """A use in a branch the project's version flag makes dead at ``version`` (``Use.flag``) does not
     run there: its errors and warnings are said as ``info``."""
     for b in bound:
-        if b.problems and b.use.flag and flag_value(b.use.flag, version) is False:
+        if b.problems and b.use.flag and flag_value(b.use.flag, version, lambda p: has_member(new, p)) is False:
             note = f" (in a branch the project's version flag makes dead at {version})"
             b.problems = [(p[0], "info", *p[2:-1], p[-1] + note) if p[1] in ("error", "warning") else p for p in b.problems]
 
@@ -1046,7 +1058,7 @@ def _bind_returned(u: Use, old, new, version) -> Bound:
     old_arity = tuple_arity(m_old.signature.returns) if m_old is not None and m_old.signature is not None else None
     if old_arity is not None:
         before.add(old_arity)
-    dead = {line for line, flag in u.return_flags if flag_value(flag, version) is False}
+    dead = {line for line, flag in u.return_flags if flag_value(flag, version, lambda p: has_member(new, p)) is False}
     live = [(line, k) for line, k in u.returns if line not in dead] or list(u.returns)  # all dead: a flag misread
     dead = {line for line, _k in u.returns} - {line for line, _k in live}
     lengths = {k for _line, k in live}
