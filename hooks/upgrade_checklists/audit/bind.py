@@ -577,17 +577,36 @@ def _bind_import(u: Use, old, new, version) -> Bound:
     if code == "UNRESOLVED" and not binding_only:
         b.problems.append((code, sev, "", msg))
         return b
-    sev = "info" if u.fallback else "warning" if u.typing_only else "error"
+    sev, why = _import_severity(u, new, version)
     verb = "does not resolve" if binding_only else "no longer resolves"
     last = u.target.rsplit(".", 1)[-1]
     elsewhere = new.by_name(last, kinds=("class", "function", "module")) if code != "REMOVED_API" or binding_only else []
     if elsewhere:
-        b.problems.append(("MOVED_API", sev, "", f"import `{u.target}` {verb} at {version}; `{last}` is at `{elsewhere[0]}`"))
+        b.problems.append(("MOVED_API", sev, "", f"import `{u.target}` {verb} at {version}; `{last}` is at `{elsewhere[0]}`{why}"))
         b.fix = moved_fix(new, u.target, elsewhere[0])
     else:
         quoted = msg.split(": ", 1)[1] if "was removed at" in msg and ": \"" in msg else ""
-        b.problems.append(("REMOVED_API", sev, "", f"import `{u.target}` {verb} at {version}" + (f": {quoted}" if quoted else "")))
+        b.problems.append(("REMOVED_API", sev, "", f"import `{u.target}` {verb} at {version}" + (f": {quoted}" if quoted else "") + why))
     return b
+
+
+def _import_severity(u: Use, new, version: str) -> tuple[str, str]:
+    """How much an import that no longer resolves matters, and why, when its place says so. Under
+    ``try/except ImportError`` it has a way out (``info``), except in an ``except`` block whose own
+    ``ImportError`` nothing catches: that block runs when its ``try`` block's import fails. Where the
+    ``try`` block imports the package and that import resolves at ``version``, the block is not reached
+    (``info``); where all of those fail too, it runs and fails (error); where the ``try`` block imports
+    no name of the package (another package, the standard library), it runs when that one is missing
+    (a warning)."""
+    if u.last_resort and not u.typing_only:
+        if any(_lookup(new, p) is not None or new.resolves(p) for p in u.tried):
+            return "info", ""
+        if u.tried:
+            first = ", ".join(f"`{p}`" for p in u.tried)
+            return "error", (f" (in the `except ImportError` block, which runs: the `try` block's import of {first} "
+                             f"fails at {version} too)")
+        return "warning", " (in the `except ImportError` block: it runs where the `try` block's import fails)"
+    return ("info" if u.fallback else "warning" if u.typing_only else "error"), ""
 
 
 def _bind_call_use(u: Use, old, new, version) -> Bound:
