@@ -524,3 +524,33 @@ def test_feature_flags_read_and_valued() -> None:
     assert flag_value("(H('pkg.C.gone')) or (V >= '3')", "2.0.0", answers.get) is False
     assert flag_value("(H('pkg.C.other')) and (V >= '1')", "2.0.0", answers.get) is None
     assert flag_value("H(1)", "2.0.0", answers.get) is None  # not a dotted name: not known
+
+
+class _Answers:
+    """A model's answers for ``has_member``: ``pkg.C`` a class (``m`` its member), ``pkg.F`` a class with a
+    base in another distribution not followed, ``pkg.f`` a function, ``pkg.mod`` a module holding ``g``."""
+
+    def lookup(self, dotted: str):
+        from upgrade_checklists.audit.api import Api
+        kinds = {"pkg.C": "class", "pkg.F": "class", "pkg.f": "function", "pkg.mod": "module"}
+        return Api(dotted, kinds[dotted], None) if dotted in kinds else None
+
+    def member(self, cls, name: str):
+        return self.lookup("pkg.mod") if (cls.path, name) == ("pkg.C", "m") else None
+
+    def foreign_bases(self, cls) -> list[str]:
+        return ["otherdist.Base"] if cls.path == "pkg.F" else []
+
+    def status(self, dotted: str) -> str:
+        return "found" if dotted in ("pkg.C.m", "pkg.mod.g") else "absent"
+
+
+def test_a_feature_tests_member_is_asked_of_the_model() -> None:
+    from upgrade_checklists.audit.bind import has_member
+    m = _Answers()
+    assert has_member(m, "pkg.C.m") is True
+    assert has_member(m, "pkg.C.gone") is False
+    assert has_member(m, "pkg.F.anything") is None  # it may come from the base not followed: not known
+    assert has_member(m, "pkg.mod.g") is True and has_member(m, "pkg.mod.h") is False
+    assert has_member(m, "pkg.f.attr") is None  # a function's attributes: not a feature test we decide
+    assert has_member(m, "pkg.nothing.attr") is None

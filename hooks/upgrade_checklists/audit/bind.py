@@ -390,6 +390,14 @@ def has_member(model: UpstreamModel | None, dotted: str) -> bool | None:
     owner = _lookup(model, dotted.rpartition(".")[0])
     if owner is None or owner.kind not in ("class", "module"):
         return None
+    if owner.kind == "class":
+        if _member(model, owner, dotted.rpartition(".")[2]) is not None:  # its own, inherited, or from a base followed
+            return True
+        try:
+            if model.foreign_bases(owner):  # a base in another distribution not followed: its members are not known
+                return None
+        except Unresolved:
+            return None
     now = _status(model, dotted)
     if now == "found":
         return True
