@@ -40,9 +40,12 @@ def model(tmp_path: Path) -> UpstreamModel:
             def call() -> C[[int], str]: ...
             def fwd() -> "Optional[Thing]": ...
             def none() -> None: ...
+            def guard(x) -> bool: ...
+            def is_thing(x) -> bool: ...
             """,
         "lib/b.py": """
             import typing
+            import typing_extensions
             from collections.abc import Callable
             from datetime import datetime
 
@@ -55,6 +58,8 @@ def model(tmp_path: Path) -> UpstreamModel:
             def call() -> Callable[[int], str]: ...
             def fwd() -> Thing | None: ...
             def none() -> None: ...
+            def guard(x) -> typing_extensions.TypeGuard[list[int]]: ...
+            def is_thing(x) -> "typing.TypeIs[Thing]": ...
             """,
     })
     return UpstreamModel([tmp_path], ["lib"])
@@ -68,6 +73,8 @@ def model(tmp_path: Path) -> UpstreamModel:
     ("call", "typing.Callable[[int], str]"),
     ("fwd", "lib.sub.thing.Thing | None"),
     ("none", "None"),
+    ("guard", "bool"),  # a TypeGuard / TypeIs function returns a bool at run time
+    ("is_thing", "bool"),
 ])
 def test_equal_types_spelled_differently_are_equal(model: UpstreamModel, name: str, expected: str) -> None:
     a, b = model.lookup(f"lib.a.{name}"), model.lookup(f"lib.b.{name}")
@@ -81,6 +88,8 @@ def test_different_types_stay_different_and_read_short() -> None:
     assert short("lib.sub.thing.Thing | None") == "Thing | None"
     assert short("typing.Callable[[int], str]") == "Callable[[int], str]"
     assert normalize(None) is None
+    assert normalize("TypeGuard[int]") == normalize("TypeIs[str]") == "bool"
+    assert normalize("list[TypeGuard]") == "list[typing.TypeGuard]"  # the bare name is no call's return: kept
 
 
 def src(text: str) -> ast.Module:

@@ -76,6 +76,7 @@ def test_the_uses_are_kept_as_plain_json_and_a_second_audit_does_not_analyse(pro
     assert stamped == "stamped" and len(digest) == 40
     assert {"file": "app/engine/core.py", "line": 13, "kind": "call", "target": "fakepkg.core.parallel_state.get_old_group",
             "member": None, "via": "", "patch": False, "write": False, "typing_only": False, "fallback": False,
+            "last_resort": False, "tried": [],
             "params": [], "function_line": 0, "function_file": "", "guarded": False, "guard_line": None,
             "defaults": [], "binding": "", "attr": "", "steps": [], "results": [], "unevaluated": "", "star": "", "forwarded": False,
             "on_instance": False, "returns": [], "through_class": False, "names": [], "reached": [],

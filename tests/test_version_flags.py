@@ -577,3 +577,85 @@ def test_a_local_version_tuple_is_the_projects() -> None:
     src = ("import fakepkg\nVERSION = (3, 0)\n\n\ndef g():\n    if VERSION < (2, 0):\n        fakepkg.gone()\n")
     uses = find_uses({"app/p.py": (src, ast.parse(src))}, ["fakepkg"])
     assert {u.line: u.flag for u in uses if u.kind == CALL} == {7: ""}
+
+
+# A feature test is a flag too: ``hasattr(X, "name")`` of an upstream module or class is decided by
+# whether upstream has that member at the version (``H('…')``, answered from the model).
+FEATURES_PY = '''\
+from fakepkg.flag import core
+from fakepkg.flag.core import Manager
+
+HAS_LEGACY = hasattr(core, "legacy")
+HAS_ONE = hasattr(Manager, "one")
+
+
+def call_legacy(thing):
+    if HAS_LEGACY:
+        core.legacy()
+    if not HAS_ONE:
+        core.legacy()
+    if hasattr(Manager, "four"):
+        core.legacy()
+    if hasattr(thing, "legacy"):
+        core.legacy()
+    if HAS_ONE:
+        core.legacy()
+'''
+
+
+def test_a_feature_test_of_an_upstream_member_is_a_flag(project: Repo, upstreams: Path) -> None:
+    project.write("app/features.py", FEATURES_PY)
+    project.commit("features")
+    project.write("pyproject.toml", project_pyproject("fakepkg-flag", upstreams, "2.0.0"))
+    r = project.run("audit", "--from", "1.0.0", "--cache-dir", str(project.cache), "-v")
+    got = {w: m for w, c, m in app_findings(r) if c == "REMOVED_API" and w.startswith("app/features.py")}
+    removed = "`fakepkg.flag.core.legacy` was removed at 2.0.0"
+    dead = f"[info] {removed} (in a branch the project's version flag makes dead at 2.0.0)"
+    assert got == {
+        "app/features.py:10": dead,  # core has no `legacy` at 2.0.0: the branch cannot run there
+        "app/features.py:12": dead,  # Manager still has `one`: `not HAS_ONE` is false
+        "app/features.py:14": dead,  # Manager has no `four`
+        "app/features.py:16": removed,  # hasattr of a parameter: not a flag, not known
+        "app/features.py:18": removed,  # the branch that runs
+    }
+
+
+def test_feature_flags_read_and_valued() -> None:
+    # no model to ask: a feature test is not known, and neither is what it decides
+    assert flag_value("H('fakepkg.flag.core.legacy')", "2.0.0") is None
+    assert flag_value("not (H('pkg.C.m'))", "2.0.0") is None
+    answers = {"pkg.C.m": True, "pkg.C.gone": False}
+    assert flag_value("not (H('pkg.C.m'))", "2.0.0", answers.get) is False
+    assert flag_value("(H('pkg.C.gone')) or (V >= '3')", "2.0.0", answers.get) is False
+    assert flag_value("(H('pkg.C.other')) and (V >= '1')", "2.0.0", answers.get) is None
+    assert flag_value("H(1)", "2.0.0", answers.get) is None  # not a dotted name: not known
+
+
+class _Answers:
+    """A model's answers for ``has_member``: ``pkg.C`` a class (``m`` its member), ``pkg.F`` a class with a
+    base in another distribution not followed, ``pkg.f`` a function, ``pkg.mod`` a module holding ``g``."""
+
+    def lookup(self, dotted: str):
+        from upgrade_checklists.audit.api import Api
+        kinds = {"pkg.C": "class", "pkg.F": "class", "pkg.f": "function", "pkg.mod": "module"}
+        return Api(dotted, kinds[dotted], None) if dotted in kinds else None
+
+    def member(self, cls, name: str):
+        return self.lookup("pkg.mod") if (cls.path, name) == ("pkg.C", "m") else None
+
+    def foreign_bases(self, cls) -> list[str]:
+        return ["otherdist.Base"] if cls.path == "pkg.F" else []
+
+    def status(self, dotted: str) -> str:
+        return "found" if dotted in ("pkg.C.m", "pkg.mod.g") else "absent"
+
+
+def test_a_feature_tests_member_is_asked_of_the_model() -> None:
+    from upgrade_checklists.audit.bind import has_member
+    m = _Answers()
+    assert has_member(m, "pkg.C.m") is True
+    assert has_member(m, "pkg.C.gone") is False
+    assert has_member(m, "pkg.F.anything") is None  # it may come from the base not followed: not known
+    assert has_member(m, "pkg.mod.g") is True and has_member(m, "pkg.mod.h") is False
+    assert has_member(m, "pkg.f.attr") is None  # a function's attributes: not a feature test we decide
+    assert has_member(m, "pkg.nothing.attr") is None

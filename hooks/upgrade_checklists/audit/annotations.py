@@ -9,6 +9,7 @@ canonical text, so that equal types compare equal:
   ``List``/``Dict``/``Tuple``/``Set``/``FrozenSet``/``Type`` are the builtins;
 - ``Optional[X]``, ``Union[X, None]``, ``X | None`` and ``None | X`` are one union,
   its members sorted (``None`` last) and without duplicates;
+- ``TypeGuard[X]`` and ``TypeIs[X]`` are ``bool``: what such a function returns at run time;
 - a class name is replaced by ``canon(path)``: the audit passes the model's final
   path of the class, so the same class reached through a re-export (or moved into a
   sub-package and re-exported at the same public path) is the same type.
@@ -29,6 +30,7 @@ _ABC = ("Callable", "Iterable", "Iterator", "Generator", "Mapping", "MutableMapp
         "Hashable", "Sized", "Reversible", "AbstractSet", "MutableSet", "ItemsView", "KeysView", "ValuesView")
 
 Canon = Callable[[str], str]
+_BOOL_AT_RUN_TIME = ("typing.TypeGuard", "typing.TypeIs")  # a type checker's narrowing; the call returns a bool
 
 
 def _name(path: str, canon: Canon | None) -> str:
@@ -105,6 +107,8 @@ def _norm(expr, canon: Canon | None) -> str:
         return _name(path, canon)
     if cls == "ExprSubscript":
         left = _norm(expr.left, canon)
+        if left in _BOOL_AT_RUN_TIME:
+            return "bool"
         args = [_norm(e, canon) for e in _elements(expr.slice)]
         if left == "typing.Optional":
             return _union([*args, "None"])
@@ -186,6 +190,8 @@ def _norm_ast(node: ast.AST, canon: Canon | None) -> str:
         return _name(text if "." in text else f"typing.{text}" if text in _TYPING_NAMES else text, canon)
     if isinstance(node, ast.Subscript):
         left = _norm_ast(node.value, canon)
+        if left in _BOOL_AT_RUN_TIME:
+            return "bool"
         elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         args = [_norm_ast(e, canon) for e in elts]
         if left == "typing.Optional":
@@ -201,7 +207,7 @@ def _norm_ast(node: ast.AST, canon: Canon | None) -> str:
 
 
 _TYPING_NAMES = {"Optional", "Union", "Any", "NoReturn", "Never", "Callable", "Literal", "Self", "List", "Dict",
-                 "Tuple", "Set", "FrozenSet", "Type", "Iterable", "Iterator", "Sequence", "Mapping"}
+                 "Tuple", "Set", "FrozenSet", "Type", "Iterable", "Iterator", "Sequence", "Mapping", "TypeGuard", "TypeIs"}
 
 
 def short(text: str | None) -> str | None:

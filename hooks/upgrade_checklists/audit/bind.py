@@ -350,7 +350,7 @@ def bind_uses(uses: list[Use], old: UpstreamModel | None, new: UpstreamModel, ve
             out.append(Bound(u, None, None, unknown=NOT_RESOLVABLE))
     _once_a_line(out)
     _union_arms(out)
-    _dead_branches(out, version)
+    _dead_branches(out, new, version)
     return out
 
 
@@ -386,11 +386,31 @@ def _union_arms(bound: list[Bound]) -> None:
             first_b.problems.append(merged)
 
 
-def _dead_branches(bound: list[Bound], version: str) -> None:
+def has_member(model: UpstreamModel | None, dotted: str) -> bool | None:
+    """A feature flag's ``hasattr(X, "name")`` (``H('X.name')``) at ``model``'s version: whether ``X`` (a
+    module or class there) has ``name``, as Python resolves it; None when ``X`` is neither or it is not known."""
+    owner = _lookup(model, dotted.rpartition(".")[0])
+    if owner is None or owner.kind not in ("class", "module"):
+        return None
+    if owner.kind == "class":
+        if _member(model, owner, dotted.rpartition(".")[2]) is not None:  # its own, inherited, or from a base followed
+            return True
+        try:
+            if model.foreign_bases(owner):  # a base in another distribution not followed: its members are not known
+                return None
+        except Unresolved:
+            return None
+    now = _status(model, dotted)
+    if now == "found":
+        return True
+    return False if now == "absent" or now.startswith(("removed:", "gone:")) else None
+
+
+def _dead_branches(bound: list[Bound], new: UpstreamModel, version: str) -> None:
     """A use in a branch the project's version flag makes dead at ``version`` (``Use.flag``) does not
     run there: its errors and warnings are said as ``info``."""
     for b in bound:
-        if b.problems and b.use.flag and flag_value(b.use.flag, version) is False:
+        if b.problems and b.use.flag and flag_value(b.use.flag, version, lambda p: has_member(new, p)) is False:
             note = f" (in a branch the project's version flag makes dead at {version})"
             b.problems = [(p[0], "info", *p[2:-1], p[-1] + note) if p[1] in ("error", "warning") else p for p in b.problems]
 
@@ -582,17 +602,36 @@ def _bind_import(u: Use, old, new, version) -> Bound:
     if code == "UNRESOLVED" and not binding_only:
         b.problems.append((code, sev, "", msg))
         return b
-    sev = "info" if u.fallback else "warning" if u.typing_only else "error"
+    sev, why = _import_severity(u, new, version)
     verb = "does not resolve" if binding_only else "no longer resolves"
     last = u.target.rsplit(".", 1)[-1]
     elsewhere = new.by_name(last, kinds=("class", "function", "module")) if code != "REMOVED_API" or binding_only else []
     if elsewhere:
-        b.problems.append(("MOVED_API", sev, "", f"import `{u.target}` {verb} at {version}; `{last}` is at `{elsewhere[0]}`"))
+        b.problems.append(("MOVED_API", sev, "", f"import `{u.target}` {verb} at {version}; `{last}` is at `{elsewhere[0]}`{why}"))
         b.fix = moved_fix(new, u.target, elsewhere[0])
     else:
         quoted = msg.split(": ", 1)[1] if "was removed at" in msg and ": \"" in msg else ""
-        b.problems.append(("REMOVED_API", sev, "", f"import `{u.target}` {verb} at {version}" + (f": {quoted}" if quoted else "")))
+        b.problems.append(("REMOVED_API", sev, "", f"import `{u.target}` {verb} at {version}" + (f": {quoted}" if quoted else "") + why))
     return b
+
+
+def _import_severity(u: Use, new, version: str) -> tuple[str, str]:
+    """How much an import that no longer resolves matters, and why, when its place says so. Under
+    ``try/except ImportError`` it has a way out (``info``), except in an ``except`` block whose own
+    ``ImportError`` nothing catches: that block runs when its ``try`` block's import fails. Where the
+    ``try`` block imports the package and that import resolves at ``version``, the block is not reached
+    (``info``); where all of those fail too, it runs and fails (error); where the ``try`` block imports
+    no name of the package (another package, the standard library), it runs when that one is missing
+    (a warning)."""
+    if u.last_resort and not u.typing_only:
+        if any(_lookup(new, p) is not None or new.resolves(p) for p in u.tried):
+            return "info", ""
+        if u.tried:
+            first = ", ".join(f"`{p}`" for p in u.tried)
+            return "error", (f" (in the `except ImportError` block, which runs: the `try` block's import of {first} "
+                             f"fails at {version} too)")
+        return "warning", " (in the `except ImportError` block: it runs where the `try` block's import fails)"
+    return ("info" if u.fallback else "warning" if u.typing_only else "error"), ""
 
 
 def _bind_call_use(u: Use, old, new, version) -> Bound:
@@ -1071,7 +1110,7 @@ def _bind_returned(u: Use, old, new, version) -> Bound:
     old_arity = tuple_arity(m_old.signature.returns) if m_old is not None and m_old.signature is not None else None
     if old_arity is not None:
         before.add(old_arity)
-    dead = {line for line, flag in u.return_flags if flag_value(flag, version) is False}
+    dead = {line for line, flag in u.return_flags if flag_value(flag, version, lambda p: has_member(new, p)) is False}
     live = [(line, k) for line, k in u.returns if line not in dead] or list(u.returns)  # all dead: a flag misread
     dead = {line for line, _k in u.returns} - {line for line, _k in live}
     lengths = {k for _line, k in live}

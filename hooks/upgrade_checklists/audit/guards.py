@@ -12,6 +12,7 @@ Each verdict says what to do: the guard is "still needed", or "can be removed".
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
@@ -223,27 +224,31 @@ def _version_literal(node: ast.AST) -> Version | None:
         return None
 
 
-def flag_value(flag: str, version: str) -> bool | None:
-    """A project flag (``flags.Flags``: an expression over ``V``, ``S``, ``T``, ``R``, ``P``, string, int and
-    tuple literals and ``U``) at ``version``: True, False, or None (a part not known, a version not
-    PEP 440, a text whose dotted parts are not all numbers for ``T``, as ``int()`` would refuse). Read,
-    never run."""
+def flag_value(flag: str, version: str, has: Callable[[str], bool | None] | None = None) -> bool | None:
+    """A project flag (``flags.Flags``: an expression over ``V``, ``S``, ``T``, ``R``, ``P``, ``H('dotted')``,
+    string, int and tuple literals and ``U``) at ``version``: True, False, or None (a part not known, a
+    version not PEP 440, a text whose dotted parts are not all numbers for ``T``, as ``int()`` would
+    refuse). ``has`` answers ``H``: whether upstream at ``version`` has that member (None: not known; no
+    ``has``: every ``H`` is not known). Read, never run."""
     try:
         tree = ast.parse(flag, mode="eval").body
     except SyntaxError:
         return None
-    return _flag(tree, version)
+    return _flag(tree, version, has)
 
 
-def _flag(node: ast.AST, at: str) -> bool | None:
+def _flag(node: ast.AST, at: str, has: Callable[[str], bool | None] | None = None) -> bool | None:
     if isinstance(node, ast.BoolOp):
-        values = [_flag(v, at) for v in node.values]
+        values = [_flag(v, at, has) for v in node.values]
         if isinstance(node.op, ast.And):
             return False if False in values else (None if None in values else True)
         return True if True in values else (None if None in values else False)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        inner = _flag(node.operand, at)
+        inner = _flag(node.operand, at, has)
         return None if inner is None else not inner
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "H" and len(node.args) == 1 \
+            and not node.keywords and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        return has(node.args[0].value) if has is not None else None
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
         numbers = _numbers(node.left, at)
         if numbers is not None:

@@ -7,7 +7,9 @@
     else: return a, b
 
 A *flag* is an ``if`` test built from comparisons of the audited package's version with a
-version literal, ``not`` / ``and`` / ``or`` of such, and module-level names bound to one
+version literal, ``hasattr(X, "name")`` of a module or class ``X`` of the package (a feature
+test: decided by whether upstream has that member), ``not`` / ``and`` / ``or`` of such, and
+module-level names bound to one
 (in the same file, or imported from another project module: followed a few hops). The
 package's version is ``pkg.__version__`` (``pkg`` one of the audited import names),
 ``Version(...)`` / ``parse(...)`` / ``parse_version(...)`` / ``LooseVersion(...)`` of it,
@@ -29,7 +31,8 @@ A flag is kept as text, a Python expression over ``V`` (the package's version, p
 ``S`` (its text, compared with a string as Python compares strings), ``T`` (its text's numbers
 ``int``-ed, as a tuple; ``T[:2]``, ``T[0]``), ``R`` (the parsed version's ``release`` tuple; ``R[0]``
 its major), ``P`` (the package's own version tuple: the release's numbers, three at least, that a
-release level or more numbers may follow), string, int and tuple literals and ``U`` (a part not known): ``V >= '3.7.0' and not (U)``,
+release level or more numbers may follow), ``H('pkg.mod.Cls.name')`` (``hasattr(Cls, "name")``: whether
+upstream has that member), string, int and tuple literals and ``U`` (a part not known): ``V >= '3.7.0' and not (U)``,
 ``T >= (8, 0)``. The audit evaluates
 it at a version (``audit/guards.flag_value``): this layer reads the project, the audit
 judges.
@@ -93,8 +96,24 @@ class Flags:
             return UNKNOWN if inner == UNKNOWN else f"not ({inner})"
         if isinstance(node, ast.Compare):
             return self._compare(rel, node, hops)
+        feature = self._feature(rel, node)
+        if feature is not None:
+            return feature
         there = self._followed(rel, node, hops)
         return UNKNOWN if there is None else self._cond(there[0], there[1], hops + 1)
+
+    def _feature(self, rel: str, node: ast.expr) -> str | None:
+        """``hasattr(X, "name")`` where ``X`` names a module or class of the audited package (through the
+        file's imports): ``H('pkg.mod.X.name')``, whether upstream has that member at a version (the audit
+        decides it from the model); None for any other expression."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr"
+                and "hasattr" not in self._module_names(rel) and len(node.args) == 2 and not node.keywords
+                and _is_str(node.args[1]) and node.args[1].value.isidentifier()):
+            return None
+        q = resolve(node.args[0], self.p.names(rel))
+        if q is None or not _inside(q, self.p.modules):
+            return None
+        return f"H({q + '.' + node.args[1].value!r})"
 
     def _followed(self, rel: str, node: ast.expr, hops: int):
         """``(file, expression)`` a name stands for (its binding) or a call of a project function gives

@@ -4,7 +4,8 @@
 A use is reached through a file's imports of the package (any alias):
 
 - ``import``: an import of the package (``typing_only`` under ``if TYPE_CHECKING:``,
-  ``fallback`` inside ``try/except ImportError``);
+  ``fallback`` inside ``try/except ImportError``, ``last_resort`` in an ``except`` block whose own
+  ``ImportError`` nothing catches);
 - ``call``: a call of an API (``mpu.initialize(tp=2)`` through
   ``from pkg import parallel_state as mpu``), also the keywords (and positions) a
   project caller passes to a project function, method or subclass ``__init__`` that
@@ -117,6 +118,10 @@ class Use:
     write: bool = False  # MEMBER: ``self.x = ...``
     typing_only: bool = False  # IMPORT
     fallback: bool = False  # IMPORT
+    #: IMPORT in an ``except ImportError`` block no enclosing ``try`` catches, and the package's names its
+    #: ``try`` block imports first (``()``: none of the package's)
+    last_resort: bool = False
+    tried: tuple[str, ...] = ()
     params: tuple[tuple[str, str], ...] = ()  # PATCH: the function's parameters (name, griffe kind)
     function_line: int = 0  # PATCH: where the function is defined
     function_file: str = ""  # PATCH: ... and in which file

@@ -177,20 +177,23 @@ def subclasses(sources, modules: list[str]) -> list[tuple[str, str, str, int]]:
 
 
 def _imports(rel: str, tree: ast.Module, modules: list[str]) -> list[Use]:
-    typing_lines, fallback_lines = _typing_only_lines(tree), _fallback_import_lines(tree)
+    typing_lines = _typing_only_lines(tree)
+    fallback_lines, last_resort = _fallback_import_lines(tree, modules)
     out = []
     for node in imports(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            paths = [f"{node.module}.{a.name}" for a in node.names if a.name != "*"]
-        elif isinstance(node, ast.Import):
-            paths = [a.name for a in node.names]
-        else:
-            continue
-        for path in paths:
+        for path in _import_paths(node):
             if _inside(path, modules):
                 out.append(Use(rel, node.lineno, IMPORT, path, typing_only=node.lineno in typing_lines,
-                               fallback=node.lineno in fallback_lines))
+                               fallback=node.lineno in fallback_lines, last_resort=node.lineno in last_resort,
+                               tried=last_resort.get(node.lineno, ())))
     return out
+
+
+def _import_paths(node: ast.Import | ast.ImportFrom) -> list[str]:
+    """The dotted names an absolute import binds (``from m import a`` -> ``m.a``; ``*`` left out)."""
+    if isinstance(node, ast.ImportFrom):
+        return [f"{node.module}.{a.name}" for a in node.names if a.name != "*"] if node.module and not node.level else []
+    return [a.name for a in node.names]
 
 
 def _attributes(rel: str, tree: ast.Module, bound: dict[str, str], python_scopes: Scopes) -> list[Use]:
@@ -744,17 +747,25 @@ def _typing_only_lines(tree: ast.Module) -> set[int]:
     return out
 
 
-def _fallback_import_lines(tree: ast.Module) -> set[int]:
-    """Lines of imports inside ``try/except ImportError`` (either branch)."""
-    out = set()
+def _fallback_import_lines(tree: ast.Module, modules: list[str]) -> tuple[set[int], dict[int, tuple[str, ...]]]:
+    """Lines of imports inside ``try/except ImportError`` (either branch), and, of those in an ``except``
+    block that no ``try`` block catching ``ImportError`` holds (the last resort: its own ``ImportError``
+    propagates), the package's names the ``try`` block imports first (the block runs when those fail)."""
+    out: set[int] = set()
+    tried: set[int] = set()
+    handled: dict[int, tuple[str, ...]] = {}
     for node in statements(tree):
         if isinstance(node, ast.Try) and catches_import_error(node):
-            for part in [node.body, *(h.body for h in node.handlers)]:
-                for s in part:
+            first = [n for s in node.body for n in imports(s)]
+            out.update(n.lineno for n in first)
+            tried.update(n.lineno for n in first)
+            names = tuple(dict.fromkeys(p for n in first for p in _import_paths(n) if _inside(p, modules)))
+            for h in node.handlers:
+                for s in h.body:
                     for n in imports(s):
-                        if isinstance(n, (ast.Import, ast.ImportFrom)):
-                            out.add(n.lineno)
-    return out
+                        out.add(n.lineno)
+                        handled.setdefault(n.lineno, names)
+    return out, {line: names for line, names in handled.items() if line not in tried}
 
 
 # -- patches -------------------------------------------------------------------------------
