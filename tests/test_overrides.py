@@ -733,3 +733,70 @@ def test_super_in_a_project_mixin_binds_against_the_base_after_it(project: Repo,
         "app/mixins.py:8:1: REMOVED_API `fakepkg.cmd.base.Command` has no `before` at 2.0.0 (it had at the old version), "
         "and mixin `Hooked` before `Command` in `Plain`, through `super()` uses `super().before(...)`",
     ]
+
+
+# -- a renamed parameter upstream passes by position to the objects it holds -------------------
+
+FIELD_V1 = {
+    "fakepkg/fld/__init__.py": "from fakepkg.fld.base import Field, Keyed, Schema\n",
+    "fakepkg/fld/base.py": '''
+        class Field:
+            def bind(self, name, schema):
+                self.name = name
+
+
+        class Keyed:
+            def attach(self, name, owner):
+                self.name = name
+
+
+        class Schema:
+            def __init__(self, fields, keyed):
+                for name, field in fields.items():
+                    field.bind(name, self)
+                keyed.attach(name="k", owner=self)
+        ''',
+}
+FIELD_V2 = {
+    **FIELD_V1,
+    "fakepkg/fld/base.py": FIELD_V1["fakepkg/fld/base.py"].replace("def bind(self, name, schema)", "def bind(self, name, parent)")
+                                                          .replace("def attach(self, name, owner)", "def attach(self, name, parent)")
+                                                          .replace('owner=self', 'parent=self'),
+}
+# line numbers matter: the assertions name them
+FIELD_APP = '''\
+from fakepkg.fld import Field, Keyed
+
+
+class Tagged(Field):
+    def bind(self, name, schema):
+        super().bind(name, schema)
+
+
+class Owned(Keyed):
+    def attach(self, name, owner):
+        super().attach(name, owner)
+'''
+
+
+def test_a_renamed_parameter_upstream_passes_by_position_is_a_warning(tmp_path: Path, capsys) -> None:
+    """``Field.bind``'s ``schema`` is ``parent`` at 2.0.0; upstream calls ``field.bind(name, self)`` on the
+    fields it holds (never on ``self``): by position, which the override takes. ``Keyed.attach``'s is passed
+    by keyword (``parent=self``): the override cannot take it."""
+    ups = tagged_upstream(tmp_path / "ups", "fakepkg-fld", [("1.0.0", FIELD_V1), ("2.0.0", FIELD_V2)])
+    checklist = CHECKLIST.replace("fakepkg-cmd", "fakepkg-fld").replace("fakepkg/cmd/", "fakepkg/fld/").replace(
+        "fakepkg.cmd", "fakepkg.fld").replace("`app/greet.py` | `Command`", "`app/fld.py` | `Field`, `Keyed`")
+    project = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/fld.py": FIELD_APP, "checklists/fakepkg-fld.md": checklist,
+        "pyproject.toml": project_pyproject("fakepkg-fld", ups, "1.0.0")})
+    project.write("pyproject.toml", project_pyproject("fakepkg-fld", ups, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    got = findings(r)
+    assert [m for m in got["app/fld.py:5"] if "`parent`" in m] == [
+        "[warning] `fakepkg.fld.base.Field.bind(name, parent)` at 2.0.0: the override `Tagged.bind(name, schema)` cannot accept "
+        "what the base accepts: the base takes `parent` by keyword; the override has no parameter `parent` and no `**kwargs` "
+        "(upstream's 1 call(s) of `.bind(...)` on the objects it holds, `Schema.__init__` (fakepkg/fld/base.py:14) first, "
+        "pass it by position)"]
+    assert [m for m in got["app/fld.py:10"] if "`parent`" in m and not m.startswith("[")] == [
+        "`fakepkg.fld.base.Keyed.attach(name, parent)` at 2.0.0: the override `Owned.attach(name, owner)` cannot accept "
+        "what the base accepts: the base takes `parent` by keyword; the override has no parameter `parent` and no `**kwargs`"]

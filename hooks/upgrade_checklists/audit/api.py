@@ -1230,6 +1230,25 @@ class UpstreamModel(ServedNames):
         tree = self.sources.tree(fp) if isinstance(fp, Path) else None
         return module_calls_in(tree, name, self._relative(fp)) if tree is not None else []
 
+    def named_calls(self, cls: Api, name: str) -> list[dict]:
+        """Upstream's own calls ``<anything>.<name>(...)`` in the package of ``cls`` (not on ``self``: those are
+        :meth:`self_calls`): how upstream calls a method of that name on the objects it holds
+        (``field._bind_to_schema(name, self)``), whatever their class. Each as :meth:`self_calls` gives them;
+        ``caller`` the function (``Class.method``) or ``<module>``."""
+        owner = self._obj(cls)
+        if owner is None or not name.isidentifier():
+            return []
+        top = owner.path.split(".")[0]
+        needle = f".{name}(".encode()
+        out: list[dict] = []
+        for dotted, fp in self._source_files():
+            if dotted.split(".")[0] != top or fp.suffix != ".py" or needle not in self._read_bytes(fp):
+                continue
+            tree = self.sources.tree(fp)
+            if tree is not None:
+                out += attribute_calls_in(tree, name, self._relative(fp))
+        return out
+
     def body_returns(self, api: Api) -> dict:
         """What the body of the function ``api`` returns, whatever its annotation says: ``classes``, the
         classes every ``return`` of its own body constructs (``return Out(...)``), by canonical path
@@ -1524,6 +1543,31 @@ def _call_record(call: ast.Call, rel: str, caller: str, into: dict[int, int], th
             "star_args": any(isinstance(a, ast.Starred) for a in call.args),
             "star_kwargs": any(k.arg is None for k in call.keywords),
             "unpacked": into.get(id(call), 0), "through_class": through_class}
+
+
+def attribute_calls_in(tree: ast.Module, name: str, rel: str) -> list[dict]:
+    """``<receiver>.<name>(...)`` calls in ``tree`` whose receiver is not the enclosing method's ``self``
+    (its first parameter)."""
+    out: list[dict] = []
+    into = {id(n.value): unpacked_into(n, n.value) for n in ast.walk(tree) if isinstance(n, ast.Assign)}
+
+    def visit(node, caller: str, prefix: str, me: str | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = (child.args.posonlyargs + child.args.args)[:1]
+                visit(child, f"{prefix}{child.name}", f"{prefix}{child.name}.", first[0].arg if first and prefix else None)
+                continue
+            if isinstance(child, ast.ClassDef):
+                visit(child, caller, f"{child.name}.", None)
+                continue
+            f = getattr(child, "func", None)
+            if (isinstance(child, ast.Call) and isinstance(f, ast.Attribute) and f.attr == name
+                    and not (isinstance(f.value, ast.Name) and f.value.id == me)):
+                out.append(_call_record(child, rel, caller, into))
+            visit(child, caller, prefix, me)
+
+    visit(tree, "<module>", "", None)
+    return out
 
 
 def module_calls_in(tree: ast.Module, name: str, rel: str) -> list[dict]:

@@ -9,6 +9,7 @@ breaks), ``warning`` or ``info`` (nothing breaks here).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.audit.annotations import normalize, short
@@ -1479,6 +1480,8 @@ def _bind_override(u: Use, old, new, version) -> Bound:
     old_gaps = ({g[0] for g in cannot_accept(m_old.signature, mine)}
                 if m_old is not None and m_old.kind == "function" and m_old.signature is not None else None)
     calls_bind = bool(calls_new) and not any(p[1] == "error" for p in b.problems)
+    # upstream's calls ``x.<member>(...)`` on the objects it holds: asked once, when needed
+    others = functools.cache(lambda: _named_calls(new, cls_new, u.member))
     base = f"`{m_new.path}({_spelled(m_new.signature.params)})`"
     for param, required, by_keyword_only, why in cannot_accept(m_new.signature, mine):
         if param in named:
@@ -1487,6 +1490,11 @@ def _bind_override(u: Use, old, new, version) -> Bound:
             sev, tail = "info", " (so did the old version's base: not a change of this upgrade)"
         elif by_keyword_only and u.member in POSITIONAL_DUNDERS:
             sev, tail = "info", f" (Python calls `{u.member}` with positional arguments, which the override takes)"
+        elif required and by_keyword_only and not calls_bind and _by_position(others(), param):
+            first = others()[0]
+            sev = "warning"
+            tail = (f" (upstream's {len(others())} call(s) of `.{u.member}(...)` on the objects it holds, "
+                    f"`{first['caller']}` ({first['file']}:{first['line']}) first, pass it by position)")
         elif required and not (by_keyword_only and calls_bind):
             sev, tail = ("error" if old is not None else "warning"), ""  # no old version: binding only
         else:
@@ -1495,6 +1503,18 @@ def _bind_override(u: Use, old, new, version) -> Bound:
         b.problems.append(("OVERRIDE_MISMATCH", sev, param, f"{base} at {version}: the override {shown} cannot accept what "
                            f"the base accepts: {why}{tail}"))
     return b
+
+
+def _named_calls(model, cls: Api, name: str) -> list[dict]:
+    try:
+        return model.named_calls(cls, name)
+    except Unresolved:
+        return []
+
+
+def _by_position(calls: list[dict], param: str) -> bool:
+    """Upstream calls a method of this name, and none of its calls could pass ``param`` by keyword."""
+    return bool(calls) and not any(param in c["keywords"] or c["star_kwargs"] for c in calls)
 
 
 # -- a subclass constructor that skips the upstream one ------------------------------------------

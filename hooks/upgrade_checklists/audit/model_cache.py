@@ -482,6 +482,9 @@ class CachedModel(ServedNames):
     def foreign_bases(self, cls: Api) -> list[str]:
         return self._ask(["foreign_bases", cls.path, cls.kind], "paths", lambda m: m.foreign_bases(cls))
 
+    def named_calls(self, cls: Api, name: str) -> list[dict]:
+        return self._ask(["named_calls", cls.path, cls.kind, name], "calls", lambda m: m.named_calls(cls, name))
+
     def body_returns(self, api: Api) -> dict:
         return self._ask(["body_returns", api.path, api.kind], "returns", lambda m: m.body_returns(api))
 
