@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from upstream import app_findings, audited_project, project_pyproject, tagged_upstream
+from upstream import app_findings, tagged_upstream, upgrade_audit
 
 NODE_V1 = {
     "fakepkg/node/__init__.py": "from fakepkg.node.core import Folder, Table\nfrom fakepkg.node.testing import Case\n",
@@ -79,11 +79,8 @@ CHECKLIST = (
 
 def test_a_member_gone_from_a_class_on_abc_is_removed(tmp_path: Path, capsys) -> None:
     ups = tagged_upstream(tmp_path / "ups", "fakepkg-node", [("1.0.0", NODE_V1), ("2.0.0", NODE_V2)])
-    project = audited_project(tmp_path / "project", capsys, {
-        "app/__init__.py": "", "app/collect.py": APP_PY, "checklists/fakepkg-node.md": CHECKLIST,
-        "pyproject.toml": project_pyproject("fakepkg-node", ups, "1.0.0")})
-    project.write("pyproject.toml", project_pyproject("fakepkg-node", ups, "2.0.0"))
-    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    r = upgrade_audit(tmp_path / "project", capsys, "fakepkg-node", ups, {
+        "app/__init__.py": "", "app/collect.py": APP_PY, "checklists/fakepkg-node.md": CHECKLIST})
     got = {(w, c): m for w, c, m in app_findings(r)}
     assert [k for k in got if k[0] == "app/collect.py:5"] == []  # path: set by Node's __init__, at both
     # Table's OrderedDict is the standard library's: this interpreter's class says it has no `legacy`, so it is gone
@@ -99,11 +96,8 @@ def test_members_a_standard_library_base_has_are_known(tmp_path: Path, capsys) -
     ups = tagged_upstream(tmp_path / "ups", "fakepkg-node", [("1.0.0", NODE_V1), ("2.0.0", NODE_V2)])
     app = ("from fakepkg.node import Case\n\n\nclass MyCase(Case):\n    def test_it(self):\n"
            "        self.assertEqual(1, 1)\n        self.assertNothing()\n")
-    project = audited_project(tmp_path / "project", capsys, {
-        "app/__init__.py": "", "app/collect.py": app, "checklists/fakepkg-node.md": CHECKLIST.replace("`Folder`, `Table`", "`Case`"),
-        "pyproject.toml": project_pyproject("fakepkg-node", ups, "1.0.0")})
-    project.write("pyproject.toml", project_pyproject("fakepkg-node", ups, "2.0.0"))
-    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    r = upgrade_audit(tmp_path / "project", capsys, "fakepkg-node", ups, {
+        "app/__init__.py": "", "app/collect.py": app, "checklists/fakepkg-node.md": CHECKLIST.replace("`Folder`, `Table`", "`Case`")})
     coverage = next(line for line in r.lines if line.startswith("Coverage, "))
     # assertEqual: TestCase's; assertNothing: nobody's (set at run time, or a mistake): not found
     assert "2 uses found, 1 checked, 1 unknown (1 not found in the loaded upstream source)" in coverage, coverage

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Repo
-from upstream import audited_project, project_pyproject, tagged_upstream
+from upstream import audited_project, project_pyproject, tagged_upstream, upgrade_audit
 from upgrade_checklists.audit.model_cache import FORMAT
 from upgrade_checklists.audit.api import Param, Signature, UpstreamModel, self_calls_in
 from upgrade_checklists.audit.bind import call_fails, cannot_accept, override_signature
@@ -786,11 +786,8 @@ def test_a_renamed_parameter_upstream_passes_by_position_is_a_warning(tmp_path: 
     ups = tagged_upstream(tmp_path / "ups", "fakepkg-fld", [("1.0.0", FIELD_V1), ("2.0.0", FIELD_V2)])
     checklist = CHECKLIST.replace("fakepkg-cmd", "fakepkg-fld").replace("fakepkg/cmd/", "fakepkg/fld/").replace(
         "fakepkg.cmd", "fakepkg.fld").replace("`app/greet.py` | `Command`", "`app/fld.py` | `Field`, `Keyed`")
-    project = audited_project(tmp_path / "project", capsys, {
-        "app/__init__.py": "", "app/fld.py": FIELD_APP, "checklists/fakepkg-fld.md": checklist,
-        "pyproject.toml": project_pyproject("fakepkg-fld", ups, "1.0.0")})
-    project.write("pyproject.toml", project_pyproject("fakepkg-fld", ups, "2.0.0"))
-    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    r = upgrade_audit(tmp_path / "project", capsys, "fakepkg-fld", ups, {
+        "app/__init__.py": "", "app/fld.py": FIELD_APP, "checklists/fakepkg-fld.md": checklist})
     got = findings(r)
     assert [m for m in got["app/fld.py:5"] if "`parent`" in m] == [
         "[warning] `fakepkg.fld.base.Field.bind(name, parent)` at 2.0.0: the override `Tagged.bind(name, schema)` cannot accept "

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Repo
-from upstream import app_findings, audited_project, project_pyproject, tagged_upstream
+from upstream import app_findings, tagged_upstream, upgrade_audit
 from upgrade_checklists.core.reaching import reached_reads
 
 V1 = {
@@ -162,11 +162,8 @@ def upstreams(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_result_handed_to_an_annotated_project_parameter_is_checked_against_it(tmp_path: Path, capsys, upstreams: Path) -> None:
-    project = audited_project(tmp_path / "project", capsys, {
-        "app/__init__.py": "", "app/wrap.py": WRAPPER_PY, "checklists/fakepkg-vis.md": CHECKLIST,
-        "pyproject.toml": project_pyproject("fakepkg-vis", upstreams, "1.0.0")})
-    project.write("pyproject.toml", project_pyproject("fakepkg-vis", upstreams, "2.0.0"))
-    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    r = upgrade_audit(tmp_path / "project", capsys, "fakepkg-vis", upstreams, {
+        "app/__init__.py": "", "app/wrap.py": WRAPPER_PY, "checklists/fakepkg-vis.md": CHECKLIST})
     got = [f for f in app_findings(r) if f[1] == "RETURN_CHANGED" and f[0] != "app/wrap.py:49"]  # 49: the next test's
     # encode's wrapper tests the result's type (isinstance): it handles more than one kind; no claim
     assert [f[2].split(" at 2.0.0, ")[1] for f in got if "Encoder.encode" in f[2]] == [
@@ -198,11 +195,8 @@ def test_an_annotation_left_behind_by_the_body_is_not_believed(tmp_path: Path, c
     """``pool`` and ``probe`` are annotated ``-> list`` at both versions, but at 2.0.0 every ``return``
     of their bodies constructs an ``Output``; ``probe`` is decorated (the decorator could hand a call
     something else): a warning."""
-    project = audited_project(tmp_path / "project", capsys, {
-        "app/__init__.py": "", "app/wrap.py": WRAPPER_PY, "checklists/fakepkg-vis.md": CHECKLIST,
-        "pyproject.toml": project_pyproject("fakepkg-vis", upstreams, "1.0.0")})
-    project.write("pyproject.toml", project_pyproject("fakepkg-vis", upstreams, "2.0.0"))
-    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    r = upgrade_audit(tmp_path / "project", capsys, "fakepkg-vis", upstreams, {
+        "app/__init__.py": "", "app/wrap.py": WRAPPER_PY, "checklists/fakepkg-vis.md": CHECKLIST})
     got = [f[2] for f in app_findings(r) if f[1] == "RETURN_CHANGED" and f[0] == "app/wrap.py:49"]
     tail = ("and wrapper `pool` (line 48) passes its result to `gather` at line 49, whose parameter `values` is annotated `list`: "
             "`Output` is not one (annotated `list` at both versions, its body returns `Output` now")
@@ -216,11 +210,8 @@ def test_an_annotation_left_behind_by_the_body_is_not_believed(tmp_path: Path, c
 def test_an_old_type_that_did_not_fit_either_is_not_news(tmp_path: Path, capsys, upstreams: Path) -> None:
     wrapper = WRAPPER_PY.replace("def gather(values: list,", "def gather(values: set,").replace(
         'def unpack(values: "list | tuple")', "def unpack(values: dict)")
-    project = audited_project(tmp_path / "project", capsys, {
-        "app/__init__.py": "", "app/wrap.py": wrapper, "checklists/fakepkg-vis.md": CHECKLIST,
-        "pyproject.toml": project_pyproject("fakepkg-vis", upstreams, "1.0.0")})
-    project.write("pyproject.toml", project_pyproject("fakepkg-vis", upstreams, "2.0.0"))
-    r = project.run("audit", "--cache-dir", str(project.cache), "-v")
+    r = upgrade_audit(tmp_path / "project", capsys, "fakepkg-vis", upstreams, {
+        "app/__init__.py": "", "app/wrap.py": wrapper, "checklists/fakepkg-vis.md": CHECKLIST})
     got = [f[2].split(" passes its result to ")[1].split(" at line")[0] for f in app_findings(r)
            if f[1] == "RETURN_CHANGED" and " passes its result to " in f[2]]
     # `set` took no list before either (nothing this upgrade changed); a dict parameter takes the new Output

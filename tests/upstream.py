@@ -311,3 +311,12 @@ def app_findings(run) -> list[tuple[str, str, str]]:
         code, msg = rest.split(" ", 1)
         out.append((where.rsplit(":", 1)[0], code, msg.rsplit(" (checklists/", 1)[0]))
     return sorted(out)
+
+
+def upgrade_audit(path: Path, capsys, package: str, upstreams: Path, files: dict[str, str], old: str = "1.0.0",
+                  new: str = "2.0.0", *argv: str):
+    """The audit of a fixture project (``files``, committed pinning ``package==old``) whose pin now says
+    ``new``, uncommitted: the upgrade a user is about to make. ``argv``: more audit options."""
+    project = audited_project(path, capsys, {**files, "pyproject.toml": project_pyproject(package, upstreams, old)})
+    project.write("pyproject.toml", project_pyproject(package, upstreams, new))
+    return project.run("audit", "--cache-dir", str(project.cache), "-v", *argv)
