@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Repo
 from upstream import app_findings, tagged_upstream, upgrade_audit
 from upgrade_checklists.core.reaching import reached_reads
 
