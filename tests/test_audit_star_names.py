@@ -192,6 +192,31 @@ def test_star_exports_read_statically() -> None:
     assert not s.partial
 
 
+def test_star_exports_ask_for_each_module_once() -> None:
+    """What is read of a module is kept, not its tree: ``load`` may parse anew (the lazy model's does)."""
+    texts = {
+        "q": ("from .models import *\n", True),
+        "q.models": ("from .one import *\nfrom .two import *\n", True),  # no __all__: its * imports'
+        "q.models.one": ("__all__ = ['a']\n__all__.extend(['b'])\n", False),
+        "q.models.two": ("from .one import *\n__all__ = ['c']\n", False),
+    }
+    asked: list[str] = []
+
+    def load(dotted):
+        asked.append(dotted)
+        if dotted not in texts:
+            return None
+        text, pkg = texts[dotted]
+        return ast.parse(text), pkg
+
+    s = StarExports(load)
+    assert s.exposed("q") == ["a", "b", "c"]
+    assert s.exposed("q.models") == ["a", "b", "c"]  # not asked before at the top: its parts are known
+    assert s.exposed("q.models.two") == ["c"]
+    assert s.exposed("q.nothing") is None
+    assert sorted(asked) == ["q", "q.models", "q.models.one", "q.models.two", "q.nothing"]
+
+
 def test_a_function_known_only_by_stub_overloads_exists(model: UpstreamModel) -> None:
     a = model.lookup("nump.core.multi.empty")
     assert a is not None and a.kind == "function"

@@ -325,6 +325,24 @@ def test_names_a_wildcard_binds_beyond_griffes_expansion(tmp_path: Path) -> None
     assert lazy.lookup("gpkg.fast").path == "gpkg._impl.fast"
 
 
+def test_what_a_wildcard_binds_is_read_without_keeping_the_trees(tmp_path: Path) -> None:
+    """A ``*`` import of a package of many ``*`` imports (transformers.models: 2,000 modules) is read for what it
+    binds; the trees of the modules griffe does not load are not kept (they had doubled an audit's peak memory)."""
+    root = tree(tmp_path / "src", {
+        "gpkg/__init__.py": "from gpkg.models import *\n",
+        "gpkg/models/__init__.py": "from .one import *\nfrom .two import *\n",
+        "gpkg/models/one.py": "from gpkg._impl import fast\n__all__ = ['slow']\n__all__.extend(['fast'])\ndef slow(x): ...\n",
+        "gpkg/models/two.py": "__all__ = ['other']\ndef other(): ...\n",
+        "gpkg/_impl.py": "def fast(a, b=2): ...\n",
+    })
+    lazy, whole = LazyModel([root], ["gpkg"]), UpstreamModel([root], ["gpkg"])
+    same_answers(lazy, whole, ("gpkg.fast", "gpkg.models.fast"), ("fast",))
+    assert lazy.lookup("gpkg.fast").path == "gpkg._impl.fast"
+    assert "gpkg.models.two" not in loaded(lazy)
+    kept = {p.relative_to(root).as_posix() for p, t in lazy.sources._trees.items() if t is not None}
+    assert "gpkg/models/two.py" not in kept, kept  # read for what it exposes (nothing binds ``fast``): not loaded, not kept
+
+
 def test_a_stub_declaring_what_its_module_imports_gives_up(stubbed: Path) -> None:
     """griffe resolves the module's alias to merge the stub's declaration into it: what it finds depends on
     the whole load's order (an alias into a compiled module nothing binds it in resolves in none: merged the same)."""

@@ -50,15 +50,20 @@ class SourceCache:
     def __init__(self) -> None:
         self._trees: dict[Path, ast.Module | None] = {}
 
-    def tree(self, path: Path | None) -> ast.Module | None:
+    def tree(self, path: Path | None, keep: bool = True) -> ast.Module | None:
+        """The parsed source at ``path`` (None: unreadable); ``keep=False``: not kept when not kept already
+        (a reader that keeps what it needs of it: the tree of a module is some 20 times its text)."""
         if path is None:
             return None
-        if path not in self._trees:
-            try:
-                self._trees[path] = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-            except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-                self._trees[path] = None
-        return self._trees[path]
+        if path in self._trees:
+            return self._trees[path]
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None
+        if keep:
+            self._trees[path] = tree
+        return tree
 
 
 def _text(node: ast.AST, modname: str) -> str | None:
@@ -693,12 +698,15 @@ class StarExports:
     Where ``__all__`` also grows in a way not read (a loop appending names computed at run time),
     the names read are certainly there and more may be: M is then in ``partial``.
 
-    ``load(dotted)`` gives ``(tree, is_package)`` of a module's ``.py`` source (else its stub), or None."""
+    ``load(dotted)`` gives ``(tree, is_package)`` of a module's ``.py`` source (else its stub), or None.
+    What is read of a module is kept (its ``__all__``, the modules it imports with ``*``), its tree is not:
+    ``load`` is asked once a module (but in cycles), and may parse it anew each time."""
 
     def __init__(self, load) -> None:
         self.load = load
         self._memo: dict[str, list[str] | None] = {}
         self._all: dict[str, object] = {}
+        self._bases: dict[str, list[str] | None] = {}  # module -> the modules it imports with ``*`` (None: no source)
         #: modules whose names given are a lower bound (more may be bound at run time)
         self.partial: set[str] = set()
 
@@ -716,31 +724,44 @@ class StarExports:
         return result
 
     def _exposed(self, dotted: str, seen: frozenset) -> list[str] | None:
-        src = self.load(dotted)
-        if src is None:
-            return None
-        tree, is_package = src
-        package = dotted if is_package else dotted.rpartition(".")[0]
-        declared = self.all_of(dotted, seen)
+        declared = self.all_of(dotted, seen)  # (None when there is no source)
         if declared is not _MISSING:
             return declared  # type: ignore[return-value]
+        bases = self._star_bases(dotted)
+        if bases is None:
+            return None
         out: list[str] = []
-        for node in module_level(tree.body):
-            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-                base = star_base(node, package)
-                more = self.exposed(base, seen)
-                if more is None:
-                    return None
-                if base in self.partial:
-                    self.partial.add(dotted)
-                out += [n for n in more if not n.startswith("_") and n not in out]
+        for base in bases:
+            more = self.exposed(base, seen)
+            if more is None:
+                return None
+            if base in self.partial:
+                self.partial.add(dotted)
+            out += [n for n in more if not n.startswith("_") and n not in out]
         return out
+
+    def _star_bases(self, dotted: str) -> list[str] | None:
+        """The modules ``dotted`` imports with ``*`` at module level, in its order (None: no source)."""
+        if dotted not in self._bases:
+            self._read_bases(dotted, self.load(dotted))
+        return self._bases[dotted]
+
+    def _read_bases(self, dotted: str, src) -> None:
+        if src is None:
+            self._bases[dotted] = None
+            return
+        tree, is_package = src
+        package = dotted if is_package else dotted.rpartition(".")[0]
+        self._bases[dotted] = [star_base(node, package) for node in module_level(tree.body)
+                               if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)]
 
     def all_of(self, dotted: str, seen: frozenset = frozenset()):
         """Module ``dotted``'s ``__all__`` as a list (None: it has one that cannot be read; _MISSING: none)."""
         if dotted in self._all:
             return self._all[dotted]
         src = self.load(dotted)
+        if dotted not in self._bases:  # read now: the tree is not asked for again
+            self._read_bases(dotted, src)
         if src is None:
             return None
         tree, is_package = src

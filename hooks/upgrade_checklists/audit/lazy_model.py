@@ -197,7 +197,7 @@ class LazyModel(UpstreamModel):
         self._overload_memo: dict[int, tuple] = {}  # id(module) -> (module, its functions declared by @overload only)
         self._made: set[int] = set()  # the functions made of those, and the aliases made by _star_bound
         self._star_memo: dict[int, tuple] = {}  # id(module) -> (module, the modules it imports with *)
-        self._stars = StarExports(self._module_source)
+        self._stars = StarExports(self._star_source)
         self._open_told: set[str] = set()  # the modules whose entry in ``open_stars`` is made
         self._partial_memo: dict[str, bool] = {}
         if any(p.suffix == ".pth" for s in self.search for p in _listdir(s)):
@@ -686,6 +686,17 @@ class LazyModel(UpstreamModel):
                     break
             self._files_of[dotted] = found
         return found
+
+    def _star_source(self, dotted: str):
+        """``(tree, is_package)`` of module ``dotted``'s source (its ``.py``, else its stub) for ``StarExports``,
+        as the whole model's ``_module_source``, the tree not kept: ``StarExports`` keeps what it reads of it,
+        and a ``*`` import of a package of 400 subpackages reaches some 2,000 modules (transformers.models:
+        their trees had doubled the audit's peak memory), few of which a question loads."""
+        paths = self._module_files(dotted)
+        if not paths:
+            return None
+        tree = self.sources.tree(paths[0], keep=False)
+        return None if tree is None else (tree, paths[0].stem == "__init__")
 
     def _bound(self, path: Path) -> tuple[frozenset[str], list[tuple[bytes, bytes]], frozenset[str] | None]:
         """The names the module at ``path`` may bind (a superset), its wildcard imports (dots, module),
