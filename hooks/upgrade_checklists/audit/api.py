@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from upgrade_checklists.audit import annotations, selfreads, subclasses
-from upgrade_checklists.core.astwalk import module_level, star_base
+from upgrade_checklists.core.astwalk import module_level, own_nodes, star_base
 from upgrade_checklists.project.calls import unpacked_into
 from upgrade_checklists.audit.aliases import GetattrReader, Gone, Served, SourceCache, StarExports, Undecided, served
 from upgrade_checklists.audit.decorated import Definition, Found, category_test, decorator_deprecations
@@ -1260,16 +1260,15 @@ class UpstreamModel(ServedNames):
             return none
         fp = getattr(obj, "filepath", None)
         tree = self.sources.tree(fp) if isinstance(fp, Path) else None
-        node = _function_node(tree, obj.name, obj.lineno) if tree is not None else None
+        node = _class_node(tree, obj.name, obj.lineno, (ast.FunctionDef, ast.AsyncFunctionDef)) if tree is not None else None
         if node is None:
             return none
         decorators = [ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
         classes: list[str] = []
-        own = [n for n in _own_statements(node)]
-        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for stmt in own for n in ast.walk(stmt)):
+        own = list(own_nodes(node))
+        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own):
             return {"classes": [], "decorators": decorators}
-        returns = [n for n in own if isinstance(n, ast.Return)]
-        for ret in returns:
+        for ret in (n for n in own if isinstance(n, ast.Return)):
             called = ret.value.func if isinstance(ret.value, ast.Call) else None
             name = ast.unparse(called) if isinstance(called, (ast.Name, ast.Attribute)) else None
             try:
@@ -1478,32 +1477,11 @@ def _placeholder(path: str) -> bool:
     return any(part.startswith("dummy") or part.endswith("_dummies") for part in path.split(".")[:-1])
 
 
-def _function_node(tree, name: str, lineno: int | None):
-    """The ``def name`` statement griffe places at ``lineno`` (its first decorator's line, or its own)."""
+def _class_node(tree, name: str, lineno: int | None, kinds: tuple = (ast.ClassDef,)):
+    """The ``class name`` statement (or another of ``kinds``) griffe places at ``lineno`` (its first
+    decorator's line, or its own)."""
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            if lineno in (node.lineno, first):
-                return node
-    return None
-
-
-def _own_statements(fn) -> list[ast.stmt]:
-    """The statements of ``fn``'s body, nested functions and classes left out."""
-    out, stack = [], list(fn.body)
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            stack.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, (ast.stmt, ast.ExceptHandler))
-                         or type(c).__name__ == "match_case")
-    return out
-
-
-def _class_node(tree, name: str, lineno: int | None):
-    """The ``class name`` statement griffe places at ``lineno`` (its first decorator's line, or its own)."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef) and node.name == name:
+        if isinstance(node, kinds) and node.name == name:
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
             if lineno in (None, node.lineno, first):
                 return node

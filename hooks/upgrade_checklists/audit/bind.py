@@ -1263,7 +1263,14 @@ def _returned_in_body(old, new, m_old: Api, m_new: Api, annotated: str) -> tuple
     return returned, note, False
 
 
-def _passed_on(old, new, was: str, now: str, said: str, line: int, attr: str) -> list[tuple[str, str, str, str]]:
+def _canonical(model, path: str) -> str:
+    try:
+        return model.canonical(path) or path
+    except Unresolved:
+        return path
+
+
+def _passed_on(old, new, was: str, now: str, said: str, line: int, attr: str) -> list[Problem]:
     """The result handed to a project function's annotated parameter (``attr``: ``"f(param): annotation"``):
     an error where every type the old version returned is one the annotation accepts and a type the new
     one returns certainly is not; ``info`` where that cannot be told; nothing where the old type did not fit either."""
@@ -1272,12 +1279,7 @@ def _passed_on(old, new, was: str, now: str, said: str, line: int, attr: str) ->
     where = f"{said} `{callee}` at line {line}, whose parameter `{param}` is annotated `{short(text)}`"
     verdicts = []
     for model, returned in ((old, was), (new, now)):
-        def canon(path: str, model=model) -> str:
-            try:
-                return model.canonical(path) or path
-            except Unresolved:
-                return path
-        targets = _members(normalize(text, canon) or text)
+        targets = _members(normalize(text, functools.partial(_canonical, model)) or text)
         verdicts.append([(m, assignable(model, m, targets)) for m in _members(returned)])
     before, after = verdicts
     if before and all(ok is True for _m, ok in before):

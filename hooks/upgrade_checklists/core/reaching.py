@@ -107,22 +107,25 @@ def _in_one_loop(a: list[Step], r: list[Step]) -> bool:
     return False
 
 
+def _same(x: Step, y: Step) -> bool:
+    return x[0] is y[0] and x[1] == y[1] and x[2] == y[2]
+
+
 def _kills(k: list[Step], a: list[Step], r: list[Step]) -> bool:
     """Whether the store at way ``k`` runs on every way from ``a`` to ``r``: it stands directly in
     a block that holds ``r``, before ``r``'s statement there, and after ``a``'s (or ``a`` is outside that block)."""
     if not k or len(k) > len(r):
         return False
     *above, (sk, fk, ik) = k
-    if any(x is not y for x, y in zip([s for s, _f, _i in above], [s for s, _f, _i in r])) or \
-            any(fx != fy or ix != iy for (_sx, fx, ix), (_sy, fy, iy) in zip(above, r)):
+    if not all(_same(x, y) for x, y in zip(above, r)):
         return False
     sr, fr, ir = r[len(k) - 1]
     if sr is not sk or fr != fk or ir <= ik:
-        return False
-    if len(a) >= len(k) and all(x[0] is y[0] and x[1] == y[1] and x[2] == y[2] for x, y in zip(a[:len(k) - 1], above)):
+        return False  # ``r`` is not in ``k``'s block, or not after it
+    if len(a) >= len(k) and all(_same(x, y) for x, y in zip(a, above)):
         sa, fa, ia = a[len(k) - 1]
         if sa is sk and fa == fk:
-            return ia < ik
+            return ia < ik  # ``a`` in that block too: ``k`` must come after it
     return True
 
 
