@@ -17,6 +17,7 @@
       hookspecs.py    upstream's pluggy hook specifications and registered plugins
       selfreads.py    what a constructor sets on ``self`` and its methods read there
       subclasses.py   what an upstream class's subclasses set
+    vendored.py     import names another distribution re-exports the package under
     bind.py         each use bound against both versions
     entries.py      what the catalog adds, and where each finding is anchored
     shipped.py      packages the distribution ships that the import names leave out

@@ -19,6 +19,7 @@ from upgrade_checklists.audit.decorated import POSITIONAL
 from upgrade_checklists.audit.deprecation import split_when, split_where
 from upgrade_checklists.audit.guards import flag_value
 from upgrade_checklists.audit.stdlib import stdlib_has
+from upgrade_checklists.audit.vendored import SPELLED
 from upgrade_checklists.audit.subclasses import providers
 from upgrade_checklists.project.calls import Call
 from upgrade_checklists.project.receivers import CALLERS, REBOUND, hook_prefix
@@ -604,6 +605,8 @@ def _bind_import(u: Use, old, new, version) -> Bound:
         b.problems.append((code, sev, "", msg))
         return b
     sev, why = _import_severity(u, new, version)
+    if u.via.startswith(SPELLED):
+        why += f" ({u.via})"  # a name another distribution re-exports the package under (``vendored.py``)
     verb = "does not resolve" if binding_only else "no longer resolves"
     last = u.target.rsplit(".", 1)[-1]
     elsewhere = new.by_name(last, kinds=("class", "function", "module")) if code != "REMOVED_API" or binding_only else []

@@ -27,6 +27,7 @@ from upgrade_checklists.audit.api import Unresolved
 from upgrade_checklists.audit.bases import Followed, Follower, newest, newest_cached
 from upgrade_checklists.project.cache import ScanCache
 from upgrade_checklists.audit.bind import bind_uses, coverage, hook_names
+from upgrade_checklists.audit.vendored import unvendored, vendored_names
 from upgrade_checklists.core.checklist import Checklist
 from upgrade_checklists.core.config import Config
 from upgrade_checklists.audit.entries import Anchors, entry_bound, entry_findings, entry_uses, not_resolved, resolve_entries
@@ -330,6 +331,7 @@ class Auditor:
         sources = self._sources()
         # the project unchanged: nothing parsed; functions named like none of upstream's hooks are not read as such
         found = cached_uses(self.store, self.cfg.root, sources, names, hooks=hook_names(old, new))
+        found = unvendored(found, vendored_names(names, new))  # ``requests.packages.urllib3.x`` is ``urllib3.x``
         resolved = resolve_entries(cl.entries, old, new, names)
         found += entry_uses(resolved, sources, found)
         covered = frozenset(r.new.path for r in resolved if r.new is not None)

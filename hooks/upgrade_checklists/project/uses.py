@@ -72,7 +72,7 @@ def find_uses(sources, modules: list[str], hooks: bool | Collection[str] = False
             out += _hook_uses(rel, impls, modules)
             out += _imports(rel, tree, modules)
             python_scopes = Scopes(tree, modules)  # a name a function binds otherwise is not the package's there
-            out += _attributes(rel, tree, bound, python_scopes)
+            out += _attributes(rel, tree, bound, python_scopes, modules)
             covered: set[int] = set()
             scopes, owner = _scopes(rel, tree, bound, modules, project, impls)
             inst, seeds = project.instance_patches(rel, tree, scopes)
@@ -196,12 +196,13 @@ def _import_paths(node: ast.Import | ast.ImportFrom) -> list[str]:
     return [a.name for a in node.names]
 
 
-def _attributes(rel: str, tree: ast.Module, bound: dict[str, str], python_scopes: Scopes) -> list[Use]:
+def _attributes(rel: str, tree: ast.Module, bound: dict[str, str], python_scopes: Scopes, modules: list[str]) -> list[Use]:
     """Each ``pkg.name`` read (``pkg.__version__``, the ``pkg.f`` of ``pkg.f()``; not ``pkg.name = v``, which
     neither needs the name nor asks a module ``__getattr__``), once a line;
     a read Python never evaluates (see :func:`unevaluated_nodes`) says why, unless the same
     line also reads the name where it runs. Not where a function binds the name otherwise
-    (``def f(pkg): pkg.x``, ``forms = []; forms.append(f)``: ``Scopes.shadowed``)."""
+    (``def f(pkg): pkg.x``, ``forms = []; forms.append(f)``: ``Scopes.shadowed``). A read through a parent
+    package of an import name (``import requests`` for ``requests.packages.urllib3``) is one only inside it."""
     out: list[Use] = []
     at: dict[tuple[int, str], int] = {}
     never = unevaluated_nodes(tree)
@@ -215,7 +216,7 @@ def _attributes(rel: str, tree: ast.Module, bound: dict[str, str], python_scopes
                 path = resolve(node, bound)
                 if path is None or python_scopes.shadowed(node, (dotted(node) or "").partition(".")[0]):
                     continue
-            if path is None:
+            if path is None or not _inside(path, modules):
                 continue
             why = never.get(id(node), "")
             i = at.get((node.lineno, path))

@@ -1,0 +1,60 @@
+"""Import names under which another distribution re-exports the audited package.
+
+``requests`` puts urllib3's modules into ``sys.modules`` under ``requests.packages.urllib3`` at run
+time; code written against old requests imports urllib3 that way. No source of urllib3 holds that
+path, so the audit cannot bind it as written. A checklist that lists such a name beside the
+package's own (``import_names: [urllib3, requests.packages.urllib3]``) says what it is: a name
+whose last part is another of its import names, and which the package's source does not provide,
+is read as that name (``requests.packages.urllib3.contrib.appengine`` is
+``urllib3.contrib.appengine``). Nothing is guessed from the code: only names the checklist lists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from upgrade_checklists.audit.api import Unresolved
+from upgrade_checklists.project.use import Use
+
+SPELLED = "written `"  # how a use's ``via`` starts when its path was read through a re-exported name
+
+
+def vendored_names(names: list[str], model) -> dict[str, str]:
+    """``{re-exported name: the import name it stands for}`` among a checklist's import ``names``."""
+    out: dict[str, str] = {}
+    for name in names:
+        head, _, last = name.rpartition(".")
+        if not head or last not in names:
+            continue
+        try:
+            provided = model.resolves(name)
+        except Unresolved:
+            provided = False
+        if not provided:
+            out[name] = last
+    return out
+
+
+def _real(path: str, aliases: dict[str, str]) -> str:
+    for alias, real in aliases.items():
+        if path == alias or path.startswith(alias + "."):
+            return real + path[len(alias):]
+    return path
+
+
+def unvendored(uses: list[Use], aliases: dict[str, str]) -> list[Use]:
+    """``uses`` with each path under a re-exported name read as the package's own (``via`` says how the
+    code spelled it)."""
+    if not aliases:
+        return uses
+    out = []
+    for u in uses:
+        target = _real(u.target, aliases)
+        if target == u.target and not any(_real(p, aliases) != p for p in (*u.tried, *u.arms, u.star)):
+            out.append(u)
+            continue
+        alias = next((a for a in aliases if u.target == a or u.target.startswith(a + ".")), None)
+        via = u.via if alias is None or u.via else f"{SPELLED}{u.target}`: `{aliases[alias]}` re-exported as `{alias}`"
+        out.append(replace(u, target=target, via=via, tried=tuple(_real(p, aliases) for p in u.tried),
+                           arms=tuple(_real(p, aliases) for p in u.arms), star=_real(u.star, aliases) if u.star else ""))
+    return out
