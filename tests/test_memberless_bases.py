@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from upstream import app_findings, tagged_upstream, upgrade_audit
+from upstream import fixture_checklist, app_findings, tagged_upstream, upgrade_audit
 
 NODE_V1 = {
     "fakepkg/node/__init__.py": "from fakepkg.node.core import Folder, Table\nfrom fakepkg.node.testing import Case\n",
@@ -67,14 +67,7 @@ def collect(folder: Folder, table: Table):
     table.legacy()
     return folder.obj
 '''
-CHECKLIST = (
-    "---\npackage: fakepkg-node\ngithub: example/fakepkg-node\nbranch_template: v${VERSION}\n"
-    "upstream_paths:\n  - fakepkg/node/\nimport_names:\n  - fakepkg.node\n---\n\n"
-    "## Affected Files\n\n### Primary\n\n| File | Imports / Usage |\n| --- | --- |\n"
-    "| `app/collect.py` | `Folder`, `Table` |\n\n"
-    "### Secondary\n\n_None._\n\n### Tertiary\n\n_None._\n\n## API Usage Catalog\n\n_None._\n\n"
-    "## Version-Guarded Code\n\n_None._\n"
-)
+CHECKLIST = fixture_checklist("fakepkg-node", "fakepkg/node/", ["fakepkg.node"], {"app/collect.py": "`Folder`, `Table`"})
 
 
 def test_a_member_gone_from_a_class_on_abc_is_removed(tmp_path: Path, capsys) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from upstream import app_findings, tagged_upstream, upgrade_audit
+from upstream import fixture_checklist, app_findings, tagged_upstream, upgrade_audit
 
 V1 = {
     "corepkg/__init__.py": "",
@@ -32,14 +32,8 @@ from hostpkg.packages.corepkg.contrib import legacy
 OLD_HOST = hostpkg.__build__ < 0x020300
 ENCODED = fields.encode(1), legacy.fetch("u")
 '''
-CHECKLIST = (
-    "---\npackage: fakepkg-core\ngithub: example/fakepkg-core\nbranch_template: v${VERSION}\n"
-    "upstream_paths:\n  - corepkg/\nimport_names:\n  - corepkg\n  - hostpkg.packages.corepkg\n---\n\n"
-    "## Affected Files\n\n### Primary\n\n| File | Imports / Usage |\n| --- | --- |\n"
-    "| `app/compat.py` | `fields`, `legacy` |\n\n"
-    "### Secondary\n\n_None._\n\n### Tertiary\n\n_None._\n\n## API Usage Catalog\n\n_None._\n\n"
-    "## Version-Guarded Code\n\n_None._\n"
-)
+CHECKLIST = fixture_checklist("fakepkg-core", "corepkg/", ["corepkg", "hostpkg.packages.corepkg"],
+                              {"app/compat.py": "`fields`, `legacy`"})
 
 
 def test_uses_written_through_a_re_exported_name_are_the_packages(tmp_path: Path, capsys) -> None:

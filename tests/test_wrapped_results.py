@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from upstream import app_findings, tagged_upstream, upgrade_audit
+from upstream import fixture_checklist, app_findings, tagged_upstream, upgrade_audit
 from upgrade_checklists.core.reaching import reached_reads
 
 V1 = {
@@ -145,14 +145,7 @@ Encoder.probe = make_pool(Encoder.probe)
 Encoder.encode = make_encode(Encoder.encode)
 '''
 
-CHECKLIST = (
-    "---\npackage: fakepkg-vis\ngithub: example/fakepkg-vis\nbranch_template: v${VERSION}\n"
-    "upstream_paths:\n  - fakepkg/vis/\nimport_names:\n  - fakepkg.vis\n---\n\n"
-    "## Affected Files\n\n### Primary\n\n| File | Imports / Usage |\n| --- | --- |\n"
-    "| `app/wrap.py` | `Encoder` |\n\n"
-    "### Secondary\n\n_None._\n\n### Tertiary\n\n_None._\n\n## API Usage Catalog\n\n_None._\n\n"
-    "## Version-Guarded Code\n\n_None._\n"
-)
+CHECKLIST = fixture_checklist("fakepkg-vis", "fakepkg/vis/", ["fakepkg.vis"], {"app/wrap.py": "`Encoder`"})
 
 
 @pytest.fixture(scope="module")

@@ -320,3 +320,15 @@ def upgrade_audit(path: Path, capsys, package: str, upstreams: Path, files: dict
     project = audited_project(path, capsys, {**files, "pyproject.toml": project_pyproject(package, upstreams, old)})
     project.write("pyproject.toml", project_pyproject(package, upstreams, new))
     return project.run("audit", "--cache-dir", str(project.cache), "-v", *argv)
+
+
+def fixture_checklist(package: str, upstream_path: str, import_names: list[str], rows: dict[str, str]) -> str:
+    """A checklist of ``package`` (upstream ``example/<package>``, tags ``v<version>``) whose Primary table
+    lists ``rows`` (file -> its Imports / Usage cell); the other tables empty."""
+    names = "".join(f"  - {n}\n" for n in import_names)
+    table = "".join(f"| `{f}` | {cell} |\n" for f, cell in rows.items())
+    return (f"---\npackage: {package}\ngithub: example/{package}\nbranch_template: v${{VERSION}}\n"
+            f"upstream_paths:\n  - {upstream_path}\nimport_names:\n{names}---\n\n"
+            "## Affected Files\n\n### Primary\n\n| File | Imports / Usage |\n| --- | --- |\n"
+            f"{table}\n### Secondary\n\n_None._\n\n### Tertiary\n\n_None._\n\n## API Usage Catalog\n\n_None._\n\n"
+            "## Version-Guarded Code\n\n_None._\n")

@@ -623,12 +623,7 @@ class UpstreamModel(ServedNames):
                 classes = [parent]
             else:
                 classes = []
-                for base in parent.bases:
-                    path = getattr(base, "canonical_path", None) or str(base)
-                    try:
-                        found = self.find(path)
-                    except Unresolved:
-                        found = None
+                for path, found in self._resolved_bases(parent):
                     if found is None or found.kind.value != "class":
                         if path not in ("object", "builtins.object", "typing.Generic", "typing.Protocol"):
                             foreign.append(path)
@@ -1344,6 +1339,19 @@ class UpstreamModel(ServedNames):
                 continue
         return Path(fp).name
 
+    def _resolved_bases(self, obj) -> list[tuple[str, object]]:
+        """Each base of the class ``obj``: its path (canonical where griffe resolves it, else as written)
+        and what that path names in the loaded source, or None."""
+        out = []
+        for base in obj.bases:
+            path = getattr(base, "canonical_path", None) or str(base)
+            try:
+                found = self.find(path)
+            except Unresolved:
+                found = None
+            out.append((path, found))
+        return out
+
     def foreign_bases(self, cls: Api) -> list[str]:
         """The bases of class ``cls`` (at any depth) that are not in the loaded source (another
         distribution: ``torch.nn.Module``, ``httpx.Client``): its members inherited from them are unknown.
@@ -1356,12 +1364,7 @@ class UpstreamModel(ServedNames):
             if obj is None or id(obj) in seen or getattr(obj, "kind", None) is None or obj.kind.value != "class":
                 continue
             seen.add(id(obj))
-            for base in obj.bases:
-                path = getattr(base, "canonical_path", None) or str(base)
-                try:
-                    found = self.find(path)
-                except Unresolved:
-                    found = None
+            for path, found in self._resolved_bases(obj):
                 if found is None:
                     if path not in out and path not in _MEMBERLESS_BASES:
                         out.append(path)
@@ -1387,12 +1390,7 @@ class UpstreamModel(ServedNames):
             if path in out:
                 continue
             out.append(path)
-            for base in obj.bases:
-                where = getattr(base, "canonical_path", None) or str(base)
-                try:
-                    up = self.find(where)
-                except Unresolved:
-                    up = None
+            for where, up in self._resolved_bases(obj):
                 if up is not None and getattr(up, "kind", None) is not None and up.kind.value == "class":
                     stack.append(up)
                 elif f"?{where}" not in out:
