@@ -113,3 +113,5 @@ def test_a_standard_library_class_is_answered_by_this_interpreters_own() -> None
     assert stdlib_class("json.dumps") is None
     assert stdlib_class("fakepkg.node.Table") is None
     assert stdlib_has("this.Zen", "x") is None
+    # a class that serves names on its instances (``__getattr__``) may have any: not known
+    assert stdlib_has("unittest.mock.Mock", "anything") is None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import importlib
+import types
 
 #: modules whose import only defines names (no I/O, no threads, no output): the only ones asked
 _MODULES = frozenset({
@@ -49,9 +50,15 @@ def stdlib_class(path: str) -> type | None:
 
 
 def stdlib_has(path: str, name: str) -> bool | None:
-    """Whether the standard-library class ``path`` has the attribute ``name``; None for another class."""
+    """Whether the standard-library class ``path`` has the attribute ``name``; None for another class, and
+    for a name it lacks but may serve on its instances (``__getattr__``: ``unittest.mock.Mock``)."""
     cls = stdlib_class(path)
-    return None if cls is None else hasattr(cls, name)
+    if cls is None:
+        return None
+    if hasattr(cls, name):
+        return True
+    custom = any(isinstance(vars(c).get("__getattribute__"), types.FunctionType) for c in cls.__mro__)
+    return None if hasattr(cls, "__getattr__") or custom else False
 
 
 def spelled(cls: type) -> str:
