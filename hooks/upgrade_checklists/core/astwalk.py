@@ -127,7 +127,7 @@ def star_base(node: ast.ImportFrom, package: str) -> str:
     package's ``__init__``, else its parent's) names."""
     if not node.level:
         return node.module or ""
-    parts = package.split(".")
+    parts = package.split(".") if package else []
     keep = len(parts) - node.level + 1
     return ".".join(parts[:max(keep, 0)] + ([node.module] if node.module else []))
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, replace
 
-from upgrade_checklists.core.astwalk import imports, module_level, own_nodes, statements, stored_on, walk
+from upgrade_checklists.core.astwalk import imports, module_level, own_nodes, star_base, statements, stored_on, walk
 from upgrade_checklists.project import callsites
 from upgrade_checklists.project.calls import (NOT_METHODS, STAR_BOUND, Call, Scopes, _inside, bindings, decorator_name, dotted,
                                              dynamic_imports, find_calls, find_method_calls, make_call, resolve, statement_calls)
@@ -968,11 +968,7 @@ class _Project:
         for node in module_level(tree.body) if tree is not None else ():
             if not (isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)):
                 continue
-            base = node.module or ""
-            if node.level:
-                parts = pkg.split(".") if pkg else []
-                keep = len(parts) - node.level + 1
-                base = ".".join(parts[:max(keep, 0)] + ([node.module] if node.module else []))
+            base = star_base(node, pkg)
             target = self.files.get(base)
             if not target or _inside(base, self.modules):
                 continue  # not a project module (an upstream * import is not followed here)
@@ -1080,11 +1076,7 @@ class _Project:
         if not isinstance(call.func, ast.Name):
             return None
         name = call.func.id
-        tree = self.sources.tree(rel)
-        fn = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name), None)
-        found = (rel, fn) if fn is not None else None  # a module-level function of the wrapper's file
-        if found is None and self.names(rel).get(name):
-            found = self.function(rel, self.names(rel)[name])
+        found = self._named_function(rel, self.sources.tree(rel), call.func, self.names(rel))
         if found is None:
             return None
         frel, fn = found
