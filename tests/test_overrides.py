@@ -71,6 +71,10 @@ CMD_V1 = {
 
             def legacy(self):
                 return None
+
+
+        class Group(Command):
+            pass
         ''',
 }
 
@@ -117,6 +121,10 @@ CMD_V2 = {
         class Style:
             def paint(self, text, width):
                 return text
+
+
+        class Group(Command):
+            pass
         ''',
 }
 
@@ -714,6 +722,13 @@ class OnGreet(Late, Greet):
     pass
 '''
 
+# a second project class puts the mixin before another upstream base, which inherits the method
+GROUPED = '''
+
+class Grouped(Hooked, Group):
+    pass
+'''
+
 
 def test_super_in_a_project_mixin_binds_against_the_base_after_it(project: Repo, upstreams: Path) -> None:
     project.write("app/mixins.py", MIXINS_PY)
@@ -732,6 +747,20 @@ def test_super_in_a_project_mixin_binds_against_the_base_after_it(project: Repo,
         "and subclass `Based`, through `super()` uses `super().before(...)`",
         "app/mixins.py:8:1: REMOVED_API `fakepkg.cmd.base.Command` has no `before` at 2.0.0 (it had at the old version), "
         "and mixin `Hooked` before `Command` in `Plain`, through `super()` uses `super().before(...)`",
+    ]
+
+
+def test_a_mixin_failing_the_same_way_on_two_bases_is_one_finding_naming_both(project: Repo, upstreams: Path) -> None:
+    project.write("app/mixins.py", MIXINS_PY.replace("import Command\n", "import Command\nfrom fakepkg.cmd.base import Group\n", 1)
+                  + GROUPED)
+    project.commit("mixins")
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache))
+    got = sorted(line.split(" (checklists/")[0] for line in r.lines if line.startswith("app/mixins.py:9:"))
+    assert got == [
+        "app/mixins.py:9:1: REMOVED_API `fakepkg.cmd.base.Command` has no `before` at 2.0.0 (it had at the old version), "
+        "and mixin `Hooked`, through `super()` uses `super().before(...)` (the same on each upstream base it comes before: "
+        "`fakepkg.cmd.base.Command` in `Plain`, `fakepkg.cmd.base.Group` in `Grouped`)",
     ]
 
 

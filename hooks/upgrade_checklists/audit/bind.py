@@ -10,6 +10,7 @@ breaks), ``warning`` or ``info`` (nothing breaks here).
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field, replace
 
 from upgrade_checklists.audit.annotations import normalize, short
@@ -364,7 +365,7 @@ def _union_arms(bound: list[Bound]) -> None:
     for b in bound:
         u = b.use
         if u.arms and b.problems:
-            groups.setdefault((u.file, u.line, u.kind, u.member, u.arms, u.steps, u.via.split(": a `")[0]), []).append(b)
+            groups.setdefault((u.file, u.line, u.kind, u.member, u.arms, u.steps, _arms_shown(u.via)), []).append(b)
     for (*_k, shown), group in groups.items():
         if len(group) < 2:
             continue
@@ -383,9 +384,42 @@ def _union_arms(bound: list[Bound]) -> None:
             first_b, first_p = found[0]
             named = ", ".join(f"`{a}`" for a in arms)
             merged = (first_p[0], first_p[1], first_p[2], "; ".join(dict.fromkeys(cores)) + f" ({shown}: on the arms {named})")
+            if shown.startswith("mixin `"):
+                merged = _mixin_merged(found, shown) or merged
             for b, p in found:
                 b.problems = [x for x in b.problems if x is not p]
             first_b.problems.append(merged)
+
+
+def _arms_shown(via: str) -> str:
+    """What the uses on the arms of one union share: the receiver (``x` annotated `A | B` in `f``), or the
+    project mixin whose ``super()`` reaches each upstream base it comes before (``mixin `M`, through `super()```)."""
+    if via.startswith("mixin `") and " before `" in via:
+        return via.split(" before `")[0] + ", through `super()`"
+    return via.split(": a `")[0]
+
+
+_MIXIN_USER = re.compile(r" in `[^`]*`")  # the project class of ``mixin `M` before `B` in `C```
+
+
+def _mixin_merged(found: list[tuple[Bound, Problem]], shown: str) -> Problem | None:
+    """One problem for a mixin's ``super().m(...)`` that fails the same way on each upstream base it comes
+    before: the first base's message, said through the mixin, naming every base (as the messages name it) and
+    the project class that puts the mixin before it; None when the messages differ by more than that."""
+    texts, each = set(), {}
+    for b, p in found:
+        base = re.compile(rf"`((?:[\w.]+\.)?{re.escape(b.use.target.rsplit('.', 1)[-1])})`")
+        named = base.search(p[3])
+        if named is None:
+            return None
+        texts.add(base.sub("`\0`", p[3].replace(b.use.via, "\1"), count=1))
+        user = _MIXIN_USER.search(b.use.via)
+        each[f"`{named.group(1)}`{user.group(0) if user else ''}"] = None
+    if len(texts) != 1:
+        return None
+    first_b, first_p = found[0]
+    text = first_p[3].replace(first_b.use.via, shown)
+    return (first_p[0], first_p[1], first_p[2], f"{text} (the same on each upstream base it comes before: {', '.join(each)})")
 
 
 def has_member(model: UpstreamModel | None, dotted: str) -> bool | None:

@@ -1329,9 +1329,10 @@ class _Project:
             for fn in self.node(mixin).body:
                 if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     continue
+                arms = tuple(sorted(targets)) if len(targets) > 1 else ()
                 for target, (user, own) in sorted(targets.items()):
                     via = f"mixin `{short}` before `{target.rsplit('.', 1)[-1]}` in `{user.rsplit('.', 1)[-1]}`"
-                    out += [u for u in _self_uses(mixin.file, text, fn, target, via, set(), set(own))
+                    out += [replace(u, arms=arms) for u in _self_uses(mixin.file, text, fn, target, via, set(), set(own))
                             if u.kind == MEMBER and u.via.endswith("through `super()`")]
         return out
 
