@@ -532,3 +532,47 @@ def test_the_audit_checks_each_arm_of_a_union(tmp_path: Path, capsys, upstreams:
     # Basket.first() gives (15, its label) is not known: all counted
     cov = next(line for line in r.lines if "uses found" in line)
     assert "4 unknown (3 not found in the loaded upstream source, 1 the class of a receiver reached from upstream is not known)" in cov
+
+
+EARLY_PY = '''\
+from fakepkg.shop import Item
+
+
+def asserted(x):
+    assert isinstance(x, Item)
+    x.ship("a")  # 6: narrowed by the assert
+
+
+def early(x, y):
+    if not isinstance(x, Item):
+        return None
+    x.ship("b")  # 12: narrowed: the if leaves the function otherwise
+    if not isinstance(y, Item) or not y:
+        raise TypeError(y)
+    y.ship("c")  # 15: narrowed by one arm of the `or`
+    x = None
+    x.ship("d")  # 17: assigned since: not narrowed any more
+
+
+def not_leaving(x):
+    if not isinstance(x, Item):
+        print(x)
+    x.ship("e")  # 23: the body does not leave: not narrowed
+
+
+def in_loop(xs):
+    for x in xs:
+        if not isinstance(x, Item):
+            continue
+        x.ship("f")  # 30: narrowed for the rest of the loop body
+    x.ship("g")  # 31: after the loop: not narrowed
+'''
+
+
+def test_a_test_that_leaves_or_an_assert_narrows_what_follows() -> None:
+    got = sorted((u.line, u.target, u.member, u.via) for u in _uses(EARLY_PY) if u.kind == ANNOTATED)
+    assert [(line, target, member) for line, target, member, _via in got] == [
+        (6, "fakepkg.shop.Item", "ship"), (12, "fakepkg.shop.Item", "ship"), (15, "fakepkg.shop.Item", "ship"),
+        (30, "fakepkg.shop.Item", "ship")]
+    assert got[0][3] == "`x` narrowed by `assert isinstance(x, fakepkg.shop.Item)` in `asserted`"
+    assert got[1][3] == "`x` narrowed by `if not isinstance(x, fakepkg.shop.Item): return` in `early`"

@@ -738,7 +738,7 @@ class Scope:
     def narrowed(self) -> dict[int, tuple[Up, str]]:
         """id(Name node) -> (its class, how) for each ``x`` read where ``isinstance(x, pkg.Cls)``
         holds: the ``if`` body (and the rest of an ``and`` test), unless the body assigns ``x``."""
-        out: dict[int, tuple[Up, str]] = {}
+        out: dict[int, tuple[Up, str]] = self._narrowed_after()
         for node in self.nodes:  # outer ``if`` first: an inner one's narrowing wins
             if not isinstance(node, ast.If):
                 continue
@@ -759,6 +759,52 @@ class Scope:
                         if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
                             out[id(n)] = (Up(cls), how)
         return out
+
+    def _narrowed_after(self) -> dict[int, tuple[Up, str]]:
+        """id(Name node) -> (its class, how) for each ``x`` read after ``assert isinstance(x, pkg.Cls)``, or
+        after ``if not isinstance(x, pkg.Cls): return`` (a body that ends in ``return``, ``raise``,
+        ``continue`` or ``break``, no ``else``), in the statements that follow in the same block, up to
+        one that assigns ``x``."""
+        out: dict[int, tuple[Up, str]] = {}
+        for block in self._blocks():
+            for i, stmt in enumerate(block):
+                for name, cls, shown in self._holds_after(stmt):
+                    how = f"`{name}` narrowed by `{shown}` in `{self.fn.name}`"
+                    for later in block[i + 1:]:
+                        if any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in walk(later)):
+                            break
+                        for n in walk(later):
+                            if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+                                out[id(n)] = (Up(cls), how)
+        return out
+
+    def _blocks(self) -> Iterator[list[ast.stmt]]:
+        """The statement lists of this function's own body (nested functions' bodies left out)."""
+        if isinstance(getattr(self.fn, "body", None), list):
+            yield self.fn.body
+        for node in self.nodes:
+            if isinstance(node, _SCOPES):
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(node, field, None)
+                if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                    yield block
+
+    def _holds_after(self, stmt: ast.stmt) -> list[tuple[str, str, str]]:
+        """(name, class, the test as shown) for each ``isinstance(name, pkg.Cls)`` that holds once ``stmt`` ran
+        and the block goes on: an ``assert`` of it (alone or in an ``and``), or an ``if`` of its negation (alone
+        or in an ``or``) whose body always leaves the block."""
+        if isinstance(stmt, ast.Assert):
+            tests = stmt.test.values if isinstance(stmt.test, ast.BoolOp) and isinstance(stmt.test.op, ast.And) else [stmt.test]
+            got = [self._isinstance(t) for t in tests]
+            return [(g[0], g[1], f"assert isinstance({g[0]}, {g[1]})") for g in got if g is not None]
+        if not (isinstance(stmt, ast.If) and not stmt.orelse and stmt.body
+                and isinstance(stmt.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))):
+            return []
+        tests = stmt.test.values if isinstance(stmt.test, ast.BoolOp) and isinstance(stmt.test.op, ast.Or) else [stmt.test]
+        got = [self._isinstance(t.operand) for t in tests if isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Not)]
+        exit_ = type(stmt.body[-1]).__name__.lower()
+        return [(g[0], g[1], f"if not isinstance({g[0]}, {g[1]}): {exit_}") for g in got if g is not None]
 
     def _isinstance(self, t: ast.expr) -> tuple[str, str] | None:
         if not (isinstance(t, ast.Call) and isinstance(t.func, ast.Name) and t.func.id == "isinstance"
