@@ -1568,6 +1568,38 @@ class _Project:
                                    forwarded=True))
         return out
 
+    def inherited_constructor(self, name: str) -> str | None:
+        """The upstream class whose constructor a call of project class ``name`` runs, when no project class
+        on the way takes part: each defines no ``__init__`` / ``__new__`` (nor any way of building an instance
+        the source does not spell: ``_INIT_BLOCKERS``), has no decorator (``@dataclass`` writes an
+        ``__init__``) and no class keyword (``metaclass=``), and its bases are one upstream or project class,
+        beside project mixins of no base of their own that are as plain. None otherwise."""
+        seen: set[str] = set()
+        q = name
+        while q in self.classes and q not in seen:
+            seen.add(q)
+            cls = self.classes[q]
+            node = self.node(cls)
+            if (node.decorator_list or node.keywords
+                    or ({"__init__"} | _INIT_BLOCKERS) & self._defined([q])):
+                return None
+            main = [b for b in cls.bases if not self._plain_mixin(b)]
+            if len(main) != 1:
+                return None
+            if _inside(main[0], self.modules):
+                return main[0]
+            q = main[0]
+        return None
+
+    def _plain_mixin(self, name: str) -> bool:
+        """A project class of no base that defines no constructor and has no decorator nor class keyword."""
+        cls = self.classes.get(name)
+        if cls is None or cls.bases:
+            return False
+        node = self.node(cls)
+        return (not node.bases and not node.decorator_list and not node.keywords
+                and not ({"__init__"} | _INIT_BLOCKERS) & self._defined([name]))
+
     def _callers(self) -> list[Use]:
         """Calls of the project subclasses elsewhere in the project, and what they use on the instance."""
         out: list[Use] = []
@@ -1587,6 +1619,12 @@ class _Project:
                 base, chain = self.upstream_base(q)
                 short = q.rsplit(".", 1)[-1]
                 c = make_call(q, where, node, stmt, lines)
+                runs = self.inherited_constructor(q)
+                if runs is not None and (c.keywords or c.positional or c.star_args or c.star_kwargs):
+                    # ``Sub(a, key=v)`` runs the upstream base's constructor: its arguments are that call's
+                    ctor = replace(make_call(runs, where, node, stmt, lines), used=False, assigned_to=None, unpacked=False,
+                                   members_only=False, targets=0)
+                    out.append(Use(rel, c.line, CALL, runs, call=ctor, via=f"`{short}(...)`: the constructor it inherits"))
                 if c.assigned_to:
                     own = self._defined(chain) | self._written(chain)
                     for mc in find_method_calls(text, tree, c.assigned_to, None):
