@@ -628,6 +628,7 @@ def test_only_files_a_use_can_be_in_are_parsed() -> None:
         ("app/base.py", 1, IMPORT, "pkg.Engine", "", ""),
         ("app/base.py", 5, OVERRIDE, "pkg.Engine", "go", "subclass `Mine`"),  # bound only if Engine has a go
         ("app/base.py", 6, MEMBER, "pkg.Engine", "run", "subclass `Mine`"),
+        ("app/build.py", 5, CALL, "pkg.Engine", "", "`Mine(...)`: the constructor it inherits"),  # Mine has none of its own
         ("app/build.py", 6, MEMBER, "pkg.Engine", "stop", "a `Mine` instance"),
     ]
     assert sorted(sources._trees) == ["app/base.py", "app/build.py"]  # kept; other.py was read for its classes, not kept
