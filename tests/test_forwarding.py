@@ -286,3 +286,69 @@ def test_a_forward_into_a_removed_method_is_said_once_at_the_forwarding_call(tmp
     # is the project's own call of it (line 7), not theirs
     assert len(errors) == 1 and errors[0].startswith("app/fields.py:7:1: REMOVED_API "), r.lines
     assert "`fakepkg.web.fields.Field` has no `fail` at 2.0.0" in errors[0]
+
+
+# a project subclass with no constructor of its own: calling it calls the upstream base's
+INHERITS_PY = '''\
+import dataclasses
+
+from fakepkg.web import Client
+
+
+class Plain(Client):
+    prefix = "/api"
+
+
+class Greeter:
+    def hello(self):
+        return "hi"
+
+
+class Mixed(Greeter, Plain):
+    pass
+
+
+class Own(Client):
+    def __init__(self, app, follow_redirects=False):
+        super().__init__(app)
+
+
+@dataclasses.dataclass
+class Data(Client):
+    app: object = None
+    follow_redirects: bool = False
+'''
+
+INHERITS_CALLERS_PY = '''\
+from app.helpers import Data, Mixed, Own, Plain
+
+
+def test_subclasses(app):
+    Plain(app, follow_redirects=True)
+    Mixed(app, follow_redirects=True)
+    Own(app, follow_redirects=True)
+    Data(app, follow_redirects=True)
+    Plain(app, cookies={})
+    client = Plain(app, "/", True, None)
+'''
+
+
+def test_a_subclass_without_a_constructor_is_called_with_its_upstream_bases(tmp_path: Path, capsys, upstreams: Path) -> None:
+    project = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/helpers.py": INHERITS_PY, "tests/test_client.py": INHERITS_CALLERS_PY,
+        "checklists/fakepkg-web.md": CHECKLIST.replace("`Client`, `Session`, `connect`", "`Client`"),
+        "pyproject.toml": pyproject(upstreams, "1.0.0")})
+    project.write("pyproject.toml", pyproject(upstreams, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache))
+    assert r.code == 1, r.out
+    assert at_callers(r) == [
+        ("tests/test_client.py:5:1", "REMOVED_PARAM `fakepkg.web.client.Client`: keyword `follow_redirects` was removed "
+                                     "(`Plain(...)`: the constructor it inherits)"),
+        # a project mixin of no base and no constructor before it changes nothing
+        ("tests/test_client.py:6:1", "REMOVED_PARAM `fakepkg.web.client.Client`: keyword `follow_redirects` was removed "
+                                     "(`Mixed(...)`: the constructor it inherits)"),
+        # line 7: its own __init__ takes the keyword; line 8: @dataclass writes one; line 9: cookies is still there
+        # four positional arguments where 2.0.0 takes three
+        ("tests/test_client.py:10:1", "POSITION_CHANGED `fakepkg.web.client.Client`: `cookies` is now keyword-only, and this "
+                                      "call passes it by position (`Plain(...)`: the constructor it inherits)"),
+    ]

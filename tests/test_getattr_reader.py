@@ -127,3 +127,58 @@ def test_a_lazy_table_made_at_run_time_is_undecided() -> None:
     src = "import sys\nfrom .u import Lazy, build\n_file = __file__\nsys.modules[__name__] = Lazy(__name__, _file, build(_file))\n"
     with pytest.raises(Undecided):
         reader(src).run("Anything")
+
+
+RENAMES = '''
+    import warnings
+
+    from .shapes import Circle
+
+    _renamed = {
+        "Round": ("Circle", Circle),
+        "Blank": None,
+    }
+
+
+    def __getattr__(attr):
+        hit = _renamed.get(attr)
+        if hit:
+            warnings.warn(f"`pkg.{attr}` is now `pkg.{hit[0]}`", DeprecationWarning)
+            return hit[1]
+        raise AttributeError(f"module 'pkg' has no attribute '{attr}'")
+    '''
+
+
+def test_a_name_found_by_a_get_on_a_table_of_renames_is_served_with_its_warning() -> None:
+    got = reader(RENAMES).run("Round")
+    assert isinstance(got, Served) and got.line == 16 and got.warning == "`pkg.Round` is now `pkg.{hit[0]}`"
+
+
+def test_a_name_the_table_lacks_or_maps_to_nothing_falls_through_to_the_refusal() -> None:
+    assert reader(RENAMES).run("Square") == Gone(False, "module 'pkg' has no attribute 'Square'", 17)
+    assert isinstance(reader(RENAMES).run("Blank"), Gone)  # its entry is None: ``if hit`` is false
+
+
+def test_a_get_tested_against_none_and_a_default_are_read_too() -> None:
+    src = '''
+        _moved = {"old": ("new",)}
+
+
+        def __getattr__(name):
+            where = _moved.get(name, ())
+            if where is not None and where:
+                return 1
+            raise AttributeError(name)
+        '''
+    assert isinstance(reader(src).run("old"), Served)
+    assert isinstance(reader(src).run("other"), Gone)  # the default ``()`` is not None, but empty
+
+
+@pytest.mark.parametrize("table", [
+    '_renamed = {"Round": _make()}',  # an entry whose truth is not spelt
+    '_renamed = _build()',  # a table made by a call
+])
+def test_a_get_whose_value_cannot_be_told_is_undecided(table: str) -> None:
+    src = f"{table}\n\n\ndef __getattr__(attr):\n    hit = _renamed.get(attr)\n    if hit:\n        return hit\n    raise AttributeError(attr)\n"
+    with pytest.raises(Undecided):
+        reader(src).run("Round")

@@ -628,6 +628,7 @@ def test_only_files_a_use_can_be_in_are_parsed() -> None:
         ("app/base.py", 1, IMPORT, "pkg.Engine", "", ""),
         ("app/base.py", 5, OVERRIDE, "pkg.Engine", "go", "subclass `Mine`"),  # bound only if Engine has a go
         ("app/base.py", 6, MEMBER, "pkg.Engine", "run", "subclass `Mine`"),
+        ("app/build.py", 5, CALL, "pkg.Engine", "", "`Mine(...)`: the constructor it inherits"),  # Mine has none of its own
         ("app/build.py", 6, MEMBER, "pkg.Engine", "stop", "a `Mine` instance"),
     ]
     assert sorted(sources._trees) == ["app/base.py", "app/build.py"]  # kept; other.py was read for its classes, not kept
@@ -746,3 +747,59 @@ def test_a_module_aliased_once_in_a_function_is_read_through_the_alias() -> None
     # once assigned: read through; assigned twice, or a parameter: not the module; another function: nothing
     assert sorted((u.line, u.target) for u in uses if u.kind == ATTRIBUTE) == [
         (5, "fakepkg.pool"), (6, "fakepkg.pool.Verified"), (7, "fakepkg.pool"), (10, "fakepkg.pool")]
+
+
+def test_a_subclass_defined_in_a_function_or_a_class_body_is_followed() -> None:
+    """Tests often define their subclass where they use it: in the test function, or in the test class's
+    body (then built through ``self.X(...)``). Its ``self.x`` reads, its overrides and the constructor it
+    inherits are uses, as for a module-level class; a call is read only where the name is that class."""
+    src = textwrap.dedent('''\
+        from pkg import Engine
+
+
+        def test_local():
+            class Fast(Engine):
+                def go(self):
+                    return self.speed
+
+            class Faster(Fast):
+                pass
+
+            Fast(gear=2)
+            Faster(gear=3)
+
+
+        def test_elsewhere():
+            Fast(gear=4)
+
+
+        def test_rebound():
+            class Fast(Engine):
+                pass
+
+            Fast = make()
+            Fast(gear=5)
+
+
+        class TestEngines:
+            class Slow(Engine):
+                pass
+
+            def test_built(self):
+                if True:
+                    return self.Slow(gear=6)
+
+            def test_by_class(self):
+                return TestEngines.Slow(gear=7)
+        ''')
+    got = sorted((u.line, u.kind, u.target, u.member or "", u.via)
+                 for u in find_uses({"tests/test_e.py": (src, ast.parse(src))}, ["pkg"]) if u.kind not in (ATTRIBUTE, IMPORT))
+    assert got == [
+        (6, OVERRIDE, "pkg.Engine", "go", "subclass `Fast`"),
+        (7, MEMBER, "pkg.Engine", "speed", "subclass `Fast`"),
+        (12, CALL, "pkg.Engine", "", "`Fast(...)`: the constructor it inherits"),
+        (13, CALL, "pkg.Engine", "", "`Faster(...)`: the constructor it inherits"),  # its base is the class beside it
+        # line 17: another function's `Fast` is not this one; line 25: the name is bound again before the call
+        (34, CALL, "pkg.Engine", "", "`Slow(...)`: the constructor it inherits"),
+        (37, CALL, "pkg.Engine", "", "`Slow(...)`: the constructor it inherits"),
+    ]

@@ -200,7 +200,7 @@ class GetattrReader:
     """Runs module ``modname``'s ``__getattr__`` (or the lazy table it hands to a lazy module) for
     one name, statically: each ``if`` is decided when its test compares the name with constants
     or looks it up in a table the module spells (a dict, set, list or tuple of strings, also one
-    imported from a sibling module, ``__all__``); ``warnings.warn(..., DeprecationWarning)`` is a
+    imported from a sibling module, ``__all__``), or tests what such a dict's ``.get(name)`` gave; ``warnings.warn(..., DeprecationWarning)`` is a
     deprecation; ``raise`` is a refusal (:class:`Gone`); ``return`` serves a target (an import,
     ``getattr(mod, name)``, ``globals()[...]``, ``import_module(...)``, a table's value). What it
     cannot decide raises :class:`Undecided`. ``load(dotted)`` gives another module's tree."""
@@ -441,8 +441,45 @@ class GetattrReader:
             return None
         return None
 
+    def _looked_up(self, node: ast.AST, st: _State) -> ast.AST | None:
+        """What a local bound to ``TABLE.get(name)`` (``TABLE.get(name, default)``) holds, as a node: the
+        table's value for the name (its entry in the module's dict display), else the default (``None``);
+        None when that cannot be told (not such a local, a table not spelt out, an entry added elsewhere)."""
+        if not (isinstance(node, ast.Name) and node.id != st.param and node.id in st.locals):
+            return None
+        kind, call = st.locals[node.id]
+        if not (kind == "value" and isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "get" and 1 <= len(call.args) <= 2 and not call.keywords
+                and isinstance(call.func.value, ast.Name) and self._scalar(call.args[0], st) is not None):
+            return None
+        box = self._container(call.func.value, st)
+        if not isinstance(box, dict):
+            return None
+        key = self._scalar(call.args[0], st)
+        if key not in box:
+            return call.args[1] if len(call.args) == 2 else ast.Constant(None)
+        for n in self.top:  # the entry as the module spells it
+            if (isinstance(n, ast.Assign) and isinstance(n.value, ast.Dict)
+                    and any(isinstance(t, ast.Name) and t.id == call.func.value.id for t in n.targets)):
+                for k, v in zip(n.value.keys, n.value.values):
+                    if k is not None and _literal(k) == key:
+                        return v
+        return None
+
     def _test(self, node: ast.AST, st: _State):
         """True / False / None (cannot tell)."""
+        if isinstance(node, ast.Name) and node.id != st.param:  # ``found = TABLE.get(name)`` … ``if found:``
+            return _truth(self._looked_up(node, st))
+        if (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))
+                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None):
+            got = self._looked_up(node.left, st)  # ``if found is None:``
+            if isinstance(got, ast.Constant):
+                none = got.value is None
+            elif isinstance(got, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+                none = False
+            else:
+                return None
+            return none if isinstance(node.ops[0], ast.Is) else not none
         if isinstance(node, ast.BoolOp):
             values = [self._test(v, st) for v in node.values]
             if isinstance(node.op, ast.And):
@@ -599,6 +636,18 @@ def _names_it(test: ast.AST, param: str) -> bool:
             if any(isinstance(x, ast.Name) and x.id == param for x in (n.left, n.comparators[0])):
                 return True
     return False
+
+
+def _truth(node: ast.AST | None) -> bool | None:
+    """Whether a value spelt as ``node`` is true: a constant, a display (a tuple, list, set or dict, by
+    whether it has elements); None when that cannot be told."""
+    if isinstance(node, ast.Constant):
+        return bool(node.value)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts)
+    if isinstance(node, ast.Dict):
+        return bool(node.keys)
+    return None
 
 
 def _literal(node: ast.AST):

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, replace
 
-from upgrade_checklists.core.astwalk import imports, module_level, own_nodes, star_base, statements, stored_on, walk
+from upgrade_checklists.core.astwalk import BLOCKS, imports, module_level, own_nodes, star_base, statements, stored_on, walk
 from upgrade_checklists.project import callsites
 from upgrade_checklists.project.calls import (NOT_METHODS, STAR_BOUND, Call, Scopes, _inside, bindings, decorator_name, dotted,
                                              dynamic_imports, find_calls, find_method_calls, make_call, resolve, statement_calls)
@@ -167,7 +167,7 @@ def subclasses(sources, modules: list[str]) -> list[tuple[str, str, str, int]]:
     project = _Project(Sources.of(sources), modules)
     out = []
     for name, cls in sorted(project.classes.items()):
-        up = project.upstream_base(name)
+        up = project.upstream_base(name) if not cls.path else None
         if up is not None:
             out.append((up[0], name, cls.file, project.node(cls).lineno))
     return out
@@ -848,6 +848,33 @@ class _Class:
     file: str
     at: int  # its statement's index in the file's body (the node is parsed again when needed)
     bases: list[str]  # qualified names of the bases (project or upstream)
+    #: a class defined in a function or class body: the (field, index) steps from the module to it
+    path: tuple[tuple[str, int], ...] = ()
+
+
+def nested_classes(tree: ast.Module) -> list[tuple[tuple[tuple[str, int], ...], str, ast.ClassDef, dict[str, str]]]:
+    """``(path, qualname, node, siblings)`` of each class defined inside a module-level function or class
+    (at any depth, through ``if`` / ``with`` / ``try`` blocks): ``path`` the (field, index) steps from the module
+    to it, ``qualname`` as Python's ``__qualname__`` (``test_x.<locals>.MySchema``, ``TestUsers.UserSchema``),
+    ``siblings`` the classes defined earlier in the same function or class body (local name -> qualname)."""
+    out = []
+
+    def visit(node: ast.AST, path: tuple, qual: str, local: dict[str, str]) -> None:
+        for fld in BLOCKS:
+            for i, x in enumerate(getattr(node, fld, None) or ()):
+                step = (*path, (fld, i))
+                if isinstance(x, ast.ClassDef):
+                    if path:  # not a module-level class
+                        out.append((step, qual + x.name, x, dict(local)))
+                        local[x.name] = qual + x.name
+                    visit(x, step, f"{qual}{x.name}.", {})
+                elif isinstance(x, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    visit(x, step, f"{qual}{x.name}.<locals>.", {})
+                elif isinstance(x, ast.AST):
+                    visit(x, step, qual, local)
+
+    visit(tree, (), "", {})
+    return out
 
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
@@ -926,6 +953,10 @@ class _Project:
                 if isinstance(node, ast.ClassDef):
                     bases = [q for q in (resolve(b, names) for b in node.bases) if q]
                     self.classes[f"{mod}.{node.name}"] = _Class(f"{mod}.{node.name}", rel, at, bases)
+            for path, qual, node, siblings in nested_classes(tree):
+                bases = [f"{mod}.{siblings[b.id]}" if isinstance(b, ast.Name) and b.id in siblings else resolve(b, names)
+                         for b in node.bases]
+                self.classes[f"{mod}.{qual}"] = _Class(f"{mod}.{qual}", rel, path[0][1], [q for q in bases if q], path)
         self._upstream: dict[str, tuple[str, list[str]] | None] = {}
         self._stars: dict[str, dict[str, str]] = {}
         #: project class -> (method, line, file) called on its instances elsewhere (``_callers``)
@@ -990,7 +1021,12 @@ class _Project:
         return self._names[rel]
 
     def node(self, cls: _Class) -> ast.ClassDef:
-        return self.sources.tree(cls.file).body[cls.at]
+        if not cls.path:
+            return self.sources.tree(cls.file).body[cls.at]
+        node = self.sources.tree(cls.file)
+        for fld, i in cls.path:
+            node = getattr(node, fld)[i]
+        return node
 
     def upstream_base(self, name: str, seen: frozenset = frozenset()) -> tuple[str, list[str]] | None:
         """(upstream base path, [project classes from ``name`` up]) or None."""
@@ -1569,6 +1605,73 @@ class _Project:
                                    forwarded=True))
         return out
 
+    def inherited_constructor(self, name: str) -> str | None:
+        """The upstream class whose constructor a call of project class ``name`` runs, when no project class
+        on the way takes part: each defines no ``__init__`` / ``__new__`` (nor any way of building an instance
+        the source does not spell: ``_INIT_BLOCKERS``), has no decorator (``@dataclass`` writes an
+        ``__init__``) and no class keyword (``metaclass=``), and its bases are one upstream or project class,
+        beside project mixins of no base of their own that are as plain. None otherwise."""
+        seen: set[str] = set()
+        q = name
+        while q in self.classes and q not in seen:
+            seen.add(q)
+            cls = self.classes[q]
+            node = self.node(cls)
+            if (node.decorator_list or node.keywords
+                    or ({"__init__"} | _INIT_BLOCKERS) & self._defined([q])):
+                return None
+            main = [b for b in cls.bases if not self._plain_mixin(b)]
+            if len(main) != 1:
+                return None
+            if _inside(main[0], self.modules):
+                return main[0]
+            q = main[0]
+        return None
+
+    def _plain_mixin(self, name: str) -> bool:
+        """A project class of no base that defines no constructor and has no decorator nor class keyword."""
+        cls = self.classes.get(name)
+        if cls is None or cls.bases:
+            return False
+        node = self.node(cls)
+        return (not node.bases and not node.decorator_list and not node.keywords
+                and not ({"__init__"} | _INIT_BLOCKERS) & self._defined([name]))
+
+    def _nested_callees(self, rel: str, tree: ast.Module, wanted: set[str]) -> dict[int, str]:
+        """id(call) -> the class of ``wanted`` defined in a function or class body that the call makes: its
+        name called in the function defining it (and in the functions nested there), ``self.X(...)`` /
+        ``cls.X(...)`` / ``Outer.X(...)`` in the methods of the class whose body defines it; not where the
+        function binds the name otherwise."""
+        mod = module_name(rel)
+        found = [(path, f"{mod}.{qual}") for path, qual, _n, _s in nested_classes(tree) if f"{mod}.{qual}" in wanted]
+        out: dict[int, str] = {}
+        for path, q in found:
+            holder: ast.AST = tree  # the function or class whose body holds the class (through its blocks)
+            node: ast.AST = tree
+            for fld, i in path[:-1]:
+                node = getattr(node, fld)[i]
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    holder = node
+            short = q.rsplit(".", 1)[-1]
+            if isinstance(holder, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                stores = {n.id for n in walk(holder) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                if short in stores:
+                    continue
+                for _stmt, call, _w in statement_calls(holder):
+                    if isinstance(call.func, ast.Name) and call.func.id == short:
+                        out.setdefault(id(call), q)
+            elif isinstance(holder, ast.ClassDef):
+                for fn in holder.body:
+                    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not (fn.args.posonlyargs + fn.args.args):
+                        continue
+                    me = (fn.args.posonlyargs + fn.args.args)[0].arg
+                    for _stmt, call, _w in statement_calls(fn):
+                        f = call.func
+                        if (isinstance(f, ast.Attribute) and f.attr == short and isinstance(f.value, ast.Name)
+                                and f.value.id in (me, holder.name)):
+                            out.setdefault(id(call), q)
+        return out
+
     def _callers(self) -> list[Use]:
         """Calls of the project subclasses elsewhere in the project, and what they use on the instance."""
         out: list[Use] = []
@@ -1581,13 +1684,20 @@ class _Project:
             names = self.names(rel)
             text = self.sources.text(rel)
             lines = text.splitlines()
+            local = self._nested_callees(rel, tree, subclasses)
             for stmt, node, where in statement_calls(tree):
-                q = resolve(node.func, names)
+                q = local.get(id(node)) or resolve(node.func, names)
                 if q not in subclasses:
                     continue
                 base, chain = self.upstream_base(q)
                 short = q.rsplit(".", 1)[-1]
                 c = make_call(q, where, node, stmt, lines)
+                runs = self.inherited_constructor(q)
+                if runs is not None and (c.keywords or c.positional or c.star_args or c.star_kwargs):
+                    # ``Sub(a, key=v)`` runs the upstream base's constructor: its arguments are that call's
+                    ctor = replace(make_call(runs, where, node, stmt, lines), used=False, assigned_to=None, unpacked=False,
+                                   members_only=False, targets=0)
+                    out.append(Use(rel, c.line, CALL, runs, call=ctor, via=f"`{short}(...)`: the constructor it inherits"))
                 if c.assigned_to:
                     own = self._defined(chain) | self._written(chain)
                     for mc in find_method_calls(text, tree, c.assigned_to, None):
