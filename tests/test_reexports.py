@@ -155,3 +155,16 @@ def test_a_misspelt_re_exported_name_leaves_the_real_one_warned_of(tmp_path: Pat
     # the audit reads the checklist as it is: the bad name covers nothing, so the name the code imports is left out
     r, got = _audit(tmp_path, capsys, upstreams, ["corepkg", "hostpkg..packages.corepkg"], {"app/legacy.py": LEGACY_PY})
     assert got == [("app/legacy.py:1", "UNRESOLVED", WARNING.format(why="`corepkg.contrib.legacy` is corepkg's", more=""))]
+
+
+def test_a_guard_through_a_listed_re_exported_name_is_judged_as_the_packages(tmp_path: Path, capsys, upstreams: Path) -> None:
+    checklist = fixture_checklist("fakepkg-core", "corepkg/", ["corepkg", "hostpkg.packages.corepkg"],
+                                  {"app/compat.py": "`fields`"}).replace(
+        "## Version-Guarded Code\n\n_None._\n", "## Version-Guarded Code\n\n- `app/compat.py:2` — the re-exported import\n")
+    tmp_path.mkdir(exist_ok=True)
+    r = upgrade_audit(tmp_path / "project", capsys, "fakepkg-core", upstreams, {
+        "app/__init__.py": "", "app/compat.py": COMPAT_PY, "checklists/fakepkg-core.md": checklist})
+    # `hostpkg.packages.corepkg.fields` is `corepkg.fields`, there at both versions: a guard already dead at the old
+    # one (counted), never "does not resolve: the fallback is still needed"
+    assert not [f for f in app_findings(r) if f[0] == "app/compat.py:2"]
+    assert any("GUARD_DEAD [info] 1 version guard(s) not listed: already dead at the old version 1.0.0" in line for line in r.lines)

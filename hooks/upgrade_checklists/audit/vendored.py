@@ -38,7 +38,8 @@ def vendored_names(names: list[str], model) -> dict[str, str]:
     return out
 
 
-def _real(path: str, aliases: dict[str, str]) -> str:
+def real_path(path: str, aliases: dict[str, str]) -> str:
+    """``path`` with a re-exported name at its start read as the package's (:func:`vendored_names`)."""
     for alias, real in aliases.items():
         if path == alias or path.startswith(alias + "."):
             return real + path[len(alias):]
@@ -52,14 +53,14 @@ def unvendored(uses: list[Use], aliases: dict[str, str]) -> list[Use]:
         return uses
     out = []
     for u in uses:
-        target = _real(u.target, aliases)
-        if target == u.target and not any(_real(p, aliases) != p for p in (*u.tried, *u.arms, u.star)):
+        target = real_path(u.target, aliases)
+        if target == u.target and not any(real_path(p, aliases) != p for p in (*u.tried, *u.arms, u.star)):
             out.append(u)
             continue
         alias = next((a for a in aliases if u.target == a or u.target.startswith(a + ".")), None)
         via = u.via if alias is None or u.via else f"{SPELLED}{u.target}`: `{aliases[alias]}` re-exported as `{alias}`"
-        out.append(replace(u, target=target, via=via, tried=tuple(_real(p, aliases) for p in u.tried),
-                           arms=tuple(_real(p, aliases) for p in u.arms), star=_real(u.star, aliases) if u.star else ""))
+        out.append(replace(u, target=target, via=via, tried=tuple(real_path(p, aliases) for p in u.tried),
+                           arms=tuple(real_path(p, aliases) for p in u.arms), star=real_path(u.star, aliases) if u.star else ""))
     return out
 
 
