@@ -157,7 +157,7 @@ def test_mdformat_output_parses_the_same(tmp_path: Path) -> None:
         ("github: example/fakepkg\n", "",
          "checklists/fakepkg-core.md:1:1: FRONTMATTER frontmatter key 'github' is missing or empty"),
         ("upstream_paths:\n", "import_names: [1]\nupstream_paths:\n",
-         "checklists/fakepkg-core.md:5:1: FRONTMATTER frontmatter 'import_names': must be a list of dotted module names"),
+         "checklists/fakepkg-core.md:5:1: FRONTMATTER frontmatter 'import_names': 1 is not a dotted module name (identifiers joined by dots)"),
         ("---\npackage", "<!-- generated -->\n---\npackage",
          "checklists/fakepkg-core.md:2:1: FRONTMATTER frontmatter is not at the start of the file: an HTML comment (or other text) before it; frontmatter must start at line 1"),
         ("upstream_paths:\n  - fakepkg/core/\n---\n", "upstream_paths:\n  - fakepkg/core/\n",

@@ -97,7 +97,7 @@ def test_new_refuses_to_overwrite(other: Repo) -> None:
         (["otherlib-core", "--github", "a/b", "--branch-template", "v1"], "frontmatter 'branch_template': 'v1' does not contain ${VERSION}"),
         (["otherlib-core", "--github", "a/b", "--branch-template", "$(touch x)${VERSION}"], "has characters not allowed in a git ref"),
         (["otherlib-core", "--github", "a/b", "--upstream-path", "../../etc"], "'../../etc' must be a relative path"),
-        (["otherlib-core", "--github", "a/b", "--import-name", "os; import x"], "'import_names': must be a list of dotted module names"),
+        (["otherlib-core", "--github", "a/b", "--import-name", "os; import x"], "'import_names': 'os; import x' is not a dotted module name"),
         (["../evil", "--github", "a/b"], "'../evil' is not a valid package name"),
     ],
 )

@@ -426,6 +426,9 @@ def _new(args: argparse.Namespace, cfg: config.Config) -> int:
                   max_entries=MAX_ENTRIES if args.max_entries is None else args.max_entries)
     print(f"Created {_rel(made.path, cfg)}: {made.files} files, {made.entries} API entries "
           f"(import names: {', '.join(made.import_names)})")
+    for r in made.reexported:
+        print(f"  import name {r.name} added: {r.package} re-exported under that name ({r.paired} imports it as the "
+              f"alternative of {r.package} itself); uses through it are audited as {r.package}'s")
     if made.folder_rows:
         print(f"  {made.rows} rows; one per folder for {', '.join(made.folder_rows)}")
     if made.omitted:

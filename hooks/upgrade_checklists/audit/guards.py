@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from packaging.version import InvalidVersion, Version
 
 from upgrade_checklists.audit.api import UpstreamModel
+from upgrade_checklists.audit.vendored import real_path, vendored_names
 from upgrade_checklists.project.calls import bindings, resolve
 from upgrade_checklists.project.flags import version_text
 from upgrade_checklists.project.uses import catches_import_error
@@ -323,6 +324,7 @@ def _try_import(node: ast.Try, model: UpstreamModel, modules: list[str]) -> list
     if not catches_import_error(node):
         return []
     out = []
+    aliases = vendored_names(modules, model)  # ``requests.packages.urllib3.fields`` is ``urllib3.fields``
     for stmt in node.body:
         if isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
             paths = [f"{stmt.module}.{a.name}" for a in stmt.names]
@@ -333,9 +335,11 @@ def _try_import(node: ast.Try, model: UpstreamModel, modules: list[str]) -> list
         for path in paths:
             if not any(path == m or path.startswith(m + ".") for m in modules):
                 continue
-            if model.resolves(path):
-                out.append(GuardResult("GUARD_DEAD", "warning", f"the primary import `{path}` now resolves: the ImportError fallback can be removed",
-                                       f"import:{path}"))
+            real = real_path(path, aliases)
+            shown = f"`{path}`" + (f" (`{real}` re-exported)" if real != path else "")
+            if model.resolves(real):
+                out.append(GuardResult("GUARD_DEAD", "warning", f"the primary import {shown} now resolves: the ImportError fallback can be removed",
+                                       f"import:{real}"))
             else:
-                out.append(GuardResult("GUARD_NEEDED", "info", f"the primary import `{path}` still does not resolve: the fallback is still needed"))
+                out.append(GuardResult("GUARD_NEEDED", "info", f"the primary import {shown} still does not resolve: the fallback is still needed"))
     return out

@@ -27,7 +27,7 @@ from upgrade_checklists.audit.api import Unresolved
 from upgrade_checklists.audit.bases import Followed, Follower, newest, newest_cached
 from upgrade_checklists.project.cache import ScanCache
 from upgrade_checklists.audit.bind import bind_uses, coverage, hook_names
-from upgrade_checklists.audit.vendored import unvendored, vendored_names
+from upgrade_checklists.audit.vendored import unlisted, unvendored, vendored_names
 from upgrade_checklists.core.checklist import Checklist
 from upgrade_checklists.core.config import Config
 from upgrade_checklists.audit.entries import Anchors, entry_bound, entry_findings, entry_uses, not_resolved, resolve_entries
@@ -386,6 +386,11 @@ class Auditor:
             add("UNRESOLVED", "warning", f"`{lo.name}` is a package the {t.package} {t.new} distribution ships, imported here{more}, "
                 "but the checklist's import names leave it out: its uses are not audited (add it to `import_names`)",
                 lo.file, lo.line, anchors.rows.get(lo.file))
+        for r, why in unlisted(self.check.facts, sources, names, (new, old)):  # ``requests.packages.urllib3`` left out
+            more = f" (and {r.files - 1} other file(s))" if r.files > 1 else ""
+            add("UNRESOLVED", "warning", f"`{r.name}` reads as {r.package} re-exported under another name ({why}), imported "
+                f"here{more}, but the checklist's import names leave it out: uses through `{r.name}` are not audited until you "
+                "add it to `import_names`", r.file, r.line, anchors.rows.get(r.file))
         if dead_before:
             add("GUARD_DEAD", "info", f"{len(dead_before)} version guard(s) not listed: already dead at the old version {t.old} "
                 "(a version check at or below it, an import or attribute it already had), so not news of this upgrade")

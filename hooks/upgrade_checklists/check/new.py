@@ -14,7 +14,10 @@ other sites are counted by folder. Names resolve as Python binds them (``calls.S
 The Check line names what the call relies on: the keywords it passes, its positional
 arguments, and what the code reads from the result. Version guards (``hasattr(pkg…)``,
 comparisons of the package's version, ``try: import … except ImportError``) are listed
-in Version-Guarded Code. A package that no file imports is an error: nothing is written.
+in Version-Guarded Code. A name another distribution re-exports the package under
+(``requests.packages.urllib3``), imported as the alternative of the package's own name, is
+listed among the import names (``project/reexports.py``). A package that no file imports is an
+error: nothing is written.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from upgrade_checklists.check.fix import Table, padded_by_default, status_text, 
 from upgrade_checklists.check.folders import FOLDER_MIN, folder_groups, glob_groups, like_user
 from upgrade_checklists.check.rows import usage_parts
 from upgrade_checklists.project.scan import Facts, Prefilter, iter_sources, scan_file
+from upgrade_checklists.project.reexports import ReExport, own_names, reexports
 from upgrade_checklists.project.tiers import TierRules
 from upgrade_checklists.project.use import MEMBER, OVERRIDE, PATCH, TYPED
 from upgrade_checklists.project.uses import catches_import_error, find_uses, subclasses
@@ -77,6 +81,7 @@ class Created:
     guards: int = 0
     branch_template: str = DEFAULT_BRANCH_TEMPLATE
     template_from: str | None = None  # where branch_template came from (None: the default, unchecked)
+    reexported: list[ReExport] = field(default_factory=list)  # import names added as another distribution's re-export
 
 
 def candidates(package: str) -> list[str]:
@@ -130,6 +135,11 @@ def create(cfg: Config, package: str, github: str, branch_template: str | None,
         names = used[:1] or [names[0].replace("-", "_")]  # the longest import path in use
         users = {p: f for p, f in users.items() if f.imports_of(names)}
     paths = upstream_paths or [n.replace(".", "/") + "/" for n in names]
+    # ``requests.packages.urllib3``, imported as the alternative of ``urllib3``: listed, so its uses are audited
+    reexported = [r for r in reexports(_trees(cfg, sources, names), names, own_names(sources)) if r.paired]
+    if reexported:
+        names = names + [r.name for r in reexported]
+        users = _users(cfg, sources, names)
 
     front = ["---", f"package: {package}", f"github: {github}", f"branch_template: {_yaml(branch_template)}", "upstream_paths:"]
     front += [f"  - {_yaml(p)}" for p in paths]
@@ -229,7 +239,7 @@ def create(cfg: Config, package: str, github: str, branch_template: str | None,
             write_atomic(sp, new)
             status = True
     return Created(path, len(users), len(entries), names, status, sum(len(r) for r in rows.values()), sorted(groups) + sorted(globs),
-                   len(omitted), len(guards), branch_template, template_from)
+                   len(omitted), len(guards), branch_template, template_from, reexported)
 
 
 _WORD = re.compile(r"(?:[^\s`]*`[^`]*`)+[^\s`]*|\S+")
@@ -350,6 +360,20 @@ def _users(cfg: Config, sources: list[str], names: list[str]) -> dict[str, Facts
         if isinstance(facts, Facts) and facts.imports_of(names):
             out[rel] = facts
     return out
+
+
+def _trees(cfg: Config, sources: list[str], names: list[str]):
+    """(path, tree) of each source that may import one of ``names``, in order (for :func:`reexports`)."""
+    may = Prefilter(names)
+    for rel in sources:
+        if has_control(rel):
+            continue
+        try:
+            data = read_file(cfg.root, rel)
+            if may(data):
+                yield rel, ast.parse(data.decode("utf-8", errors="replace"))
+        except (Skipped, OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
 
 
 def _parse(cfg: Config, users: dict[str, Facts], names: list[str]) -> dict[str, _File]:

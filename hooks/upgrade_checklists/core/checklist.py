@@ -361,8 +361,12 @@ def _validate_frontmatter(cl: Checklist) -> None:
             bad("tiers", "must map primary / secondary / tertiary to lists of relative paths or globs")
     names = fm.get("import_names")
     if names is not None:
-        if not isinstance(names, list) or not all(isinstance(n, str) and _DOTTED_RE.match(n) for n in names):
+        if not isinstance(names, list):
             bad("import_names", "must be a list of dotted module names")
+        else:
+            wrong = [n for n in names if not isinstance(n, str) or not _DOTTED_RE.fullmatch(n)]
+            if wrong:
+                bad("import_names", f"{_short(repr(wrong[0]))} is not a dotted module name (identifiers joined by dots)")
 
 
 def _safe_relative(p: str) -> bool:

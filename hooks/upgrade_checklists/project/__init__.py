@@ -8,6 +8,7 @@
     checklists.py     the repository's checklists, parsed (cache, second core, fresh)
     result.py         the project as read: checklists, facts, tiers, import names
     import_names.py   which import paths a checklist's package is used through
+    reexports.py      names another distribution may re-export a package under, read from the imports
     tiers.py          which tier a file's location maps to
     status_tables.py  the status file's tables, read by their headers
     snippets.py       where a snippet's statements are in the code (on ``ast``)
