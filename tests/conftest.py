@@ -135,7 +135,8 @@ def git(cwd: Path, *args: str) -> str:
 
 
 #: the summary lines of the text outputs (Run.lines keeps the findings only)
-SUMMARY_STARTS = ("Found ", "All checks passed", "[*] ", "Not shown: ", "Rewrote ", "Warnings do not", "A warning does not")
+SUMMARY_STARTS = ("Found ", "All checks passed", "[*] ", "Not shown: ", "Rewrote ", "Warnings do not", "A warning does not",
+                  "Needs a hand edit")
 
 
 @dataclass

@@ -91,6 +91,22 @@ def test_statement_found_in_the_second_file_the_entry_names(repo: Repo) -> None:
     assert repo.run("check").lines == []
 
 
+def test_an_example_gone_is_not_near_the_entry_s_other_example(repo: Repo) -> None:
+    # two examples of one call; the second's statement was deleted from `lib/extra.py`: the
+    # first example (its one place, in `lib/jobs.py`) is other code documented, not a change of it
+    repo.write("lib/extra.py", "from fakepkg.core import parallel_state as mpu\n\nmpu.get_rank()\n")
+    add_entry(repo, (
+        "Called in `lib/jobs.py` (`Runner.stop`):\n\n```python\nmpu.destroy()\n```\n\n"
+        "Also called in `lib/extra.py`:\n\n```python\nmpu.destroy(force=True, wait=2)\n```\n"))
+    assert repo.run("check").lines == [
+        f"{CL}:71:1: SNIPPET entry 3: documented code changed: `mpu.destroy(force=True, wait=2)` is not in `lib/jobs.py`, `lib/extra.py`"]
+    # an example found in two places claims neither: the calls stay near matches
+    repo.write("lib/extra.py", "from fakepkg.core import parallel_state as mpu\n\nmpu.destroy()\n")
+    assert repo.run("check").lines == [
+        f"{CL}:71:1: SNIPPET entry 3: documented code changed: `mpu.destroy(force=True, wait=2)`: keyword `force` is gone from "
+        "`destroy(...)`; keyword `wait` is gone from `destroy(...)` (nearest match `lib/jobs.py:13`) (lib/jobs.py:13)"]
+
+
 def test_glob_path_means_every_file_it_matches(repo: Repo) -> None:
     add_entry(repo, "Used in `lib/*.py`:\n\n```python\nmpu.shutdown()\n```\n")
     assert repo.run("check").lines == [f"{CL}:65:1: SNIPPET entry 3: documented code changed: `mpu.shutdown()` is not in `lib/jobs.py`"]

@@ -79,6 +79,7 @@ checklists/otherlib.md:
 Found 5 findings (4 errors, 1 warning) in 2 checklists: 2 MISSING, 1 LINE, 1 SNIPPET, 1 STALE.
 A warning does not fail the run; the errors do.
 [*] 4 fixable with `upgrade-checklists check --fix`.
+Needs a hand edit (--fix leaves it): 1 error (SNIPPET: re-read the code the entry documents, then update the snippet or remove it).
 """
 
 B, R, C, G, X, Y = "\x1b[1m", "\x1b[1;31m", "\x1b[36m", "\x1b[1;32m", "\x1b[0m", "\x1b[1;33m"
@@ -96,6 +97,7 @@ COLOURED = f"""\
 Found 5 findings (4 errors, 1 warning) in 2 checklists: 2 MISSING, 1 LINE, 1 SNIPPET, 1 STALE.
 A warning does not fail the run; the errors do.
 {C}[*]{X} 4 fixable with `upgrade-checklists check --fix`.
+Needs a hand edit (--fix leaves it): 1 error (SNIPPET: re-read the code the entry documents, then update the snippet or remove it).
 """
 
 
@@ -180,6 +182,7 @@ def test_statistics(two: Repo) -> None:
 Found 5 findings (4 errors, 1 warning) in 2 checklists: 2 MISSING, 1 LINE, 1 SNIPPET, 1 STALE.
 A warning does not fail the run; the errors do.
 [*] 4 fixable with `upgrade-checklists check --fix`.
+Needs a hand edit (--fix leaves it): 1 error (SNIPPET: re-read the code the entry documents, then update the snippet or remove it).
 """)
 
 
@@ -212,6 +215,7 @@ checklists/otherlib.md:29:1: LINE [warning] entry 1: snippet in `app/utils/ol.py
 Found 5 findings (4 errors, 1 warning) in 2 checklists: 2 MISSING, 1 LINE, 1 SNIPPET, 1 STALE.
 A warning does not fail the run; the errors do.
 [*] 4 fixable with `upgrade-checklists check --fix`.
+Needs a hand edit (--fix leaves it): 1 error (SNIPPET: re-read the code the entry documents, then update the snippet or remove it).
 """
 
 
@@ -227,6 +231,7 @@ checklists/fakepkg-core.md:
 
 Found 1 finding in 1 checklist: 1 SNIPPET.
 Rewrote 2 files with --fix; review and stage them.
+Needs a hand edit (--fix leaves it): 1 error (SNIPPET: re-read the code the entry documents, then update the snippet or remove it).
 """)
 
 

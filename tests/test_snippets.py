@@ -112,6 +112,19 @@ def test_a_call_that_is_nowhere_has_no_near_match() -> None:
     assert where("Wallet(items)", 'x = "Wallet"\nWallet.open()\n') == [None]
 
 
+def test_an_assignment_gone_is_not_near_another_that_wraps_the_call() -> None:
+    # the documented assignment was deleted; what is left passes the same call, inside
+    # another call, to another name: a different statement, not "`Cart` is now `wrap`"
+    source = "totals = wrap([Cart(x) for x in xs], currency='USD')\n"
+    assert where("mask = Cart(items, currency='USD')", source) == [None]
+    # the same assignment whose value now wraps the call is the documented one changed
+    source = "mask = wrap(Cart(items, currency='USD'))\n"
+    assert where("mask = Cart(items, currency='USD')", source) == [["call `Cart(...)` is now `wrap(...)`"]]
+    # the call itself assigned elsewhere stays a near match (its differences are the call's)
+    assert where("mask = Cart(items, currency='USD')", "total = Cart(items)\n") == [
+        ["keyword `currency` is gone from `Cart(...)`"]]
+
+
 def test_conditional_expression_spelled_as_an_if_statement() -> None:
     source = "if critic:\n    cls = Scorer\nelse:\n    cls = Writer\n"
     assert where("cls = Scorer if critic else Writer", source) == [[(2, 2), (4, 4)]]

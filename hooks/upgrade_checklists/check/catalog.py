@@ -17,6 +17,7 @@ import ast
 import difflib
 import os
 from pathlib import Path
+from collections.abc import Callable
 
 from upgrade_checklists.core import gitfiles
 from upgrade_checklists.core.checklist import Checklist, Guard, text_lines
@@ -108,7 +109,20 @@ def check_catalog(res: Result, cl: Checklist, snippets: Snippets, strict_lines: 
         mark = len(res.findings)
         for k, (code, fence_line) in enumerate(e.snippets):
             if not any(v[k] for v in verbatim.values()):
-                _check_snippet(res, cl, e.number, code, fence_line, {f: parsed(f)[k] for f in files})
+                # where the entry's other examples are (asked only for a near match): the one
+                # statement another snippet documents is not a near match of this one ("`x` is
+                # now `y`" would name the other example); a snippet found in several places
+                # claims none (which one it documents is not known)
+                def others(f: str, k: int = k) -> list[list[int]]:
+                    out = []
+                    for j in range(len(e.snippets)):
+                        if j != k:
+                            places = {g: _places(verbatim[g][j], parsed, g, j) for g in files}
+                            if sum(len(p) for p in places.values()) == 1:
+                                out += places[f]
+                    return out
+
+                _check_snippet(res, cl, e.number, code, fence_line, {f: parsed(f)[k] for f in files}, others)
         # a snippet reported gone: its numbers past the file's end are the same change, said once
         snippet_gone = any(f.code == "SNIPPET" for f in res.findings[mark:])
         for i, cs in enumerate(e.call_sites):
@@ -263,7 +277,18 @@ def nearest_path(root: Path, path: str) -> str | None:
     return close[0] if close else None
 
 
-def _check_snippet(res: Result, cl: Checklist, number: int, code: str, fence_line: int, per_file: dict[str, list | None]) -> None:
+def _places(verbatim: list, parsed, f: str, k: int) -> list[list[int]]:
+    """[start, end] of each place snippet ``k`` of an entry is in file ``f``: verbatim, or
+    (only when it is not) where each of its statements matched (``parsed(f)``: the answers)."""
+    if verbatim:
+        return [p[:2] for p in verbatim]
+    answer = parsed(f)[k] or []
+    return [sp[:2] for u in answer if u and u.get("at") for sp in u["at"]]
+
+
+def _check_snippet(res: Result, cl: Checklist, number: int, code: str, fence_line: int, per_file: dict[str, list | None],
+                   others: Callable[[str], list[list[int]]] | None = None) -> None:
+    """``others(file)``: the lines the entry's other snippets are at there (no near match there)."""
     answers = {f: a for f, a in per_file.items() if a is not None}
     if not answers:
         return
@@ -277,7 +302,8 @@ def _check_snippet(res: Result, cl: Checklist, number: int, code: str, fence_lin
     for i, unit in enumerate(units):
         if any(i < len(a) and a[i] and a[i].get("at") for a in answers.values()):
             continue
-        nears = [(len(a[i]["near"][1]), f, a[i]["near"]) for f, a in answers.items() if i < len(a) and a[i] and a[i].get("near")]
+        nears = [(len(a[i]["near"][1]), f, a[i]["near"]) for f, a in answers.items() if i < len(a) and a[i] and a[i].get("near")
+                 and not (others and any(sp[0] <= a[i]["near"][0] <= sp[1] for sp in others(f)))]
         shown = _source(unit.node)
         if nears:
             _, f, (line, diffs) = min(nears, key=lambda x: x[0])

@@ -217,7 +217,19 @@ def summary_lines(findings: list[Finding], ctx: Context, s: _Style | None = None
     fixable = sum(f.fixable for f in findings)
     if fixable:
         out.append(f"{s.fix('[*]')} {fixable} fixable with `{FIX_HINT}`.")
+    by_hand = [f for f in findings if f.fails and not f.fixable]
+    if by_hand:  # --fix leaves these: say what a person does
+        codes = sorted({f.code for f in by_hand})
+        advice = "; ".join(f"{c}: {HAND_EDIT[c]}" for c in codes if c in HAND_EDIT)
+        out.append(f"Needs a hand edit (--fix leaves {'it' if len(by_hand) == 1 else 'them'}): {_plural(len(by_hand), 'error')}"
+                   f"{f' ({advice})' if advice else ''}.")
     return out
+
+
+#: what a person does about an error ``--fix`` cannot repair
+HAND_EDIT = {
+    "SNIPPET": "re-read the code the entry documents, then update the snippet or remove it",
+}
 
 
 # --- machine formats ------------------------------------------------------------------

@@ -579,8 +579,7 @@ class SourceIndex:
                 if len(places) < _MAX_PLACES:
                     places.append(self.span(s, unit.full, expr))
                 continue
-            if calling is not None and (id(s) not in calling or not any(
-                    isinstance(n, ast.Call) and _callee(n.func) == unit.callee for n in self.header_nodes(s))):
+            if calling is not None and (id(s) not in calling or not self._makes_call(unit, s)):
                 continue  # a near match must at least make the same call
             # the nearest match: the statement sharing most of the unit's names, then fewest differences
             r = (-shared[id(s)], len(diffs))
@@ -589,6 +588,22 @@ class SourceIndex:
         if places:
             return {"at": places}
         return {"near": best and [best[0], [str(d) for d in best[1]]]}
+
+    def _makes_call(self, unit: Unit, s: ast.AST) -> bool:
+        """Whether ``s`` makes the unit's call, where a difference would be about that call.
+        An assignment is compared by its value: another statement's value that only wraps
+        the call (``total = pad([ones(n) for n in ns])`` for ``mask = ones(shape)``) is not
+        the documented statement changed, unless it assigns the same target as written."""
+        if unit.kind == "assign" and isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign)) \
+                and getattr(s, "value", None) is not None:
+            value = s.value
+            if isinstance(value, ast.Call) and _callee(value.func) == unit.callee:
+                return True
+            p = unit.node
+            targets = p.targets if isinstance(p, ast.Assign) else [p.target]
+            have = s.targets if isinstance(s, ast.Assign) else [s.target]
+            return any(ast.dump(t) == ast.dump(h) for t in targets for h in have)
+        return any(isinstance(n, ast.Call) and _callee(n.func) == unit.callee for n in self.header_nodes(s))
 
     def _diff(self, unit: Unit, s: ast.AST) -> tuple[list[str], ast.AST | None] | None:
         """The differences between a unit and a statement, and the expression matched
