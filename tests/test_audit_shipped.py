@@ -1,5 +1,6 @@
 """A package the upstream distribution ships beside the one the checklist names (pytest ships
-``_pytest`` too): the project's imports of it are uses the audit does not check, and it says so."""
+``_pytest`` too): the project's imports of it are audited with the package, and the audit says that the
+checklist leaves them out."""
 
 from __future__ import annotations
 
@@ -35,17 +36,22 @@ def upstreams(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tagged_upstream(tmp_path_factory.mktemp("ship-upstream"), "shipmain", [("1.0.0", V1), ("2.0.0", V2)])
 
 
-def test_the_project_importing_a_package_the_names_leave_out_is_told_its_uses_are_not_audited(tmp_path: Path, capsys, upstreams: Path) -> None:
+def test_a_package_the_names_leave_out_is_audited_with_the_package_and_the_user_is_told(tmp_path: Path, capsys, upstreams: Path) -> None:
     project: Repo = audited_project(tmp_path / "project", capsys, {
         "app/__init__.py": "", "app/uses.py": USES_PY, "app/other.py": OTHER_PY,
         "checklists/shipmain.md": CHECKLIST, "pyproject.toml": project_pyproject("shipmain", upstreams, "2.0.0")})
     # the git source checks out the upstream paths (an index's wheel holds every package the distribution ships)
     r = project.run("audit", "--from", "1.0.0", "--cache-dir", str(project.cache))
-    got = [f for f in app_findings(r) if f[1] == "UNRESOLVED"]
-    assert got == [("app/other.py:1", "UNRESOLVED",
-                    "[warning] `_shipcore` is a package the shipmain 2.0.0 distribution ships, imported here (and 1 other "
-                    "file(s)), but the checklist's import names leave it out: its uses are not audited (add it to `import_names`)")]
-    assert r.code == 0  # a warning: the break in `c.get('x')` is not seen, and the warning says why
+    got = sorted(f for f in app_findings(r) if not f[2].startswith("[info]"))
+    assert got == [
+        ("app/other.py:1", "UNRESOLVED",
+         "[warning] `_shipcore` is a package the shipmain distribution ships, imported here (and 1 other file(s)), but the "
+         "checklist's import names leave it out: its uses are audited with the package in this run, but the checklist does "
+         "not list them (add it to `import_names`)"),
+        ("app/uses.py:6", "NEW_REQUIRED_PARAM", "`_shipcore.config.Config.get`: `default` is required at 2.0.0 and this "
+         "call does not pass it (`c` annotated `_shipcore.config.Config` in `read`)"),
+    ]
+    assert r.code == 1  # the break in `c.get('x')` is seen though the checklist names only shipmain
 
 
 def test_what_counts_as_shipped_and_left_out(tmp_path: Path) -> None:

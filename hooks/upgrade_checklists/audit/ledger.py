@@ -186,7 +186,7 @@ def run(auditor, result) -> dict[Finding, str]:
             continue
         new_versions, _old = auditor._versions(t, [t], every)
         h = hashlib.sha256(build_id().encode() + t.checklist.text.encode() + json.dumps(sorted(new_versions.items())).encode())
-        names = auditor.check.import_names.get(t.checklist.rel, [])
+        names = auditor.import_names(t.checklist)
         for rel, facts in sorted(auditor.check.facts.items()):
             if facts.imports_of(names):
                 h.update(rel.encode() + b"\0" + (read_text(auditor.cfg.root, rel) or "").encode("utf-8", "surrogateescape"))

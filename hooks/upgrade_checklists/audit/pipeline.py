@@ -35,7 +35,7 @@ from upgrade_checklists.core.findings import Finding
 from upgrade_checklists.project.snippets import guard_code, located_guard_line
 from upgrade_checklists.audit.guards import GuardResult, already_dead, check_guard
 from upgrade_checklists.audit.model_cache import CachedModel
-from upgrade_checklists.audit.shipped import left_out
+from upgrade_checklists.audit.shipped import LeftOut, left_out
 from upgrade_checklists.project.usecache import cached_uses
 from upgrade_checklists.project.use import IMPORT, PATCH, Sources
 from upgrade_checklists.project.result import Result
@@ -73,6 +73,7 @@ class Auditor:
         self._fetched: dict[tuple[str, str], Path] = {}
         self._failed: dict[tuple[str, str], fetching.FetchError] = {}  # what a fetch side by side could not get
         self._models: dict[tuple, CachedModel] = {}
+        self._left_out: dict[str, list[LeftOut]] = {}  # checklist -> packages its distribution ships beside (``_pytest``)
         self.git_pins: dict[tuple[str, str], str] = {}  # (package, ref) -> repository of a git pin
         self._parsed: Sources | None = None
         self.store = project_store(cfg, check)
@@ -157,8 +158,17 @@ class Auditor:
         self._models[memo] = model = self._load_model(cl, version, versions, result)
         return model
 
+    def import_names(self, cl: Checklist) -> list[str]:
+        """What the audit reads as ``cl``'s package: its import names, and the other top-level packages its
+        distribution ships that the project imports though those names leave them out (``_pytest`` beside
+        ``pytest``: :func:`shipped.left_out`, found in the first source tree fetched for it)."""
+        return list(self.check.import_names.get(cl.rel, [])) + [lo.name for lo in self._left_out.get(cl.rel, [])]
+
     def _load_model(self, cl: Checklist, version: str, versions: dict[str, str], result: AuditResult) -> CachedModel:
-        trees, modules = [(cl.package, version, self.fetch(cl, version))], list(self.check.import_names.get(cl.rel, []))
+        root = self.fetch(cl, version)
+        if cl.rel not in self._left_out:
+            self._left_out[cl.rel] = left_out([root], self.check.import_names.get(cl.rel, []), self._sources())
+        trees, modules = [(cl.package, version, root)], self.import_names(cl)
         for other in self.family_of(cl):
             v = versions.get(other.package)
             if v is None:
@@ -327,7 +337,7 @@ class Auditor:
     def _audit_package(self, t: Target, old: CachedModel | None, new: CachedModel, result: AuditResult) -> None:
         """uses in the code -> bound at both versions -> findings, anchored in the checklist."""
         cl = t.checklist
-        names = self.check.import_names.get(cl.rel, [])
+        names = self.import_names(cl)
         sources = self._sources()
         # the project unchanged: nothing parsed; functions named like none of upstream's hooks are not read as such
         found = cached_uses(self.store, self.cfg.root, sources, names, hooks=hook_names(old, new))
@@ -381,10 +391,11 @@ class Auditor:
                 for r in judged(u.file, sources.text(u.file), u.guard_line):
                     if r.code != "GUARD_UNKNOWN":
                         add(r.code, r.severity, r.message, u.file, u.guard_line, anchors.rows.get(u.file))
-        for lo in left_out(new.roots[:1], names, sources):  # the package's own tree (family members follow it)
+        for lo in self._left_out.get(cl.rel, []):  # audited with the package; the checklist does not list them
             more = f" (and {lo.files - 1} other file(s))" if lo.files > 1 else ""
-            add("UNRESOLVED", "warning", f"`{lo.name}` is a package the {t.package} {t.new} distribution ships, imported here{more}, "
-                "but the checklist's import names leave it out: its uses are not audited (add it to `import_names`)",
+            add("UNRESOLVED", "warning", f"`{lo.name}` is a package the {t.package} distribution ships, imported here{more}, "
+                "but the checklist's import names leave it out: its uses are audited with the package in this run, "
+                "but the checklist does not list them (add it to `import_names`)",
                 lo.file, lo.line, anchors.rows.get(lo.file))
         for r, why in unlisted(self.check.facts, sources, names, (new, old)):  # ``requests.packages.urllib3`` left out
             more = f" (and {r.files - 1} other file(s))" if r.files > 1 else ""

@@ -5,7 +5,8 @@ setuptools ships ``setuptools``, ``pkg_resources`` and ``_distutils_hack``. A ch
 ``pytest`` names ``pytest``; a project's ``from _pytest.python import CallSpec2`` is then no use of
 the package, and the audit says nothing of it, though the upgrade may break it. :func:`left_out`
 finds such packages the project imports, read from the unpacked source (its folders with an
-``__init__``), so the audit can say that those uses are not audited. Nothing is imported or run.
+``__init__``), so the audit reads them as the package's own (and says that the checklist leaves them
+out). Nothing is imported or run.
 """
 
 from __future__ import annotations
