@@ -21,7 +21,7 @@ import pytest
 from upgrade_checklists.audit import aliases, api
 from upgrade_checklists.audit.aliases import SourceCache, StarExports
 from upgrade_checklists.audit.api import Param, Signature, UpstreamModel
-from upgrade_checklists.audit.bind import bind_call
+from upgrade_checklists.audit.signatures import bind_call
 from upgrade_checklists.project.uses import CALL, find_uses
 
 

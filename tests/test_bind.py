@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from upgrade_checklists.audit.api import Param, Signature, normalize_annotation
-from upgrade_checklists.audit.bind import bind_call, signature_changes
+from upgrade_checklists.audit.signatures import bind_call, signature_changes
 from upgrade_checklists.project.calls import find_calls
 
 PK, KW, VA, VK = "positional or keyword", "keyword-only", "variadic positional", "variadic keyword"
@@ -196,7 +196,7 @@ def _model(root, files: dict[str, str]):
 
 
 def test_a_module_function_that_is_gone_did_not_move_into_a_method_of_that_name(tmp_path) -> None:
-    from upgrade_checklists.audit.bind import gone
+    from upgrade_checklists.audit.bound import gone
 
     def model(name: str, files: dict[str, str]):
         return _model(tmp_path / name, files)
@@ -215,7 +215,7 @@ def test_a_module_function_that_is_gone_did_not_move_into_a_method_of_that_name(
 
 
 def test_a_name_dropped_for_an_object_that_stayed_says_so(tmp_path) -> None:
-    from upgrade_checklists.audit.bind import gone
+    from upgrade_checklists.audit.bound import gone
 
     def model(name: str, files: dict[str, str]):
         return _model(tmp_path / name, files)

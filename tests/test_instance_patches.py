@@ -21,7 +21,7 @@ import pytest
 from conftest import Repo
 from upstream import app_findings, audited_project, project_pyproject, tagged_upstream
 from upgrade_checklists.audit.api import self_calls_in
-from upgrade_checklists.audit.bind import tuple_arity
+from upgrade_checklists.audit.signatures import tuple_arity
 from upgrade_checklists.project.use import PATCH, RETURNED
 from upgrade_checklists.project.uses import find_uses
 

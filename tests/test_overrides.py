@@ -21,7 +21,7 @@ from conftest import Repo
 from upstream import audited_project, project_pyproject, tagged_upstream, upgrade_audit
 from upgrade_checklists.audit.model_cache import FORMAT
 from upgrade_checklists.audit.api import Param, Signature, UpstreamModel, self_calls_in
-from upgrade_checklists.audit.bind import call_fails, cannot_accept, override_signature
+from upgrade_checklists.audit.overrides import call_fails, cannot_accept, override_signature
 from upgrade_checklists.project.uses import OVERRIDE, find_uses
 
 CMD_V1 = {

@@ -23,7 +23,7 @@ import pytest
 
 from conftest import Repo
 from upstream import audited_project, project_pyproject, tagged_upstream
-from upgrade_checklists.audit.bind import differences
+from upgrade_checklists.audit.patches import differences
 
 VISION_V1 = '''
     class Output:

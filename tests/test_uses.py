@@ -589,7 +589,7 @@ def test_a_decorated_config_class_inheriting_init_has_no_known_signature(tmp_pat
 
 def test_an_annotation_added_is_not_a_return_change() -> None:
     from upgrade_checklists.audit.api import Param, Signature
-    from upgrade_checklists.audit.bind import bind_call, signature_changes
+    from upgrade_checklists.audit.signatures import bind_call, signature_changes
 
     src = "from pkg import f\nout, _ = f(1)\n"
     (c,) = [u for u in find_uses({"a.py": (src, ast.parse(src))}, ["pkg"]) if u.kind == CALL]

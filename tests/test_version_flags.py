@@ -651,7 +651,7 @@ class _Answers:
 
 
 def test_a_feature_tests_member_is_asked_of_the_model() -> None:
-    from upgrade_checklists.audit.bind import has_member
+    from upgrade_checklists.audit.bound import has_member
     m = _Answers()
     assert has_member(m, "pkg.C.m") is True
     assert has_member(m, "pkg.C.gone") is False

@@ -18,7 +18,12 @@
       selfreads.py    what a constructor sets on ``self`` and its methods read there
       subclasses.py   what an upstream class's subclasses set
     vendored.py     import names another distribution re-exports the package under
-    bind.py         each use bound against both versions
+    bind.py         each use bound against both versions (the binders, by kind of use)
+      signatures.py   a call against a signature; how a signature changed
+      bound.py        a bound use, why a use stays unchecked, the model look-ups binders share
+      overrides.py    project overrides against the new base and upstream's own calls
+      patches.py      project patches and wrappers over upstream functions
+      grouping.py     one finding for one break: a line once, the arms of a union, dead branches
     entries.py      what the catalog adds, and where each finding is anchored
     shipped.py      packages the distribution ships that the import names leave out
     guards.py       the version-guarded code against the new upstream

@@ -15,7 +15,8 @@ import ast
 from dataclasses import dataclass
 
 from upgrade_checklists.audit.api import Api, Signature, Unresolved, UpstreamModel
-from upgrade_checklists.audit.bind import Bound, gone, moved_fix, moved_to, signature_changes
+from upgrade_checklists.audit.bound import Bound, gone, moved_fix, moved_to
+from upgrade_checklists.audit.signatures import signature_changes
 from upgrade_checklists.project.calls import make_call, statement_calls
 from upgrade_checklists.core.checklist import Checklist, Entry
 from upgrade_checklists.project.use import CALL, MEMBER, Use
