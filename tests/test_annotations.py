@@ -152,6 +152,61 @@ def test_module_getattr_name_resolves_and_is_deprecated(tmp_path: Path) -> None:
     assert m.lookup("pkg.Nothing") is None
 
 
+_NOTES_WARN_BY_CLASS = """
+    import warnings
+
+    class KitDeprecation(DeprecationWarning):
+        pass
+
+    def note_move(module, name, new_home, *, when):
+        if when == (3, 0):
+            category = KitDeprecation
+        else:
+            category = FutureWarning
+        text = f"{module}.{name} moved to {new_home}"
+        warnings.warn(text, category, stacklevel=3)
+    """
+
+
+@pytest.mark.parametrize(("notes", "warning"), [
+    ("def note_move(module, name, new_home, *, when): ...\n", None),  # the helper does not warn
+    (_NOTES_WARN_BY_CLASS, "`kit.notes.note_move` gives a FutureWarning or KitDeprecation"),
+    ('import warnings\ndef note_move(module, name, new_home, *, when):\n    warnings.warn("moved", DeprecationWarning)\n', "moved"),
+    ('import warnings\ndef note_move(module, name, new_home, *, when):\n    warnings.warn("moved", UserWarning)\n', None),
+    ('import warnings\ndef note_move(module, name, new_home, *, when):\n    if when:\n        warnings.warn("moved", DeprecationWarning)\n', None),
+])
+def test_module_getattr_unpacks_the_row_a_table_keeps_for_the_name(tmp_path: Path, notes: str, warning: str | None) -> None:
+    # ``obj, new_home, when = TABLE[name]`` then ``return obj`` (Sphinx 8.1's sphinx.util): the row's
+    # first element is what is served; a name with no row is refused by the test before it; the
+    # helper it calls to warn (Sphinx's ``_deprecation_warning``) makes it a deprecation when the
+    # helper itself warns with a deprecation category (a class of its module deriving from one too)
+    tree(tmp_path, {
+        "kit/__init__.py": "",
+        "kit/faults.py": "class Fault(Exception):\n    def __init__(self, why, code=0): ...\n",
+        "kit/helpers/__init__.py": """
+            from kit.faults import Fault as _Fault
+
+            _MOVED: dict = {
+                "Fault": (_Fault, "kit.faults.Fault", (3, 0)),
+            }
+
+            def __getattr__(name):
+                if name not in _MOVED:
+                    raise AttributeError(name)
+                from kit.notes import note_move
+                obj, new_home, when = _MOVED[name]
+                note_move(__name__, name, new_home, when=when)
+                return obj
+            """,
+        "kit/notes.py": notes,
+    })
+    m = UpstreamModel([tmp_path], ["kit"])
+    api = m.lookup("kit.helpers.Fault")
+    assert (api.kind, api.path, [p.name for p in api.signature.params]) == ("class", "kit.faults.Fault", ["why", "code"])
+    assert m.deprecation(api, "kit.helpers.Fault") == warning
+    assert m.lookup("kit.helpers.Other") is None
+
+
 @pytest.mark.parametrize(("body", "expected"), [
     ('warnings.warn("gone soon", DeprecationWarning)', "gone soon"),
     ('warn("x", category=PendingDeprecationWarning)', "x"),

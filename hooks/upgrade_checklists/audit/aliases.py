@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from upgrade_checklists.core.astwalk import import_map, module_level, star_base
-from upgrade_checklists.audit.deprecation import warning_in
+from upgrade_checklists.audit.deprecation import CATEGORIES, _message, warning_in
 
 
 _DOTTED = re.compile(r"^\.*[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -399,6 +399,8 @@ class GetattrReader:
             if msg is not None and st.warning is None:
                 filled = self._string(stmt.value.args[0], st) if stmt.value.args else None
                 st.warning = filled or msg
+            elif msg is None and st.warning is None:
+                st.warning = self._helper_warning(stmt.value, st)
             return None
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for a in stmt.names:
@@ -411,6 +413,13 @@ class GetattrReader:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             st.locals[stmt.targets[0].id] = ("value", stmt.value)
             return None
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], (ast.Tuple, ast.List))
+                and all(isinstance(e, ast.Name) for e in stmt.targets[0].elts)):
+            row = self._row(stmt.value, st)
+            if row is not None and len(row) == len(stmt.targets[0].elts):  # ``obj, new, when = TABLE[name]``
+                for e, v in zip(stmt.targets[0].elts, row):
+                    st.locals[e.id] = ("value", v)
+                return None
         if isinstance(stmt, ast.Return):
             target = self._target(stmt.value, st) if stmt.value is not None else ()
             return Served(target, "module __getattr__", stmt.lineno, st.warning)
@@ -419,6 +428,70 @@ class GetattrReader:
         if isinstance(stmt, (ast.Pass, ast.Global, ast.Nonlocal, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return None
         raise Undecided(f"`{self.modname}.__getattr__`: cannot follow line {stmt.lineno}")
+
+    def _helper_warning(self, node: ast.AST, st: _State) -> str | None:
+        """``helper(...)``, a function upstream defines at module level whose body gives, as one of its own
+        statements (not under an ``if``), ``warn(message, category)`` with a deprecation category: a
+        DeprecationWarning / FutureWarning / PendingDeprecationWarning, a class of the helper's module
+        deriving from one, or a local the helper sets only to such classes. What the warning says
+        (Sphinx's ``_deprecation_warning``), else None."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            return None
+        local = node.func.id
+        if local in st.locals:
+            kind, value = st.locals[local]
+            if kind != "path":
+                return None
+            dotted = value
+        else:
+            dotted = self._imported(local) or f"{self.modname}.{local}"
+        modname, _, fname = dotted.rpartition(".")
+        tree = self.tree if modname == self.modname else self.load(modname)
+        if tree is None:
+            return None
+        top = list(module_level(tree.body))
+        fn = next((n for n in top if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == fname), None)
+        if fn is None:
+            return None
+        allowed = set(CATEGORIES) | {n.name for n in top if isinstance(n, ast.ClassDef) and any(
+            ast.unparse(b).rpartition(".")[2] in CATEGORIES for b in n.bases)}
+        assigned: dict[str, set[str]] = {}
+        messages: dict[str, ast.AST] = {}
+        for n in ast.walk(fn):
+            if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None:
+                for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
+                    if isinstance(t, ast.Name):
+                        assigned.setdefault(t.id, set()).add(ast.unparse(n.value))
+                        messages[t.id] = n.value
+        for stmt in fn.body:
+            call = stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
+            if call is None or (call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)) != "warn":
+                continue
+            category = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "category"), None)
+            if category is None:
+                continue
+            names = assigned.get(category.id, set()) if isinstance(category, ast.Name) and category.id in assigned else {ast.unparse(category)}
+            if names and all(n.rpartition(".")[2] in allowed for n in names):
+                text = _message(call.args[0]) if call.args else ""
+                return text if text and not (isinstance(call.args[0], ast.Name) and call.args[0].id in messages) else (
+                    f"`{dotted}` gives a {' or '.join(sorted(names))}")
+        return None
+
+    def _row(self, node: ast.AST, st: _State) -> list[ast.expr] | None:
+        """``TABLE[name]`` where TABLE is a module-level dict literal whose entry for the name is a tuple
+        or list: that entry's elements (as spelt, to resolve each like a returned expression), else None."""
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id not in st.locals):
+            return None
+        key = node.slice
+        if not ((isinstance(key, ast.Name) and key.id == st.param) or self._string(key, st) == st.name):
+            return None
+        for top in self.top:
+            targets = top.targets if isinstance(top, ast.Assign) else [top.target] if isinstance(top, ast.AnnAssign) else []
+            if any(isinstance(t, ast.Name) and t.id == node.value.id for t in targets) and isinstance(top.value, ast.Dict):
+                for k, v in zip(top.value.keys, top.value.values):
+                    if k is not None and _literal(k) == st.name and isinstance(v, (ast.Tuple, ast.List)):
+                        return list(v.elts)
+        return None
 
     def _container(self, node: ast.AST, st: _State):
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
