@@ -644,3 +644,17 @@ def test_guards_recorded_without_a_line_are_found_by_their_code(project: Repo, u
         "app/engine/lora.py:4:1: GUARD_DEAD [warning] `fakepkg.core.bridge.AutoBridge` now has `save_hf_adapter`: the `hasattr` guard can be removed, once callers follow the native signature",
         "app/engine/lora.py:4:1: GUARD_MISMATCH native `fakepkg.core.bridge.AutoBridge.save_hf_adapter(self, model, path, peft_config, base_model_name_or_path)` differs from the patch `save_hf_adapter(self, model, path, peft_config, show_progress, base_model_name_or_path)` (line 8): only in the patch: `show_progress`; names and order must match exactly",
     ]
+
+
+def test_a_range_is_not_a_pin_and_the_note_says_how_to_audit_it(project: Repo, upstreams: Path) -> None:
+    # a library declares ranges, not pins: the audit with no argument (the upgrade-audit hook)
+    # has no version to audit, and the note must say how to name them instead of only "not audited"
+    project.write("pyproject.toml", pyproject(upstreams).replace('"fakepkg-core==1.0.0", "fakepkg-bridge==1.0.0"',
+                                                                 '"fakepkg-core>=1.0", "fakepkg-bridge>=1.0"'))
+    project.commit("ranges")
+    r = project.run("audit", "--cache-dir", str(project.cache))
+    assert r.code == 0
+    note = ("fakepkg-core: no pinned version (`==`) in any manifest or lock file; not audited: "
+            "name the versions, `upgrade-checklists audit fakepkg-core==NEW --from OLD`")
+    assert f"note: {note}" in r.err.splitlines()
+    assert note in flat(project.read("upgrade-summary.md"))

@@ -43,6 +43,17 @@ def test_default_roots_are_packages_and_tests(repo: Repo) -> None:
     assert "note: scanned 8 files in app, tests; parsed 4" in r.err
 
 
+def test_default_roots_take_a_single_module_under_src(repo: Repo) -> None:
+    # a one-module project (src/plugin.py, as many pytest plugins are) has no package to find:
+    # the module itself is the code, and `new` / `check` with no roots configured must scan it
+    repo.write("pyproject.toml", "[project]\nname = 'x'\n")
+    repo.write("src/fakeplugin.py", "import fakepkg.core\n\n\ndef hook():\n    return fakepkg.core.Engine()\n")
+    repo.write("src/notes.txt", "not code\n")
+    r = repo.run("check", "-v")
+    assert "note: scanned 9 files in app, src/fakeplugin.py, tests;" in r.err
+    assert r.codes == ["MISSING"] and "src/fakeplugin.py" in r.out
+
+
 def test_usage_errors_exit_2(repo: Repo) -> None:
     assert repo.run("check", "--format", "xml").code == 2
     assert repo.run("frobnicate").code == 2

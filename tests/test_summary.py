@@ -175,6 +175,12 @@ def test_failure_is_written_under_unresolved_issues(tmp_path: Path) -> None:
     assert "### Unresolved Issues\n\n- The audit could not complete: libx: cannot fetch libx 2.0: index: no such version\n" in text
     empty = render(AuditResult(), requested="upgrade-checklists audit")
     assert "No focused package to audit." in empty and "### Unresolved Issues\n\n- None.\n" in empty
+    # nothing moved: no claim about pins; versions named by hand: said so, not "a pin change"
+    assert "### Dependency Resolution\n\n- No version change.\n" in empty
+    result.targets[0].why = "command line"
+    by_hand = render(result, requested="upgrade-checklists audit libx==2.0 --from 1.0")
+    assert "\n- `libx` 1.0 → 2.0: named on the command line (not read from a pin)\n" in by_hand.split("### Dependency Resolution")[1]
+    assert "every version change is a pin change" not in by_hand
 
 
 def test_summary_is_mdformat_stable(tmp_path: Path) -> None:

@@ -57,6 +57,10 @@ def render(result: AuditResult, *, requested: str, date: datetime.date | None = 
     resolution = [f"- `{t.package}` {_v(t.old)} → {_v(t.new)} @ {t.variant_label}: moved through the lock file only "
                   "(a transitive bump: no pin changed)" for t in changed if t.transitive]
     resolution += [f"- {n}" for n in result.notes if "the lock wins" in n]
+    resolution += [f"- `{t.package}` {_v(t.old)} → {_v(t.new)}: named on the command line (not read from a pin)"
+                   for t in changed if t.why == "command line"]
+    if not changed:
+        resolution = resolution or ["- No version change."]
     out += (resolution or ["- No transitive changes: every version change is a pin change."]) + [""]
 
     out += ["### Dockerfile Changes", ""]

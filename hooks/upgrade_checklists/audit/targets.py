@@ -157,7 +157,8 @@ def _moved(by_name: dict[str, Checklist], now: dict[str, Pins], before: dict[str
             else:
                 stays.setdefault((n.version, n.git), []).append((v, n.source))
         if not moves and not stays:
-            notes.append(f"{cl.package}: no pinned version in any manifest or lock file; not audited")
+            notes.append(f"{cl.package}: no pinned version (`==`) in any manifest or lock file; not audited: "
+                         f"name the versions, `upgrade-checklists audit {cl.package}==NEW --from OLD`")
             continue
         for (old, old_git, new, new_git, source, transitive), vs in moves.items():
             why = f"moved in {source} since {base_ref}" + (" (transitive: no pin changed)" if transitive else "")

@@ -265,12 +265,18 @@ def _display(path: Path, root: Path) -> str:
 
 
 def default_roots(root: Path) -> list[str]:
-    """The repository's Python packages (top level and under ``src/``), ``tests/`` and ``examples/``."""
+    """The repository's Python packages (top level and under ``src/``), the modules directly
+    under ``src/`` (a one-module project: ``src/pytest_plugin.py``), ``tests/`` and ``examples/``.
+
+    Top-level modules are left out: beside a package they are tooling (``setup.py``,
+    ``noxfile.py``, ``conftest.py``); under ``src/`` a module is the project's code."""
     roots = []
     for base in (root, root / "src"):
         if base.is_dir():
             for child in sorted(base.iterdir()):
                 if child.is_dir() and (child / "__init__.py").is_file():
+                    roots.append(child.relative_to(root).as_posix())
+                elif base != root and child.is_file() and child.suffix == ".py":
                     roots.append(child.relative_to(root).as_posix())
     for extra in ("tests", "examples"):
         if (root / extra).is_dir():
