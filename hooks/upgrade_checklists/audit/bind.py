@@ -1493,6 +1493,7 @@ def _bind_override(u: Use, old, new, version) -> Bound:
         b.unknown = NOT_A_USE if m_new.kind != "function" else NO_SIGNATURE
         return b
     b.signature = True
+    b.problems += _deprecated_base(old, new, m_old, m_new, version, shown)
     calls_new = _self_calls(new, cls_new, u.member)
     old_fails = set()
     if m_old is not None:
@@ -1542,6 +1543,19 @@ def _bind_override(u: Use, old, new, version) -> Bound:
         b.problems.append(("OVERRIDE_MISMATCH", sev, param, f"{base} at {version}: the override {shown} cannot accept what "
                            f"the base accepts: {why}{tail}"))
     return b
+
+
+def _deprecated_base(old, new, m_old: Api | None, m_new: Api, version: str, shown: str) -> list[Problem]:
+    """DEPRECATED for an override of a base method that warns at the new version: upstream is on its way
+    to no longer calling it (``info`` when the old base warned already, as for a call)."""
+    try:
+        warned = new.deprecation(m_new)
+    except Unresolved:
+        return []
+    if not warned:
+        return []
+    return [_deprecated(old, m_old, m_new, warned, version, f" ({shown} overrides it: upstream is on its way to no "
+                                                            "longer calling it)")]
 
 
 def _named_calls(model, cls: Api, name: str) -> list[dict]:
