@@ -228,3 +228,14 @@ W = 'warnings.warn("old", DeprecationWarning)'
 ])
 def test_the_condition_a_body_warns_under(body: str, expected) -> None:
     assert _body(body) == expected
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    # the message a local holds, assigned more than once: the assignment before the warning
+    ('text = "first is deprecated"\nwarnings.warn(text, DeprecationWarning)\ntext = "unused"', ("first is deprecated", "")),
+    ('text = "a"\nif self.x:\n    text = "x is deprecated"\n    warnings.warn(text, FutureWarning)',
+     ("x is deprecated", "`self.x` is set")),
+    ('if self.x:\n    text = "b"\ntext = "c"\nwarnings.warn(text, DeprecationWarning)', ("c", "")),
+])
+def test_the_message_a_local_holds_when_the_warning_is_given(body: str, expected) -> None:
+    assert _body(body) == expected

@@ -101,3 +101,25 @@ def test_kwargs_handed_on_whole_reach_the_helper_under_their_own_names() -> None
     '''
     assert scoped(source, "load") == {"plan": "`plan` is deprecated"}
     assert scoped(source, "load_fixed") == {}
+
+
+def test_a_message_local_assigned_in_each_branch_is_the_one_before_the_warning() -> None:
+    # one local name holds a different text in each branch: the warning says the text its own
+    # branch assigned just before it, never the local's name
+    source = '''
+    import warnings
+
+
+    def make_context(check=True, key=None):
+        if isinstance(check, str):
+            note = (
+                "a path for `check` is deprecated; "
+                "pass a context"
+            )
+            warnings.warn(note, DeprecationWarning)
+        if key:
+            note = "`key` is deprecated; load it on the context"
+            warnings.warn(note, DeprecationWarning)
+        return check
+    '''
+    assert scoped(source, "make_context") == {"key": "`key` is deprecated; load it on the context"}

@@ -19,10 +19,11 @@ from dataclasses import replace
 from upgrade_checklists.audit.api import BUILTIN, Api, Unresolved, UpstreamModel
 from upgrade_checklists.audit.bound import (CALLERS_DISAGREE, CALLERS_ESCAPE, NO_ATTRIBUTE_CLASS, NO_RECEIVER_CLASS,
                                             NO_RESULT_CLASS, NO_SIGNATURE, NOT_A_USE, NOT_FOLLOWED, NOT_FOUND, NOT_RESOLVABLE,
-                                            RECEIVER_REBOUND, Bound, foreign_bases_of, hook_spec_of, lookup_api, member_api,
-                                            missing, moved_fix, moved_to, path_status, receiver_class_of, stdlib_member)
+                                            RECEIVER_REBOUND, Bound, deprecated_problem, foreign_bases_of, hook_spec_of,
+                                            lookup_api, member_api, missing, moved_fix, moved_to, path_status, receiver_class_of,
+                                            stdlib_member)
 from upgrade_checklists.audit.decorated import POSITIONAL
-from upgrade_checklists.audit.deprecation import split_when, split_where
+from upgrade_checklists.audit.deprecation import split_where
 from upgrade_checklists.audit.grouping import dead_branches, once_a_line, union_arms
 from upgrade_checklists.audit.overrides import bind_init_skipped, bind_override
 from upgrade_checklists.audit.patches import bind_patch, bind_returned, bind_wrapped
@@ -193,7 +194,7 @@ def _bind_call_use(u: Use, old, new, version) -> Bound:
         else:
             warned = new.deprecation(a_new)
             if warned is not None:
-                b.problems.append(_deprecated(old, a_old, a_new, warned, version))
+                b.problems.append(deprecated_problem(old, a_old, a_new, warned, version))
     for code, sev, kw, msg in _scoped(u, new, a_new, version):
         b.problems.append((code, sev, kw, _via(u, msg)))
     if a_new.signature is None or u.call is None:
@@ -317,27 +318,7 @@ def _deprecated_call(u: Use, old, new, m_old: Api | None, m_new: Api, version: s
         return []
     if not warned:
         return []
-    return [_deprecated(old, m_old, m_new, warned, version, how)]
-
-
-def _deprecated(old, a_old: Api | None, a_new: Api, warned: str, version: str, how: str = "") -> Problem:
-    """``DEPRECATED`` for a call of ``a_new``, which gives ``warned`` at the new version: a warning, ``info``
-    when it is given only under a condition on upstream's own state (``self.x`` set: the call does not
-    decide it; ``deprecation.split_when``) or when the old version's API gave it already (its callers saw
-    it before this upgrade)."""
-    text, when = split_when(warned)
-    sev, said, only = "warning", "", ""
-    if when:
-        sev, only = "info", f" when {when}"
-        said = " (a condition on upstream's own state, not on what the call passes)"
-    if old is not None and a_old is not None:
-        try:
-            before = old.deprecation(a_old)
-        except Unresolved:
-            before = None
-        if before and (not split_when(before)[1] or when):
-            sev, said = "info", said + " (deprecated at the old version too: not news of this upgrade)"
-    return ("DEPRECATED", sev, "", f"`{a_new.path}` is deprecated at {version}{only}: \"{text}\"{how}{said}")
+    return [deprecated_problem(old, m_old, m_new, warned, version, how)]
 
 
 def _bind_member(u: Use, old, new, version, patched: set[tuple[str, str]]) -> Bound:

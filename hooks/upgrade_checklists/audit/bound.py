@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from upgrade_checklists.audit.api import Api, Unresolved, UpstreamModel
+from upgrade_checklists.audit.deprecation import split_when
 from upgrade_checklists.audit.signatures import Problem
 from upgrade_checklists.audit.stdlib import stdlib_has
 from upgrade_checklists.project.receivers import hook_prefix
@@ -211,3 +212,23 @@ def hook_spec_of(model, name: str) -> str | None:
         return model.hook_spec(name)
     except Unresolved:
         return None
+
+
+def deprecated_problem(old, a_old: Api | None, a_new: Api, warned: str, version: str, how: str = "") -> Problem:
+    """``DEPRECATED`` for a call of ``a_new``, which gives ``warned`` at the new version: a warning, ``info``
+    when it is given only under a condition on upstream's own state (``self.x`` set: the call does not
+    decide it; ``deprecation.split_when``) or when the old version's API gave it already (its callers saw
+    it before this upgrade)."""
+    text, when = split_when(warned)
+    sev, said, only = "warning", "", ""
+    if when:
+        sev, only = "info", f" when {when}"
+        said = " (a condition on upstream's own state, not on what the call passes)"
+    if old is not None and a_old is not None:
+        try:
+            before = old.deprecation(a_old)
+        except Unresolved:
+            before = None
+        if before and (not split_when(before)[1] or when):
+            sev, said = "info", said + " (deprecated at the old version too: not news of this upgrade)"
+    return ("DEPRECATED", sev, "", f"`{a_new.path}` is deprecated at {version}{only}: \"{text}\"{how}{said}")

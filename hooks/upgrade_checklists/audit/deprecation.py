@@ -140,39 +140,52 @@ def _from_params(fn: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -
     return out
 
 
+def _assigned(stmt: ast.stmt) -> dict[str, ast.AST]:
+    """``name -> value`` when ``stmt`` is ``name = value`` (or ``name: T = value``), else empty."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        return {stmt.targets[0].id: stmt.value}
+    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+        return {stmt.target.id: stmt.value}
+    return {}
+
+
 #: a condition: (test, whether the warning is given when it is true)
 When = tuple[tuple[ast.expr, bool], ...]
 
 
-def _warnings(stmts: list[ast.stmt], params: set[str], shared: set[str], category: Category | None, when: When):
+def _warnings(stmts: list[ast.stmt], params: set[str], shared: set[str], category: Category | None, when: When,
+              values: dict[str, ast.AST] | None = None):
     """``(message, conditions)`` of each deprecation warning ``stmts`` may give, in order (``shared``:
-    the names the function declares ``global`` / ``nonlocal``)."""
+    the names the function declares ``global`` / ``nonlocal``; ``values``: the local names assigned on
+    the way, each to its last value, for ``message = "..."; warn(message, ...)``)."""
+    values = dict(values or {})
     for i, stmt in enumerate(stmts):
+        values.update(_assigned(stmt))
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue  # a nested definition warns when it runs, not when this does
         if isinstance(stmt, ast.If):
             if {n.id for n in ast.walk(stmt.test) if isinstance(n, ast.Name)} & params:
                 continue  # a warning on what the caller passed is not the function's
             once = _once(stmt.test, stmt.body, shared)
-            yield from _warnings(stmt.body, params, shared, category, when if once else (*when, (stmt.test, True)))
+            yield from _warnings(stmt.body, params, shared, category, when if once else (*when, (stmt.test, True)), values)
             once = _once(stmt.test, stmt.orelse, shared)
-            yield from _warnings(stmt.orelse, params, shared, category, when if once else (*when, (stmt.test, False)))
+            yield from _warnings(stmt.orelse, params, shared, category, when if once else (*when, (stmt.test, False)), values)
             rest = stmts[i + 1:]
             for branch, true in ((stmt.body, False), (stmt.orelse, True)):
                 if branch and _exits(branch) and not _once(stmt.test, rest, shared):  # ``if not self.x: return``
                     when = (*when, (stmt.test, true))
             continue
         if isinstance(stmt, (ast.With, ast.AsyncWith)):
-            yield from _warnings(stmt.body, params, shared, category, when)
+            yield from _warnings(stmt.body, params, shared, category, when, values)
             continue
         if isinstance(stmt, ast.Try):  # a handler runs on a failure: not a run the warning is given on
-            yield from _warnings([*stmt.body, *stmt.finalbody], params, shared, category, when)
+            yield from _warnings([*stmt.body, *stmt.finalbody], params, shared, category, when, values)
             continue
         if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
-            yield from _warnings([*stmt.body, *stmt.orelse], params, shared, category, when)
+            yield from _warnings([*stmt.body, *stmt.orelse], params, shared, category, when, values)
             continue
         for node in ast.walk(stmt):
-            found = _warn_call(node, None, category)
+            found = _warn_call(node, values, category)
             if found is not None:
                 yield found, when
                 break
@@ -346,13 +359,15 @@ def _keyword_warnings(node: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Mo
         passed = _passed(n.test, keywords, bags)
         if passed is None:
             continue
+        here = dict(values)  # a local the branch assigns before the warning: its text there
         for s in n.body:
             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
-            msg = next((m for m in (_warn_call(x, values, category) for x in ast.walk(s)) if m is not None), None)
+            msg = next((m for m in (_warn_call(x, here, category) for x in ast.walk(s)) if m is not None), None)
             if msg is not None:
                 out.setdefault(passed, msg)
                 break
+            here.update(_assigned(s))
     if depth > 0:
         for call, helper, bound_self in _helper_calls(node, tree):
             theirs = _keyword_warnings(helper, tree, depth - 1, category)

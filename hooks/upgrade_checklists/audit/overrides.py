@@ -9,8 +9,9 @@ from __future__ import annotations
 import functools
 
 from upgrade_checklists.audit.api import Api, Param, Signature, Unresolved
-from upgrade_checklists.audit.bound import INIT_UNKNOWN, NO_SIGNATURE, NOT_A_USE, NOT_FOUND, Bound, lookup_api, member_api
-from upgrade_checklists.audit.signatures import spell_param
+from upgrade_checklists.audit.bound import (INIT_UNKNOWN, NO_SIGNATURE, NOT_A_USE, NOT_FOUND, Bound, deprecated_problem, lookup_api,
+                                            member_api)
+from upgrade_checklists.audit.signatures import Problem, spell_param
 from upgrade_checklists.project.use import Use
 
 # -- overrides -------------------------------------------------------------------------------
@@ -176,6 +177,7 @@ def bind_override(u: Use, old, new, version) -> Bound:
         b.unknown = NOT_A_USE if m_new.kind != "function" else NO_SIGNATURE
         return b
     b.signature = True
+    b.problems += _deprecated_base(old, new, m_old, m_new, version, shown)
     calls_new = upstream_self_calls(new, cls_new, u.member)
     old_fails = set()
     if m_old is not None:
@@ -225,6 +227,19 @@ def bind_override(u: Use, old, new, version) -> Bound:
         b.problems.append(("OVERRIDE_MISMATCH", sev, param, f"{base} at {version}: the override {shown} cannot accept what "
                            f"the base accepts: {why}{tail}"))
     return b
+
+
+def _deprecated_base(old, new, m_old: Api | None, m_new: Api, version: str, shown: str) -> list[Problem]:
+    """DEPRECATED for an override of a base method that warns at the new version: upstream is on its way
+    to no longer calling it (``info`` when the old base warned already, as for a call)."""
+    try:
+        warned = new.deprecation(m_new)
+    except Unresolved:
+        return []
+    if not warned:
+        return []
+    return [deprecated_problem(old, m_old, m_new, warned, version, f" ({shown} overrides it: upstream is on its way to no "
+                                                                   "longer calling it)")]
 
 
 def _named_calls(model, cls: Api, name: str) -> list[dict]:
