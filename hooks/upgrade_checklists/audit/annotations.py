@@ -54,14 +54,14 @@ def _name(path: str, canon: Canon | None) -> str:
 def _union(members: list[str]) -> str:
     flat: list[str] = []
     for m in members:
-        for part in _split_union(m):
+        for part in split_union(m):
             if part not in flat:
                 flat.append(part)
     flat.sort(key=lambda m: (m == "None", m))
     return " | ".join(flat)
 
 
-def _split_union(text: str) -> list[str]:
+def split_union(text: str) -> list[str]:
     """Top-level ``|`` parts of an already normalised text."""
     parts, depth, cur = [], 0, ""
     for ch in text:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 
-from upgrade_checklists.audit.annotations import normalize, short
+from upgrade_checklists.audit.annotations import normalize, short, split_union
 from upgrade_checklists.audit.api import Api, Param, Signature, Unresolved
 from upgrade_checklists.audit.assignable import assignable
 from upgrade_checklists.audit.bound import (NO_RECEIVER_CLASS, NO_SIGNATURE, NOT_A_USE, NOT_FOUND, Bound, has_member, lookup_api,
@@ -295,16 +295,7 @@ _HOW = {"index": "indexes", "unpack": "unpacks", "iterate": "iterates over", "at
 
 def _members(text: str) -> list[str]:
     """The members of a (normalised) union annotation: ``tuple | pkg.Out`` -> ``["tuple", "pkg.Out"]``."""
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch in "[(" and 1 or (-1 if ch in "])" else 0)
-        if ch == "|" and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    out.append(cur.strip())
-    return [m for m in out if m and m != "None"]
+    return [m for m in split_union(text) if m != "None"]
 
 
 def _supports(model, member: str, how: str, attr: str) -> bool | None:
