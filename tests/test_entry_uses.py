@@ -103,3 +103,49 @@ def test_the_functions_a_call_site_names() -> None:
     assert _recorded_functions(tree, [_site("MyTable.append"), _site(None)]) is None
     assert _recorded_functions(tree, [_site("Gone.method")]) is None
     assert _recorded_functions(tree, []) is None
+
+
+# -- a called API whose signature is not read: said why, by what it is ----------------------------
+
+SIG_V = {
+    "fakepkg/sig/__init__.py": "from fakepkg.sig.core import Failed, marker\n",
+    "fakepkg/sig/core.py": '''
+        class Failed(Exception):
+            pass
+
+
+        class Marker:
+            def __call__(self, fn):
+                return fn
+
+
+        marker = Marker()
+        ''',
+}
+SIG_APP = "import fakepkg.sig as fs\n\n\ndef check():\n    fs.marker(check)\n    raise fs.Failed('no')\n"
+SIG_CHECKLIST = (
+    "---\npackage: fakepkg-sig\ngithub: example/fakepkg-sig\nbranch_template: v${VERSION}\n"
+    "upstream_paths:\n  - fakepkg/sig/\nimport_names:\n  - fakepkg.sig\n---\n\n"
+    "## Affected Files\n\n### Primary\n\n| File | Imports / Usage |\n| --- | --- |\n"
+    "| `app/sig.py` | `fakepkg.sig` |\n\n### Secondary\n\n_None._\n\n### Tertiary\n\n_None._\n\n"
+    "## API Usage Catalog\n\n### 1. `fakepkg.sig.Failed`\n\nCalled in `app/sig.py` (`check`).\n\n"
+    "### 2. `fakepkg.sig.marker`\n\nCalled in `app/sig.py` (`check`).\n\n## Version-Guarded Code\n\n_None._\n"
+)
+
+
+def test_a_called_api_without_a_signature_says_why_by_its_kind(tmp_path: Path, capsys) -> None:
+    ups = tagged_upstream(tmp_path / "ups", "fakepkg-sig", [("1.0.0", SIG_V), ("2.0.0", SIG_V)])
+    project = audited_project(tmp_path / "project", capsys, {
+        "app/__init__.py": "", "app/sig.py": SIG_APP, "checklists/fakepkg-sig.md": SIG_CHECKLIST,
+        "pyproject.toml": project_pyproject("fakepkg-sig", ups, "1.0.0")})
+    project.write("pyproject.toml", project_pyproject("fakepkg-sig", ups, "2.0.0"))
+    r = project.run("audit", "--cache-dir", str(project.cache), "--format", "json")
+    said = sorted(f["message"] for f in json.loads(r.out)["findings"] if "not known statically (" in f["message"])
+    # an exception class builds its instances with its builtin base's constructor; an instance is no function
+    assert said == [
+        "entry 1: signature of `fakepkg.sig.core.Failed` not known statically (no `__init__` or `__new__` in the loaded "
+        "source: a base outside it, such as a builtin, builds it)",
+        "entry 2: signature of `fakepkg.sig.core.marker` not known statically (a value (attribute), not a function or "
+        "class: what calling it does is not read statically)",
+    ]
+    assert r.code == 0

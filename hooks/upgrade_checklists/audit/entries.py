@@ -158,7 +158,8 @@ def entry_findings(resolved: list[ResolvedEntry], bound: list[Bound], old: Upstr
             sites = [b for b in bound if b.new == path and b.use.call is not None]
             if a_new.signature is None:
                 if sites:
-                    out.append((e.line, "UNRESOLVED", "info", f"entry {e.number}: signature of `{path}` not known statically (no __init__ found)", None, None, None))
+                    out.append((e.line, "UNRESOLVED", "info", f"entry {e.number}: signature of `{path}` not known statically "
+                                f"({_no_signature(a_new)})", None, None, None))
                 continue
             if a_old is None or a_old.signature is None:
                 continue
@@ -252,3 +253,11 @@ def entry_bound(resolved: list[ResolvedEntry], bound: list[Bound]) -> dict[int, 
         if n:
             out[r.entry.number] = n
     return out
+
+
+def _no_signature(api: Api) -> str:
+    """Why a called API has no signature: a class with no constructor of its own in the loaded source (its
+    bases give it: a builtin such as ``Exception``, or a base outside it), or a value that is no function."""
+    if api.kind == "class":
+        return "no `__init__` or `__new__` in the loaded source: a base outside it, such as a builtin, builds it"
+    return f"a value ({api.kind}), not a function or class: what calling it does is not read statically"
