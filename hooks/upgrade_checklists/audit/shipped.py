@@ -18,6 +18,7 @@ from pathlib import Path
 
 from upgrade_checklists.audit.api import search_paths
 from upgrade_checklists.core.astwalk import imports
+from upgrade_checklists.project.reexports import own_names
 
 _NAME = re.compile(r"[A-Za-z_]\w*\Z")
 
@@ -54,7 +55,7 @@ def left_out(roots: list[Path], names: list[str], sources) -> list[LeftOut]:
     candidates = [n for n in shipped(roots) if n not in tops]
     if not candidates:
         return []
-    own = {part.removesuffix(".py") for rel in sources.paths for part in rel.split("/")}
+    own = own_names(sources.paths)
     candidates = [n for n in candidates if n not in own]
     found: dict[str, list[tuple[str, int]]] = {}
     for rel in sorted(sources.paths):

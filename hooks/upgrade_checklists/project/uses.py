@@ -1637,13 +1637,12 @@ class _Project:
         return (not node.bases and not node.decorator_list and not node.keywords
                 and not ({"__init__"} | _INIT_BLOCKERS) & self._defined([name]))
 
-    def _nested_callees(self, rel: str, tree: ast.Module, wanted: set[str]) -> dict[int, str]:
-        """id(call) -> the class of ``wanted`` defined in a function or class body that the call makes: its
-        name called in the function defining it (and in the functions nested there), ``self.X(...)`` /
-        ``cls.X(...)`` / ``Outer.X(...)`` in the methods of the class whose body defines it; not where the
-        function binds the name otherwise."""
-        mod = module_name(rel)
-        found = [(path, f"{mod}.{qual}") for path, qual, _n, _s in nested_classes(tree) if f"{mod}.{qual}" in wanted]
+    def _nested_callees(self, tree: ast.Module, wanted: list[str]) -> dict[int, str]:
+        """id(call) -> the class of ``wanted`` (classes ``tree``'s file defines in a function or class body)
+        that the call makes: its name called in the function defining it (and in the functions nested there),
+        ``self.X(...)`` / ``cls.X(...)`` / ``Outer.X(...)`` in the methods of the class whose body defines it;
+        not where the function binds the name otherwise."""
+        found = [(self.classes[q].path, q) for q in wanted]
         out: dict[int, str] = {}
         for path, q in found:
             holder: ast.AST = tree  # the function or class whose body holds the class (through its blocks)
@@ -1680,11 +1679,15 @@ class _Project:
         if not subclasses:
             return out
         shorts = {n.rsplit(".", 1)[-1] for n in subclasses}  # a call that resolves to a class names it in the file
+        nested: dict[str, list[str]] = {}  # file -> the subclasses defined in a function or class body there
+        for n in sorted(subclasses):
+            if self.classes[n].path:
+                nested.setdefault(self.classes[n].file, []).append(n)
         for rel, tree in self._naming(shorts):
             names = self.names(rel)
             text = self.sources.text(rel)
             lines = text.splitlines()
-            local = self._nested_callees(rel, tree, subclasses)
+            local = self._nested_callees(tree, nested.get(rel, []))
             for stmt, node, where in statement_calls(tree):
                 q = local.get(id(node)) or resolve(node.func, names)
                 if q not in subclasses:
